@@ -1,0 +1,123 @@
+#pragma once
+// The simulated inference engine behind `openloop sim`: a cost model of
+// continuous batching (vLLM-style scheduler, chunked prefill, KV-cache
+// admission, prefix cache). Pure logic: no sockets, no clocks. The server asks
+// it for one step at a time, sleeps for the step's duration and then delivers
+// what the step produced; tests drive it in virtual time.
+
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace openloop {
+
+// Cost of one forward pass (one "step") and the scheduler's limits.
+// step time = step_base_ms + prefill_token_ms * prefill tokens computed
+//           + decode_seq_ms * decoding sequences + kv_token_ms * KV tokens read
+struct cost_model {
+    std::string name;
+    double step_base_ms = 0;      // fixed cost per step (weights read, launch overhead)
+    double prefill_token_ms = 0;  // per prompt token computed in the step
+    double decode_seq_ms = 0;     // per sequence decoding in the step
+    double kv_token_ms = 0;       // per KV-cache token attended to by the batch
+    int max_num_seqs = 256;       // running sequences at most (vLLM max_num_seqs)
+    int max_batched_tokens = 8192;  // token budget per step (vLLM max_num_batched_tokens)
+    std::int64_t kv_capacity_tokens = 400'000;
+    int max_model_len = 131072;   // prompt + output tokens at most per request
+    int block_size = 16;          // KV block (and prefix-cache) granularity, tokens
+    bool prefix_cache = true;
+    int tokens_per_step = 1;      // tokens a decoding sequence gains per step (speculative decoding)
+    bool firehose = false;        // zero cost: the server streams as fast as the socket takes
+};
+
+// Named presets: "h100-8b", "cpu-small", "firehose". Empty when unknown.
+std::optional<cost_model> find_preset(std::string_view name);
+std::vector<std::string> preset_names();
+
+struct seq_request {
+    std::uint64_t id = 0;
+    int prompt_tokens = 0;
+    int output_tokens = 0;                   // tokens the sequence will generate before finishing
+    std::vector<std::uint64_t> block_hashes; // one per full prompt block, chained (prefix cache key)
+};
+
+// What one step produced for one sequence.
+struct emission {
+    std::uint64_t id = 0;
+    int tokens = 0;         // new output tokens (the first arrives with the step that ends prefill)
+    bool finished = false;  // the sequence produced its last token and left the batch
+    int cached_tokens = 0;  // prompt tokens served from the prefix cache (set on the first emission)
+};
+
+struct step_result {
+    std::int64_t duration_ns = 0;  // 0 when the engine was idle
+    int prefill_tokens = 0;
+    int decode_seqs = 0;
+    std::int64_t kv_tokens_read = 0;
+    std::vector<emission> out;
+};
+
+class engine {
+public:
+    explicit engine(cost_model model);
+
+    // Joins the waiting queue (FIFO). A request is admitted to the running batch
+    // when a slot is free and the KV cache can hold prompt + output tokens.
+    void add(seq_request r);
+    // Drops a sequence (client went away); frees its slot and KV reservation.
+    void abort(std::uint64_t id);
+
+    // Plans and costs one step over the current batch and returns what it
+    // produced; the caller delivers `out` after `duration_ns` has passed.
+    step_result step();
+
+    bool idle() const;
+    std::size_t running() const;
+    std::size_t waiting() const;
+    double kv_usage() const;  // reserved KV tokens / capacity, 0..1
+    std::int64_t prompt_tokens_total() const;
+    std::int64_t generation_tokens_total() const;
+    std::int64_t prefix_cache_queries() const;  // prompt blocks looked up
+    std::int64_t prefix_cache_hits() const;     // prompt blocks found
+    const cost_model& model() const;
+
+    // Implementation detail kept in the header so the class stays a value type.
+    struct seq {
+        seq_request req;
+        int prefilled = 0;  // prompt tokens already computed (or cached)
+        int generated = 0;
+        int cached = 0;
+        bool first_emitted = false;
+    };
+
+private:
+    cost_model model_;
+    std::deque<seq> waiting_;
+    std::vector<seq> running_;
+    std::int64_t kv_reserved_ = 0;
+    std::int64_t prompt_total_ = 0;
+    std::int64_t generation_total_ = 0;
+    std::int64_t cache_queries_ = 0;
+    std::int64_t cache_hits_ = 0;
+    // Prefix cache: LRU set of block hashes, bounded by the KV capacity in blocks.
+    std::list<std::uint64_t> lru_;
+    std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> cached_blocks_;
+};
+
+// Steady-state capacity of a model for a fixed workload, from the cost model:
+// the highest request rate it sustains without its queue growing.
+struct capacity_estimate {
+    double max_request_rate = 0;  // requests/s
+    double output_token_rate = 0; // tokens/s at that rate
+    int batch = 0;                // sequences in the batch at saturation
+    double step_ms = 0;           // step time at saturation
+    std::string limited_by;       // "max_num_seqs", "kv_cache", "token_budget", "none"
+};
+capacity_estimate predict_capacity(const cost_model& m, int input_len, int output_len);
+
+}  // namespace openloop

@@ -1,0 +1,79 @@
+#pragma once
+// Decodes one SSE event payload of an OpenAI-compatible streaming response
+// (chat.completion.chunk or text_completion) into a small POD, so that the
+// hot path keeps numbers, not strings. Real servers (vLLM, SGLang, llama.cpp,
+// TGI, TensorRT-LLM, hosted APIs) deviate from OpenAI in where usage appears,
+// whether a role-only first chunk is sent, and how errors look mid-stream; the
+// decoder accepts all of them.
+
+#include <boost/json/monotonic_resource.hpp>
+#include <boost/json/parser.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace openloop {
+
+// What a chunk means for the latency clocks. Only `content` moves TTFT/ITL.
+enum class chunk_kind : std::uint8_t {
+    content,     // at least one choice carries generated text or a tool call
+    role_only,   // a choice announces the role but carries no text
+    usage_only,  // no generated text, but a usage object (the final usage chunk)
+    empty,       // a well-formed chunk carrying nothing of the above (e.g. finish_reason only)
+    done,        // the `[DONE]` sentinel
+    error,       // an error object sent in the stream
+    malformed,   // not JSON, not an object, or not shaped like a chunk
+};
+
+struct chunk_info {
+    chunk_kind kind = chunk_kind::malformed;
+    // Code points of generated text over all choices: delta.content,
+    // delta.reasoning_content / delta.reasoning, tool call names and arguments,
+    // or text (completions). Saturates.
+    std::uint32_t content_chars = 0;
+    // The part of content_chars that is reasoning text.
+    std::uint32_t reasoning_chars = 0;
+    std::uint32_t choices = 0;  // elements of the choices array
+    bool finished = false;      // some choice has a finish_reason
+    // Usage, when the chunk has a usage object. Servers send it on the final
+    // chunk, inside the last content chunk, or (vLLM continuous_usage_stats) on
+    // every chunk, with completion_tokens cumulative. -1 means not given.
+    bool has_usage = false;
+    std::int64_t prompt_tokens = -1;
+    std::int64_t completion_tokens = -1;
+    std::int64_t cached_tokens = -1;  // usage.prompt_tokens_details.cached_tokens
+    // For kind == error: the error's integer code (an HTTP status for vLLM and
+    // llama.cpp); 0 when absent or not an integer (OpenAI sends strings).
+    std::int64_t error_code = 0;
+};
+
+// Number of code points in valid UTF-8 (bytes that are not continuation bytes).
+std::size_t utf8_length(std::string_view s);
+
+// One decoder can serve every stream on a thread: decode() keeps nothing
+// between calls but reusable memory, so steady-state decoding does not allocate.
+class chunk_decoder {
+public:
+    chunk_decoder();
+    chunk_decoder(const chunk_decoder&) = delete;
+    chunk_decoder& operator=(const chunk_decoder&) = delete;
+
+    chunk_info decode(std::string_view payload);
+
+    // Message of the last error chunk decoded (for the request log); valid until
+    // the next decode() that returns an error.
+    std::string_view error_message() const { return error_message_; }
+
+private:
+    // Sized for typical chunks (a few hundred bytes of JSON); larger ones fall
+    // back to the heap for that call only.
+    alignas(std::max_align_t) unsigned char arena_[16 * 1024];
+    alignas(std::max_align_t) unsigned char stack_[4 * 1024];
+    boost::json::monotonic_resource resource_;
+    boost::json::parser parser_;
+    std::string error_message_;
+};
+
+}  // namespace openloop

@@ -96,7 +96,13 @@ public:
     };
 
 private:
+    void admit();
+    int lookup_prefix(const seq_request& r);
+    void insert_prefix(const seq_request& r);
+    void finish(const seq& s);
+
     cost_model model_;
+    std::size_t cache_capacity_blocks_ = 0;
     std::deque<seq> waiting_;
     std::vector<seq> running_;
     std::int64_t kv_reserved_ = 0;
@@ -116,7 +122,8 @@ struct capacity_estimate {
     double output_token_rate = 0; // tokens/s at that rate
     int batch = 0;                // sequences in the batch at saturation
     double step_ms = 0;           // step time at saturation
-    std::string limited_by;       // "max_num_seqs", "kv_cache", "token_budget", "none"
+    std::string limited_by;       // "max_num_seqs", "kv_cache", "token_budget", "none",
+                                  // or "max_model_len" (rate 0: the request does not fit)
 };
 capacity_estimate predict_capacity(const cost_model& m, int input_len, int output_len);
 

@@ -1,0 +1,126 @@
+#pragma once
+// Arrival schedules: the intended send time of every request, as ns offsets
+// from the run start, as a pure function of (parameters, seed).
+//
+// Every kind is a renewal process in "operational time" u (in expected
+// arrivals) mapped to wall time through the integrated rate Λ(t) = ∫ rate:
+// an arrival at u is sent at t = Λ⁻¹(u). Gaps in u are exactly 1 (constant),
+// Exp(1) (Poisson) or Gamma(k, 1/k) (gamma, k = burstiness: mean 1, CV² =
+// 1/k). At a fixed rate r this is t = u / r, i.e. gamma gaps of shape k and
+// scale 1/(r·k); under a stepped or ramped rate profile it is the exact
+// non-homogeneous Poisson process for the Poisson kind.
+//
+// Times are computed from the accumulated u, never by adding rounded gaps, so
+// there is no drift: the n-th constant arrival is at round(n / rate · 1e9).
+//
+// Sharding takes every count-th arrival of the one global schedule (shard i
+// gets arrivals i, i + count, …), so the shards together send exactly the
+// schedule an unsharded run sends, for every kind (independent gamma
+// sub-schedules would superpose to something closer to Poisson). A shard
+// draws count gaps per arrival it keeps: cheap next to sending a request.
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace openloop {
+
+enum class arrival_kind { constant, poisson, gamma };
+
+// "constant", "poisson", "gamma"; throws std::invalid_argument listing them.
+arrival_kind parse_arrival_kind(std::string_view name);
+std::string_view to_string(arrival_kind kind);
+
+// A stretch of the run whose rate moves linearly from rate to end_rate
+// (equal for a step).
+struct rate_segment {
+    double duration_s = std::numeric_limits<double>::infinity();  // > 0; infinite only last, and flat
+    double rate = 0;      // req/s at the segment start, >= 0
+    double end_rate = 0;  // req/s at the segment end, >= 0
+
+    friend bool operator==(const rate_segment&, const rate_segment&) = default;
+};
+
+// Comma-separated "RATE:SECONDS" steps and "FROM-TO:SECONDS" ramps, e.g.
+// "10:60,10-50:120,50:inf"; SECONDS may be "inf" for the last segment.
+// Throws std::invalid_argument naming the bad item.
+std::vector<rate_segment> parse_rate_profile(std::string_view text);
+
+// Process index of count (0 <= index < count).
+struct shard_spec {
+    int index = 0;
+    int count = 1;
+
+    friend bool operator==(const shard_spec&, const shard_spec&) = default;
+};
+
+// "i/N", e.g. "0/4"; throws std::invalid_argument.
+shard_spec parse_shard(std::string_view text);
+
+struct arrival_params {
+    arrival_kind kind = arrival_kind::poisson;
+    double rate = 1.0;        // req/s; used when profile is empty
+    double burstiness = 1.0;  // gamma shape k: CV² = 1/k, 1 = Poisson, < 1 burstier
+    std::uint64_t seed = 0;
+    std::vector<rate_segment> profile;  // when non-empty, replaces rate; the schedule ends with it
+    shard_spec shard;
+};
+
+class arrival_process {
+public:
+    // Throws std::invalid_argument on a bad rate, burstiness, profile or shard.
+    explicit arrival_process(const arrival_params& params);
+
+    // The next intended send time of this shard in ns from the run start,
+    // never before the previous one; nullopt once a finite profile is over.
+    // Constant arrivals start at 0; random ones after their first gap.
+    std::optional<std::int64_t> next_ns();
+
+private:
+    double next_global_u();
+    std::optional<double> seconds_at(double u);
+
+    arrival_kind kind_;
+    std::mt19937_64 rng_;
+    std::exponential_distribution<double> exponential_{1.0};
+    std::gamma_distribution<double> gamma_;
+    std::vector<rate_segment> segments_;
+    shard_spec shard_;
+
+    std::uint64_t drawn_ = 0;  // global arrivals generated so far
+    double u_ = 0;             // operational time of the last random arrival
+    std::size_t segment_ = 0;
+    double segment_start_s_ = 0;
+    double segment_start_u_ = 0;
+    double segment_end_u_ = 0;
+    std::int64_t last_ns_ = 0;
+    bool done_ = false;
+};
+
+// Replay of recorded timestamps (ns, any origin, any order).
+struct trace_window {
+    double speedup = 1.0;      // > 0: 2 replays twice as fast
+    std::int64_t start_ns = 0;  // window, relative to the earliest timestamp, before scaling
+    std::int64_t end_ns = -1;   // exclusive; < 0: no end
+    shard_spec shard;           // by position among the timestamps in the window
+};
+
+struct trace_arrival {
+    std::size_t index = 0;      // into the timestamps given
+    std::int64_t offset_ns = 0;  // (timestamp − earliest − start_ns) / speedup
+
+    friend bool operator==(const trace_arrival&, const trace_arrival&) = default;
+};
+
+// The arrivals inside the window in time order (ties in input order); the
+// window start is time 0, so a gap before the first kept arrival is kept, as
+// in window_trace. Throws std::invalid_argument on a bad speedup or shard.
+std::vector<trace_arrival> trace_schedule(std::span<const std::int64_t> timestamps_ns,
+                                          const trace_window& window);
+
+}  // namespace openloop

@@ -1,0 +1,86 @@
+#pragma once
+// Log-linear histogram of non-negative integers after HdrHistogram: values are
+// bucketed by power of two, and each power of two is split into linear
+// sub-buckets fine enough for the configured significant digits (3 digits:
+// every bucket is at most 1/1024 of its lowest value wide). Memory is fixed at
+// construction (1 ns … 1 h at 3 digits: 33 792 counters, 264 KiB), recording
+// is O(1) and never allocates, and two histograms of the same configuration
+// merge exactly by adding counts, so shards can be combined after the fact.
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace openloop {
+
+class histogram {
+public:
+    // One hour in nanoseconds: longer than any request a run should wait for.
+    static constexpr std::int64_t default_highest = 3'600'000'000'000;
+
+    // Tracks 0 … highest (>= 2) with significant_digits (1 … 5) of precision;
+    // throws std::invalid_argument otherwise.
+    explicit histogram(std::int64_t highest = default_highest, int significant_digits = 3);
+
+    // Negative values count as 0; values above highest() count as highest()
+    // (everywhere: min, max, mean, percentiles) and in saturated().
+    void record(std::int64_t value) noexcept;
+    // Adds other's counts; throws std::invalid_argument if its configuration differs.
+    void merge(const histogram& other);
+    void reset() noexcept;
+
+    std::uint64_t count() const noexcept { return count_; }
+    std::uint64_t saturated() const noexcept { return saturated_; }
+    // Exact; 0 when empty.
+    std::int64_t min() const noexcept { return count_ == 0 ? 0 : min_; }
+    std::int64_t max() const noexcept { return count_ == 0 ? 0 : max_; }
+    // Exact (from the exact sum); 0 when empty.
+    double mean() const noexcept;
+    // Population standard deviation, from bucket midpoints around the exact mean.
+    double stddev() const noexcept;
+    // The nearest-rank percentile: the value of rank ceil(p/100 · count) among
+    // the sorted samples (rank 1 for p = 0), within half a unit of the last
+    // significant digit (0.05 % at 3 digits) of it; p = 0 and
+    // p = 100 give min() and max() exactly. 0 when empty. Throws
+    // std::invalid_argument unless 0 <= p <= 100.
+    std::int64_t percentile(double p) const;
+
+    std::int64_t highest() const noexcept { return highest_; }
+    int significant_digits() const noexcept { return digits_; }
+
+    // {"highest", "significant_digits", "count", "saturated", "min", "max",
+    //  "sum", "counts"}: "sum" is a number, or a decimal string when it exceeds
+    // 2^64 - 1; "counts" lists bucket counts from bucket 0 up to the last
+    // non-zero one, with each run of n empty buckets written as -n.
+    boost::json::object to_json() const;
+    // Inverse of to_json; throws std::invalid_argument naming the bad field.
+    static histogram from_json(const boost::json::value& json);
+
+    bool operator==(const histogram&) const = default;
+
+private:
+    // Exact for any count of values up to 2^63: a 64-bit sum overflows after
+    // 2.5 million hour-long samples.
+    __extension__ using sum_type = unsigned __int128;
+
+    std::size_t index_of(std::int64_t value) const noexcept;
+    // The middle of bucket index, kept inside [min, max].
+    std::int64_t representative(std::size_t index) const noexcept;
+
+    std::int64_t highest_;
+    int digits_;
+    int half_magnitude_;  // log2 of half the sub-buckets per power of two
+    std::int64_t sub_bucket_mask_;
+    std::vector<std::uint64_t> counts_;
+    std::uint64_t count_ = 0;
+    std::uint64_t saturated_ = 0;
+    std::int64_t min_ = std::numeric_limits<std::int64_t>::max();
+    std::int64_t max_ = 0;
+    sum_type sum_ = 0;
+};
+
+}  // namespace openloop

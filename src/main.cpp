@@ -1,2 +1,3 @@
-#include <cstdio>
-int main() { std::puts("openloop: under construction"); return 0; }
+#include "openloop/cli.hpp"
+
+int main(int argc, char** argv) { return openloop::cli_main(argc, argv); }

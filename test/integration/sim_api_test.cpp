@@ -1,0 +1,262 @@
+#define BOOST_TEST_MODULE sim_api
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/engine.hpp"
+#include "openloop/process.hpp"
+#include "openloop/tokens.hpp"
+#include "test_http.hpp"
+
+#include <fstream>
+
+namespace json = boost::json;
+using namespace test_http;
+
+namespace {
+
+struct sim {
+    openloop::sim_child child;
+    explicit sim(std::vector<std::string> args) : child(openloop::start_sim(OPENLOOP_BIN, args)) {}
+    unsigned short port() const { return child.port; }
+};
+
+std::string prompt_of(int words) {
+    std::string p;
+    openloop::append_words(p, words, 42);
+    return p;
+}
+
+// Every data payload but [DONE] parsed as JSON.
+std::vector<json::object> chunks(const std::string& body, bool& saw_done) {
+    std::vector<json::object> out;
+    saw_done = false;
+    for (const auto& d : sse_data(body)) {
+        BOOST_TEST_REQUIRE(!saw_done, "no event may follow [DONE]");
+        if (d == "[DONE]") {
+            saw_done = true;
+            continue;
+        }
+        out.push_back(json::parse(d).as_object());
+    }
+    return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(health_models_and_errors) {
+    sim s({"--preset", "firehose", "--max-model-len", "4096"});
+    auto h = get(s.port(), "/health");
+    BOOST_TEST(h.status == 200);
+    auto m = get(s.port(), "/v1/models");
+    BOOST_TEST(m.status == 200);
+    auto models = json::parse(m.body).as_object();
+    BOOST_TEST(models.at("data").as_array().at(0).as_object().at("id").as_string() == "openloop-sim");
+
+    auto missing = get(s.port(), "/v1/nothing");
+    BOOST_TEST(missing.status == 404);
+    BOOST_TEST(json::parse(missing.body).as_object().at("detail").as_string() == "Not Found");
+    BOOST_TEST(get(s.port(), "/v1/chat/completions").status == 405);
+
+    auto bad = post(s.port(), "/v1/chat/completions", "{not json");
+    BOOST_TEST(bad.status == 400);
+    auto err = json::parse(bad.body).as_object().at("error").as_object();
+    BOOST_TEST(err.at("type").as_string() == "BadRequestError");
+    BOOST_TEST(err.at("code").as_int64() == 400);
+
+    auto wrong_model = post(s.port(), "/v1/completions", R"({"model":"gpt-9","prompt":"hi"})");
+    BOOST_TEST(wrong_model.status == 404);
+    auto too_long = post(s.port(), "/v1/completions", R"({"prompt":"hi there","max_tokens":5000})");
+    BOOST_TEST(too_long.status == 400);
+    BOOST_TEST(too_long.body.find("maximum context length") != std::string::npos);
+    auto n2 = post(s.port(), "/v1/completions", R"({"prompt":"hi","n":2})");
+    BOOST_TEST(n2.status == 400);
+}
+
+BOOST_AUTO_TEST_CASE(streamed_chat_is_vllm_shaped) {
+    sim s({"--preset", "cpu-small"});
+    const int prompt_words = 37, max_tokens = 20;
+    json::object req{{"model", "openloop-sim"},
+                     {"messages", json::array{json::object{{"role", "user"}, {"content", prompt_of(prompt_words)}}}},
+                     {"max_tokens", max_tokens}, {"ignore_eos", true}, {"stream", true},
+                     {"stream_options", json::object{{"include_usage", true}}}};
+    auto r = post(s.port(), "/v1/chat/completions", json::serialize(req), {{"x-request-id", "abc-1"}});
+    BOOST_TEST_REQUIRE(r.status == 200);
+    BOOST_TEST(!r.error);
+    BOOST_TEST(r.headers["Content-Type"] == "text/event-stream");
+    BOOST_TEST(r.headers["x-request-id"] == "abc-1");
+    bool done = false;
+    auto cs = chunks(r.body, done);
+    BOOST_TEST(done);
+    BOOST_TEST_REQUIRE(cs.size() >= 3u);
+    // First: role only. Last: usage only, with empty choices.
+    auto first = cs.front().at("choices").as_array().at(0).as_object().at("delta").as_object();
+    BOOST_TEST(first.at("role").as_string() == "assistant");
+    BOOST_TEST(first.at("content").as_string() == "");
+    auto last = cs.back();
+    BOOST_TEST(last.at("choices").as_array().empty());
+    auto usage = last.at("usage").as_object();
+    BOOST_TEST(usage.at("prompt_tokens").as_int64() == prompt_words);
+    BOOST_TEST(usage.at("completion_tokens").as_int64() == max_tokens);
+    BOOST_TEST(usage.at("total_tokens").as_int64() == prompt_words + max_tokens);
+
+    int words = 0;
+    std::string finish;
+    for (std::size_t i = 1; i + 1 < cs.size(); ++i) {
+        BOOST_TEST(cs[i].at("object").as_string() == "chat.completion.chunk");
+        auto c = cs[i].at("choices").as_array().at(0).as_object();
+        words += openloop::count_text_tokens(c.at("delta").as_object().at("content").as_string());
+        BOOST_TEST(!cs[i].contains("usage"), "usage only on the final chunk unless continuous_usage_stats");
+        if (c.at("finish_reason").is_string()) finish = c.at("finish_reason").as_string();
+    }
+    BOOST_TEST(words == max_tokens);
+    BOOST_TEST(finish == "length");
+}
+
+BOOST_AUTO_TEST_CASE(streamed_completions_with_token_ids_and_continuous_usage) {
+    sim s({"--preset", "cpu-small", "--tokens-per-chunk", "3"});
+    json::array ids;
+    for (int i = 0; i < 50; ++i) ids.push_back(1000 + i);
+    json::object req{{"prompt", ids}, {"max_tokens", 10}, {"ignore_eos", true}, {"stream", true},
+                     {"stream_options", json::object{{"include_usage", true}, {"continuous_usage_stats", true}}}};
+    auto r = post(s.port(), "/v1/completions", json::serialize(req));
+    BOOST_TEST_REQUIRE(r.status == 200);
+    bool done = false;
+    auto cs = chunks(r.body, done);
+    BOOST_TEST(done);
+    std::int64_t cumulative = 0;
+    std::vector<int> per_chunk;
+    for (std::size_t i = 0; i + 1 < cs.size(); ++i) {
+        BOOST_TEST(cs[i].at("object").as_string() == "text_completion");
+        const int k = openloop::count_text_tokens(cs[i].at("choices").as_array().at(0).as_object().at("text").as_string());
+        per_chunk.push_back(k);
+        cumulative += k;
+        auto u = cs[i].at("usage").as_object();
+        BOOST_TEST(u.at("prompt_tokens").as_int64() == 50);
+        BOOST_TEST(u.at("completion_tokens").as_int64() == cumulative, "usage is cumulative on every chunk");
+    }
+    BOOST_TEST(cumulative == 10);
+    // Three tokens per decode step go out as one chunk: 1 (prefill step), 3, 3, 3.
+    BOOST_TEST(per_chunk == (std::vector<int>{1, 3, 3, 3}), boost::test_tools::per_element());
+    BOOST_TEST(cs.back().at("usage").as_object().at("completion_tokens").as_int64() == 10);
+}
+
+BOOST_AUTO_TEST_CASE(non_streaming_and_determinism) {
+    sim s({"--preset", "firehose"});
+    const std::string body = R"({"messages":[{"role":"user","content":"one two three"}],"max_tokens":12,"temperature":0})";
+    auto a = post(s.port(), "/v1/chat/completions", body);
+    auto b = post(s.port(), "/v1/chat/completions", body);
+    BOOST_TEST_REQUIRE(a.status == 200);
+    auto oa = json::parse(a.body).as_object();
+    auto ob = json::parse(b.body).as_object();
+    const auto text = oa.at("choices").as_array().at(0).as_object().at("message").as_object().at("content").as_string();
+    BOOST_TEST(text == ob.at("choices").as_array().at(0).as_object().at("message").as_object().at("content").as_string());
+    const auto completion = oa.at("usage").as_object().at("completion_tokens").as_int64();
+    BOOST_TEST(completion >= 1);
+    BOOST_TEST(completion <= 12);
+    BOOST_TEST(openloop::count_text_tokens(text) == completion);
+    BOOST_TEST(oa.at("usage").as_object().at("prompt_tokens").as_int64() == 3);
+}
+
+BOOST_AUTO_TEST_CASE(prefix_cache_reports_cached_tokens) {
+    sim s({"--preset", "cpu-small"});
+    const std::string p = prompt_of(200);
+    json::object req{{"prompt", p}, {"max_tokens", 2}, {"ignore_eos", true}};
+    auto first = json::parse(post(s.port(), "/v1/completions", json::serialize(req)).body).as_object();
+    BOOST_TEST(!first.at("usage").as_object().contains("prompt_tokens_details"));
+    auto second = json::parse(post(s.port(), "/v1/completions", json::serialize(req)).body).as_object();
+    const auto& details = second.at("usage").as_object().at("prompt_tokens_details").as_object();
+    BOOST_TEST(details.at("cached_tokens").as_int64() >= 176);  // 200 words = 12 full 16-token blocks
+}
+
+BOOST_AUTO_TEST_CASE(metrics_parse_as_prometheus_text) {
+    sim s({"--preset", "cpu-small"});
+    post(s.port(), "/v1/completions", R"({"prompt":"a b c","max_tokens":4,"ignore_eos":true})");
+    auto m = get(s.port(), "/metrics");
+    BOOST_TEST_REQUIRE(m.status == 200);
+    std::map<std::string, double> values;
+    std::istringstream in(m.body);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        const auto sp = line.rfind(' ');
+        BOOST_TEST_REQUIRE(sp != std::string::npos, line);
+        std::string name = line.substr(0, sp);
+        name = name.substr(0, name.find('{'));
+        std::size_t used = 0;
+        const double v = std::stod(line.substr(sp + 1), &used);
+        BOOST_TEST(used == line.size() - sp - 1, line);
+        values[name] = v;
+    }
+    for (const char* name : {"vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
+                             "vllm:generation_tokens_total", "vllm:prompt_tokens_total", "process_resident_memory_bytes"})
+        BOOST_TEST(values.count(name) == 1u, name);
+    BOOST_TEST(values["vllm:generation_tokens_total"] == 4);
+    BOOST_TEST(values["vllm:prompt_tokens_total"] == 3);
+    BOOST_TEST(values["process_resident_memory_bytes"] > 1e6);
+}
+
+BOOST_AUTO_TEST_CASE(server_log_has_ordered_timestamps) {
+    temp_dir dir;
+    const auto log = dir.file("sim.jsonl");
+    {
+        sim s({"--preset", "cpu-small", "--log", log});
+        for (int i = 0; i < 3; ++i)
+            post(s.port(), "/v1/completions",
+                 R"({"prompt":"x y z","max_tokens":5,"ignore_eos":true,"stream":true})", {{"x-request-id", "r" + std::to_string(i)}});
+    }
+    std::ifstream in(log);
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+        auto o = json::parse(line).as_object();
+        BOOST_TEST(o.at("request_id").as_string() == "r" + std::to_string(n));
+        const auto a = o.at("arrival_ns").as_int64(), f = o.at("first_token_ns").as_int64(),
+                   l = o.at("last_token_ns").as_int64(), e = o.at("end_ns").as_int64();
+        BOOST_TEST(a < f);
+        BOOST_TEST(f < l);
+        BOOST_TEST(l <= e);
+        BOOST_TEST(o.at("completion_tokens").as_int64() == 5);
+        BOOST_TEST(o.at("prompt_tokens").as_int64() == 3);
+        ++n;
+    }
+    BOOST_TEST(n == 3);
+}
+
+BOOST_AUTO_TEST_CASE(serves_https_with_a_self_signed_certificate) {
+    temp_dir dir;
+    const auto cert = dir.file("cert.pem"), key = dir.file("key.pem");
+    const std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+                            "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " + key + " -out " + cert +
+                            " >/dev/null 2>&1";
+    BOOST_TEST_REQUIRE(std::system(cmd.c_str()) == 0);
+    sim s({"--preset", "firehose", "--tls-cert", cert, "--tls-key", key});
+    BOOST_TEST(s.child.url.rfind("https://", 0) == 0u);
+    request_options o;
+    o.tls = true;
+    o.ca_file = cert;
+    o.method = "POST";
+    o.target = "/v1/completions";
+    o.body = R"({"prompt":"hello","max_tokens":3,"ignore_eos":true,"stream":true})";
+    auto ok = request(s.port(), o);
+    BOOST_TEST(ok.status == 200);
+    BOOST_TEST(ok.body.find("[DONE]") != std::string::npos);
+    o.ca_file.clear();  // the system trust store does not know our certificate
+    auto refused = request(s.port(), o);
+    BOOST_TEST(refused.status == 0);
+    BOOST_TEST(refused.error.failed());
+}
+
+BOOST_AUTO_TEST_CASE(capacity_prediction_is_printed) {
+    temp_dir dir;
+    const auto out = dir.file("cap.json");
+    const std::string cmd = std::string(OPENLOOP_BIN) +
+                            " sim --preset cpu-small --capacity --input-len 128 --output-len 64 --json > " + out;
+    BOOST_TEST_REQUIRE(std::system(cmd.c_str()) == 0);
+    std::ifstream in(out);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    auto o = json::parse(text).as_object();
+    const double rate = o.at("max_request_rate").as_double();
+    const auto expected = openloop::predict_capacity(*openloop::find_preset("cpu-small"), 128, 64);
+    BOOST_TEST(rate == expected.max_request_rate, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(rate > 1.0);
+    BOOST_TEST(rate < 10.0);
+}

@@ -719,12 +719,13 @@ private:
                     w.content(buf, k, sent, sent == n ? finish : std::string_view{});
                 }
                 if (!ok) break;
+                // Stamped as the bytes are handed to the socket: the client cannot see them earlier.
+                const auto t = now_ns();
                 if (!buf.empty()) ok = co_await write_chunk(stream, frame, buf);
                 if (!ok) {
                     rec.outcome = "client_closed";
                     break;
                 }
-                const auto t = now_ns();
                 if (rec.first_token_ns < 0) rec.first_token_ns = t;
                 rec.last_token_ns = t;
                 // Let other connections write between our batches of events.

@@ -2,6 +2,7 @@
 // Command line: `openloop <command> [options]`. Every option can also live in
 // a scenario file (Program_options config syntax); the command line wins.
 
+#include "openloop/runner.hpp"
 #include "openloop/sim.hpp"
 
 #include <stdexcept>
@@ -25,6 +26,22 @@ struct sim_command {
     std::string help_text;
 };
 sim_command parse_sim_command(const std::vector<std::string>& args);
+
+struct run_command {
+    run_options options;
+    std::string target = "sim:cpu-small";  // URL or sim:PRESET
+    std::vector<std::string> sim_args;     // passed to the simulator of a sim: target
+    std::uint64_t seed = 0;
+    bool json = false;
+    bool help = false;
+    std::string help_text;
+};
+// Parses `openloop run [SCENARIO] [options]`; flags on the command line win
+// over the scenario file. Throws usage_error naming the flag or file.
+run_command parse_run_command(const std::vector<std::string>& args);
+
+// "250ms", "10s", "2m", "1h", or plain seconds; throws usage_error naming the flag.
+double parse_duration_s(std::string_view text, std::string_view flag);
 
 // The whole program: dispatches on the command word. Returns the exit status.
 int cli_main(int argc, char** argv);

@@ -1,0 +1,67 @@
+#pragma once
+// What the io thread tells the reporter thread: small fixed-size events pushed
+// through the SPSC ring. All times are steady-clock nanoseconds
+// (CLOCK_MONOTONIC, so they compare with the simulator's log on one host).
+
+#include <cstdint>
+#include <string_view>
+
+namespace openloop {
+
+enum class event_kind : std::uint8_t {
+    start,    // t = intended send time; a = input tokens; b = max_tokens; v = event_flags
+    refused,  // t = intended send time; refused by --max-inflight, never sent; v = event_flags
+    connect,  // t = connection ready (TCP + TLS); v = time it took, ns (only for a new connection)
+    sent,     // t = first byte of the request handed to the socket
+    headers,  // t = response headers parsed; a = HTTP status
+    chunk,    // t = read completion that carried a content chunk; a = tokens it carried (-1: unknown);
+              //     b = characters of generated text
+    done,     // t = end of stream ([DONE] or body end); a = completion tokens from usage (-1: none);
+              //     b = prompt tokens from usage (-1: none); v = cached prompt tokens (-1: none)
+    failed,   // t = when it failed; a = error_class; b = HTTP status (0 if none)
+};
+
+// Flags carried in a start/refused event's v.
+enum event_flags : std::int64_t {
+    flag_warmup = 1,  // sent, but excluded from statistics
+};
+
+// Why a request failed. Stable names: they appear in results.
+enum class error_class : std::uint8_t {
+    none,
+    connect,              // TCP connect or name resolution failed
+    tls,                  // TLS handshake or certificate verification failed
+    http_4xx,             // status in b
+    http_5xx,             // status in b
+    timeout_connect,
+    timeout_first_token,  // no content chunk within the first-token timeout
+    timeout_idle,         // no bytes within the idle timeout between chunks
+    timeout_total,
+    stream_truncated,     // the connection ended before the stream did
+    bad_chunk,            // a data payload that is not a JSON chunk
+    server_error,         // an error object sent inside the stream
+    body_too_large,       // the response exceeded --max-body
+    cancelled,            // still running when the grace period after Ctrl-C ran out
+    io,                   // any other socket error
+};
+inline constexpr int error_class_count = 15;
+
+constexpr std::string_view error_class_name(error_class c) {
+    constexpr std::string_view names[] = {
+        "none",          "connect",         "tls",           "http_4xx",      "http_5xx",
+        "timeout_connect", "timeout_first_token", "timeout_idle", "timeout_total", "stream_truncated",
+        "bad_chunk",     "server_error",    "body_too_large", "cancelled",     "io",
+    };
+    return names[static_cast<int>(c)];
+}
+
+struct event {
+    std::int64_t t_ns = 0;
+    std::int64_t v = 0;
+    std::uint64_t request = 0;  // request index, from 0 in schedule order
+    std::int32_t a = 0;
+    std::int32_t b = 0;
+    event_kind kind = event_kind::start;
+};
+
+}  // namespace openloop

@@ -1,0 +1,233 @@
+#define BOOST_TEST_MODULE run
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/event.hpp"
+#include "openloop/process.hpp"
+#include "test_http.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+namespace json = boost::json;
+using namespace test_http;
+
+namespace {
+
+std::vector<json::object> read_jsonl(const std::string& path) {
+    std::vector<json::object> out;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line))
+        if (!line.empty()) out.push_back(json::parse(line).as_object());
+    return out;
+}
+
+json::object read_json(const std::string& path) {
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    return json::parse(text).as_object();
+}
+
+// Runs `openloop run ARGS` to completion; returns its exit status.
+int run(const std::vector<std::string>& args, const std::string& log) {
+    // The lag bound is loose here: these tests check accounting on a shared,
+    // busy machine; the lag itself is the benchmark's business (tools/bench).
+    std::string cmd = std::string(OPENLOOP_BIN) + " run --progress off --lag-bound 250ms";
+    for (const auto& a : args) cmd += " '" + a + "'";
+    cmd += " > " + log + " 2>&1";
+    const int rc = std::system(cmd.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+std::int64_t num(const json::value& v) { return v.is_null() ? -1 : v.to_number<std::int64_t>(); }
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+// Token counts come from the server's usage, and the client's clocks agree
+// with the simulator's own log.
+BOOST_AUTO_TEST_CASE(client_agrees_with_server_log) {
+    temp_dir dir;
+    const auto sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "h100-8b", "--log", sim_log});
+    const int rc = run({"--target", sim.url, "--rate", "10", "--num-requests", "60", "--input-len", "uniform:64:512",
+                        "--output-len", "uniform:8:64", "--ignore-eos", "--out", dir.file("out")},
+                       dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    sim.process.stop();
+
+    std::map<std::string, json::object> server;
+    for (auto& o : read_jsonl(sim_log)) server[std::string(o.at("request_id").as_string())] = o;
+    auto requests = read_jsonl(dir.file("out/requests.jsonl"));
+    BOOST_TEST_REQUIRE(requests.size() == 60u);
+    std::vector<double> ttft_diff, e2e_diff;
+    for (const auto& r : requests) {
+        BOOST_TEST(r.at("status").as_string() == "ok");
+        const auto& s = server.at(std::string(r.at("id").as_string()));
+        BOOST_TEST(num(r.at("output_tokens")) == num(s.at("completion_tokens")));
+        BOOST_TEST(num(r.at("output_tokens")) == num(r.at("max_tokens")));
+        BOOST_TEST(r.at("output_tokens_source").as_string() == "usage");
+        BOOST_TEST(num(r.at("input_tokens")) == num(s.at("prompt_tokens")));
+        const double client_ttft = double(num(r.at("first_token_ns")) - num(r.at("intended_ns")));
+        const double server_ttft = double(num(s.at("first_token_ns")) - num(s.at("arrival_ns")));
+        const double client_e2e = double(num(r.at("last_token_ns")) - num(r.at("intended_ns")));
+        const double server_e2e = double(num(s.at("last_token_ns")) - num(s.at("arrival_ns")));
+        ttft_diff.push_back(std::abs(client_ttft - server_ttft) / 1e6);
+        e2e_diff.push_back(std::abs(client_e2e - server_e2e) / 1e6);
+        // The client sees the first token after the server wrote it, never before.
+        BOOST_TEST(num(r.at("first_token_ns")) >= num(s.at("first_token_ns")));
+    }
+    BOOST_TEST_MESSAGE("median |TTFT diff| " << median(ttft_diff) << " ms, median |E2E diff| " << median(e2e_diff) << " ms");
+    BOOST_TEST(median(ttft_diff) < 1.0);
+    BOOST_TEST(median(e2e_diff) < 1.0);
+
+    auto summary = read_json(dir.file("out/summary.json"));
+    BOOST_TEST(summary.at("completed").to_number<std::int64_t>() == 60);
+    std::int64_t out_tokens = 0, in_tokens = 0;
+    for (const auto& r : requests) {
+        out_tokens += num(r.at("output_tokens"));
+        in_tokens += num(r.at("input_tokens"));
+    }
+    BOOST_TEST(summary.at("total_output_tokens").to_number<std::int64_t>() == out_tokens);
+    BOOST_TEST(summary.at("total_input_tokens").to_number<std::int64_t>() == in_tokens);
+    BOOST_TEST(summary.at("output_tokens_source").as_string() == "usage");
+    BOOST_TEST(summary.at("itl_source").as_string() == "tokens");
+    BOOST_TEST(summary.at("validity").as_object().at("valid").as_bool());
+}
+
+// Every injected fault ends in its error class, and the counts add up.
+BOOST_AUTO_TEST_CASE(faults_end_in_their_error_classes) {
+    temp_dir dir;
+    const auto sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--seed", "3", "--log", sim_log,
+                                                  "--fault-429", "0.05", "--fault-500", "0.05", "--fault-503", "0.05",
+                                                  "--fault-disconnect", "0.05", "--fault-bad-chunk", "0.05",
+                                                  "--fault-stall", "0.05", "--stall-ms", "400",
+                                                  "--fault-slow-first-byte", "0.05", "--slow-first-byte-ms", "400"});
+    const int rc = run({"--target", sim.url, "--rate", "100", "--num-requests", "400", "--input-len", "32",
+                        "--output-len", "16", "--ignore-eos", "--idle-timeout", "150ms", "--first-token-timeout",
+                        "150ms", "--max-inflight", "1000", "--out", dir.file("out")},
+                       dir.file("run.log"));
+    BOOST_TEST_REQUIRE((rc == 0 || rc == 3), slurp(dir.file("run.log")));
+    // Requests the client gave up on (timeouts) are logged when the server ends them.
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    sim.process.stop();
+
+    std::map<std::string, std::string> fault_of;
+    for (auto& o : read_jsonl(sim_log)) fault_of[std::string(o.at("request_id").as_string())] = o.at("fault").as_string().c_str();
+    const std::map<std::string, std::string> expected_class = {
+        {"http_429", "http_4xx"}, {"http_500", "http_5xx"}, {"http_503", "http_5xx"},
+        {"disconnect", "stream_truncated"}, {"bad_chunk", "bad_chunk"}, {"stall", "timeout_idle"},
+        {"slow_first_byte", "timeout_first_token"}};
+    auto requests = read_jsonl(dir.file("out/requests.jsonl"));
+    BOOST_TEST(requests.size() == 400u);
+    std::map<std::string, int> by_class;
+    int ok = 0, failed = 0;
+    for (const auto& r : requests) {
+        const std::string id(r.at("id").as_string());
+        BOOST_TEST_REQUIRE(fault_of.count(id) == 1u, "the server never saw " << id);
+        const std::string f = fault_of[id];
+        if (f == "none") {
+            BOOST_TEST(r.at("status").as_string() == "ok", id);
+            ++ok;
+        } else {
+            BOOST_TEST(r.at("status").as_string() == "failed", id);
+            BOOST_TEST(r.at("error").as_string() == expected_class.at(f), id << " with fault " << f);
+            ++by_class[std::string(r.at("error").as_string())];
+            ++failed;
+        }
+        if (f == "http_429") BOOST_TEST(num(r.at("http_status")) == 429);
+    }
+    auto summary = read_json(dir.file("out/summary.json"));
+    BOOST_TEST(summary.at("completed").to_number<int>() == ok);
+    BOOST_TEST(summary.at("failed").to_number<int>() == failed);
+    BOOST_TEST(summary.at("refused").to_number<int>() == 0);
+    BOOST_TEST(ok + failed == 400);
+    const auto& errors = summary.at("errors").as_object();
+    for (const auto& [cls, n] : by_class) BOOST_TEST(errors.at(cls).to_number<int>() == n, cls);
+    BOOST_TEST(by_class.size() == 6u);  // every class appeared
+}
+
+// The --max-inflight cap refuses arrivals, counts them, and never drops them silently.
+BOOST_AUTO_TEST_CASE(refused_by_cap_are_counted) {
+    temp_dir dir;
+    const int rc = run({"--target", "sim:cpu-small", "--rate", "40", "--num-requests", "40", "--max-inflight", "3",
+                        "--input-len", "16", "--output-len", "16", "--ignore-eos", "--out", dir.file("out")},
+                       dir.file("run.log"));
+    BOOST_TEST_REQUIRE((rc == 0 || rc == 3), slurp(dir.file("run.log")));
+    auto summary = read_json(dir.file("out/summary.json"));
+    const auto completed = summary.at("completed").to_number<int>();
+    const auto failed = summary.at("failed").to_number<int>();
+    const auto refused = summary.at("refused").to_number<int>();
+    BOOST_TEST(refused > 0);
+    BOOST_TEST(completed + failed + refused == 40);
+}
+
+BOOST_AUTO_TEST_CASE(closed_loop_concurrency) {
+    temp_dir dir;
+    const int rc = run({"--target", "sim:firehose", "--concurrency", "4", "--num-requests", "50", "--input-len", "16",
+                        "--output-len", "8", "--ignore-eos", "--endpoint", "completions", "--out", dir.file("out")},
+                       dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    auto summary = read_json(dir.file("out/summary.json"));
+    BOOST_TEST(summary.at("completed").to_number<int>() == 50);
+    BOOST_TEST(summary.at("mode").as_string() == "closed-loop");
+    BOOST_TEST(summary.at("total_output_tokens").to_number<int>() == 400);
+}
+
+BOOST_AUTO_TEST_CASE(tls_with_and_without_the_ca) {
+    temp_dir dir;
+    const auto cert = dir.file("cert.pem"), key = dir.file("key.pem");
+    const std::string gen = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+                            "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " + key + " -out " + cert +
+                            " >/dev/null 2>&1";
+    BOOST_TEST_REQUIRE(std::system(gen.c_str()) == 0);
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--tls-cert", cert, "--tls-key", key});
+    int rc = run({"--target", sim.url, "--model", "openloop-sim", "--ca-file", cert, "--rate", "20",
+                  "--num-requests", "20", "--input-len", "16", "--output-len", "8", "--ignore-eos", "--out",
+                  dir.file("ok")},
+                 dir.file("ok.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("ok.log")));
+    BOOST_TEST(read_json(dir.file("ok/summary.json")).at("completed").to_number<int>() == 20);
+
+    rc = run({"--target", sim.url, "--model", "openloop-sim", "--rate", "20", "--num-requests", "5", "--input-len", "16",
+              "--output-len", "8", "--out", dir.file("bad")},
+             dir.file("bad.log"));
+    BOOST_TEST(rc == 3);
+    auto bad = read_json(dir.file("bad/summary.json"));
+    BOOST_TEST(bad.at("completed").to_number<int>() == 0);
+    BOOST_TEST(bad.at("errors").as_object().at("tls").to_number<int>() == 5);
+    BOOST_TEST(slurp(dir.file("bad.log")).find("tls") != std::string::npos);
+}
+
+// Ctrl-C stops sending, lets in-flight requests finish, and writes partial results.
+BOOST_AUTO_TEST_CASE(sigint_writes_partial_results) {
+    temp_dir dir;
+    openloop::child_process p({OPENLOOP_BIN, "run", "--target", "sim:cpu-small", "--rate", "4", "--duration", "60s",
+                               "--input-len", "32", "--output-len", "16", "--ignore-eos", "--progress", "off",
+                               "--out", dir.file("out")});
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    kill(p.pid(), SIGINT);
+    const auto t0 = std::chrono::steady_clock::now();
+    while (p.running() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20))
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    BOOST_TEST_REQUIRE(!p.running());
+    BOOST_TEST(p.stop() == 130);
+    auto summary = read_json(dir.file("out/summary.json"));
+    BOOST_TEST(summary.at("partial").as_bool());
+    BOOST_TEST(!summary.at("validity").as_object().at("valid").as_bool());
+    const auto requests = read_jsonl(dir.file("out/requests.jsonl"));
+    BOOST_TEST(requests.size() >= 5u);
+    BOOST_TEST(summary.at("completed").to_number<std::size_t>() == requests.size());
+}

@@ -509,8 +509,14 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
         ("output-len", po::value<int>()->default_value(128), "output tokens of the workload")
         ("json", "with --capacity: print JSON");
 
+    po::options_description quirks("Server deviations (to test clients against)");
+    quirks.add_options()
+        ("quirk", po::value<std::vector<std::string>>()->composing(),
+         (std::string("behave like a server that deviates from the OpenAI stream shape (repeatable): ") +
+          std::string(quirk_names())).c_str());
+
     po::options_description all;
-    all.add(server).add(model).add(faults).add(capacity);
+    all.add(server).add(model).add(faults).add(quirks).add(capacity);
 
     sim_command cmd;
     po::variables_map vm;
@@ -577,6 +583,11 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
     if (vm.count("tls-key")) c.tls_key = vm["tls-key"].as<std::string>();
     c.exit_with_parent = vm["exit-with-parent"].as<bool>();
 
+    if (vm.count("quirk")) {
+        for (const auto& q : vm["quirk"].as<std::vector<std::string>>())
+            if (!set_quirk(c.quirks, q))
+                throw usage_error("sim: unknown --quirk '" + q + "' (choose from: " + std::string(quirk_names()) + ")");
+    }
     auto& f = c.faults;
     check_probability(vm, "fault-429", f.http_429);
     check_probability(vm, "fault-500", f.http_500);

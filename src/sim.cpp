@@ -70,6 +70,31 @@ fault pick_fault(const fault_config& c, std::uint64_t seed, std::uint64_t reques
     return fault::none;
 }
 
+bool set_quirk(sim_quirks& q, std::string_view name) {
+    const std::pair<std::string_view, bool sim_quirks::*> table[] = {
+        {"no-role-chunk", &sim_quirks::no_role_chunk},
+        {"usage-in-last-chunk", &sim_quirks::usage_in_last_chunk},
+        {"always-usage", &sim_quirks::always_usage},
+        {"ignore-stream-options", &sim_quirks::ignore_stream_options},
+        {"no-done", &sim_quirks::no_done},
+        {"keepalive-comments", &sim_quirks::keepalive_comments},
+        {"empty-choices-chunk", &sim_quirks::empty_choices_chunk},
+        {"error-500", &sim_quirks::error_500},
+    };
+    for (const auto& [n, member] : table) {
+        if (n == name) {
+            q.*member = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string_view quirk_names() {
+    return "no-role-chunk, usage-in-last-chunk, always-usage, ignore-stream-options, no-done, keepalive-comments, "
+           "empty-choices-chunk, error-500";
+}
+
 namespace {
 
 constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
@@ -285,8 +310,9 @@ struct event_writer {
         }
     }
 
-    // k new tokens; completion = tokens sent including these.
-    void content(std::string& out, int k, int completion, std::string_view finish_reason) {
+    // k new tokens; completion = tokens sent including these. with_usage puts
+    // the usage object on this chunk even without continuous usage stats.
+    void content(std::string& out, int k, int completion, std::string_view finish_reason, bool with_usage = false) {
         out.append("data: ").append(head);
         out.append(chat ? R"([{"index":0,"delta":{"content":")" : R"([{"index":0,"text":")");
         words(out, k);
@@ -299,12 +325,14 @@ struct event_writer {
         }
         if (!chat) out.append(R"(,"stop_reason":null)");
         out.append("}]");
-        if (continuous_usage) {
+        if (continuous_usage || with_usage) {
             out.push_back(',');
             usage(out, completion);
         }
         out.append("}\n\n");
     }
+
+    void empty_choices(std::string& out) const { out.append("data: ").append(head).append("[]}\n\n"); }
 
     void final_usage(std::string& out, int completion) const {
         out.append("data: ").append(head).append("[],");
@@ -602,12 +630,19 @@ private:
 
         completion_request r;
         if (auto err = parse_completion(req.body(), chat, cfg_, r)) {
+            if (cfg_.quirks.error_500 && err->status == http::status::bad_request) {
+                err->status = http::status::internal_server_error;
+                err->type = "InternalServerError";
+            }
             rec.status = static_cast<int>(err->status);
             rec.outcome = "rejected";
             rec.end_ns = now_ns();
             write_log(rec);
             co_return co_await send(stream, req, err->status, error_body(*err));
         }
+        const auto& quirks = cfg_.quirks;
+        if (quirks.ignore_stream_options) r.include_usage = r.continuous_usage = false;
+        if (quirks.always_usage) r.include_usage = true;
         rec.stream = r.stream;
         rec.prompt_tokens = r.prompt_tokens;
         const std::uint64_t index = completion_index_++;
@@ -680,9 +715,11 @@ private:
             http::response_serializer<http::empty_body> sr{res};
             auto [ec, wn] = co_await http::async_write_header(stream, sr, use_tuple);
             ok = !ec;
-            if (ok && chat) {
-                w.role(buf);
-                ok = co_await write_chunk(stream, frame, buf);
+            if (ok) {
+                // Azure-style filter results come first, as a chunk with no choices.
+                if (quirks.empty_choices_chunk) w.empty_choices(buf);
+                if (chat && !quirks.no_role_chunk) w.role(buf);
+                if (!buf.empty()) ok = co_await write_chunk(stream, frame, buf);
             }
             while (ok && sent < n) {
                 int avail = n - sent;
@@ -716,7 +753,10 @@ private:
                     }
                     sent += k;
                     avail -= k;
-                    w.content(buf, k, sent, sent == n ? finish : std::string_view{});
+                    if (quirks.keepalive_comments) buf.append(": keep-alive\n\n");
+                    const bool last = sent == n;
+                    w.content(buf, k, sent, last ? finish : std::string_view{},
+                              last && r.include_usage && quirks.usage_in_last_chunk);
                 }
                 if (!ok) break;
                 // Stamped as the bytes are handed to the socket: the client cannot see them earlier.
@@ -733,9 +773,9 @@ private:
             }
             if (ok) {
                 buf.clear();
-                if (r.include_usage) w.final_usage(buf, sent);
-                buf.append("data: [DONE]\n\n");
-                ok = co_await write_chunk(stream, frame, buf);
+                if (r.include_usage && !quirks.usage_in_last_chunk) w.final_usage(buf, sent);
+                if (!quirks.no_done) buf.append("data: [DONE]\n\n");
+                if (!buf.empty()) ok = co_await write_chunk(stream, frame, buf);
                 if (ok) ok = co_await write_all(stream, "0\r\n\r\n");
                 if (!ok) rec.outcome = "client_closed";
             }

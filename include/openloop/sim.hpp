@@ -34,6 +34,22 @@ std::string_view fault_name(fault f);
 // function, so a run is reproducible and a test can predict every draw.
 fault pick_fault(const fault_config& c, std::uint64_t seed, std::uint64_t request_index);
 
+// Ways real servers deviate from the OpenAI stream shape, reproduced on
+// demand so the client's handling of each is tested against a real socket.
+struct sim_quirks {
+    bool no_role_chunk = false;          // no role-only first chunk (TGI, some proxies)
+    bool usage_in_last_chunk = false;    // usage rides on the last content chunk, no "choices": [] chunk
+    bool always_usage = false;           // usage sent even when not asked for (llama.cpp)
+    bool ignore_stream_options = false;  // stream_options not honoured: no usage unless always_usage
+    bool no_done = false;                // the stream ends without data: [DONE]
+    bool keepalive_comments = false;     // ": keep-alive" SSE comments between chunks
+    bool empty_choices_chunk = false;    // an extra chunk with "choices": [] and no usage after the first
+    bool error_500 = false;              // bad requests answered 500 instead of 400
+};
+// Sets the quirk NAME (as in --quirk NAME); false when unknown.
+bool set_quirk(sim_quirks& q, std::string_view name);
+std::string_view quirk_names();
+
 struct sim_config {
     cost_model model;
     std::string host = "127.0.0.1";
@@ -41,6 +57,7 @@ struct sim_config {
     std::uint64_t seed = 0;
     std::string served_model_name = "openloop-sim";
     fault_config faults;
+    sim_quirks quirks;
     std::string log_path;  // server-side JSONL, one line per completion request
     std::string tls_cert;  // PEM; with tls_key, serve HTTPS only
     std::string tls_key;

@@ -19,7 +19,7 @@ cost_model h100_8b() {
     m.max_num_seqs = 256;
     m.max_batched_tokens = 8192;
     m.kv_capacity_tokens = 430'000;  // (0.9 x 80 GB - 16 GB) / 128 KiB
-    m.max_model_len = 8192;
+    m.max_model_len = 32768;
     return m;
 }
 

@@ -341,6 +341,7 @@ boost::json::object make_summary(const run_stats& stats, const run_context& cont
     s["validity"] = boost::json::object{{"valid", v.valid}, {"reasons", std::move(reasons)}};
     s["target"] = context.target;
     s["mode"] = context.mode;
+    s["arrival"] = context.arrival;
     s["partial"] = context.partial;
     if (context.partial) {
         s["partial_reason"] = context.partial_reason;
@@ -468,13 +469,8 @@ std::string format_table(const boost::json::object& summary) {
     if (const auto* p = summary.if_contains("partial"); p != nullptr && p->is_bool() && p->get_bool()) {
         line("partial        " + text(summary, "partial_reason"));
     }
-    std::string rate = text(summary, "request_rate");
-    if (const auto r = number(summary, "request_rate")) {
-        rate = fmt("%g", *r);
-    }
-    line("target         " + text(summary, "target") + "  (" + text(summary, "mode") + ", rate " + rate +
-         " req/s, burstiness " + show(summary, "burstiness", "%g") + ", max concurrency " +
-         text(summary, "max_concurrency") + ")");
+    line("target         " + text(summary, "target") + "  (" + text(summary, "mode") + ", " + text(summary, "arrival") +
+         ", max concurrency " + text(summary, "max_concurrency") + ")");
     line("requests       completed " + show(summary, "completed") + "  failed " + show(summary, "failed") +
          "  unfinished " + show(summary, "unfinished") + "  refused " + show(summary, "refused") + "  warm-up " +
          show(summary, "warmup_requests") + "  lost events " + show(summary, "lost_events") + "  peak in flight " +

@@ -434,7 +434,8 @@ struct reporter::impl {
         if (!r.warmup) {
             ++stats_.failed;
             ++stats_.failed_by_class[static_cast<std::size_t>(cls)];
-            if (e.b != 0) {
+            // A stream that broke after a 200 is a stream failure, not an HTTP one.
+            if (e.b >= 400) {
                 count_status(e.b);
             }
             end_measured(e.t_ns);

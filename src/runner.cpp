@@ -60,6 +60,11 @@ public:
     }
 
     bool interrupted() const { return interrupted_; }
+    // Measured requests per second of schedule: what a trace replay offered.
+    double offered_rate() const {
+        const double span = static_cast<double>(last_offset_ - first_offset_) / 1e9;
+        return offered_ > 1 && span > 0 ? static_cast<double>(offered_ - 1) / span : 0.0;
+    }
     std::int64_t origin_ns() const { return to_ns(origin_); }
 
 private:
@@ -131,6 +136,11 @@ private:
             if (stopping_) break;
             const std::int64_t intended = origin + offset;
             const std::int64_t flags = warm ? std::int64_t{flag_warmup} : 0;
+            if (!warm) {
+                if (offered_ == 0) first_offset_ = offset;
+                last_offset_ = offset;
+                ++offered_;
+            }
             if (client_.in_flight() >= o_.max_inflight) {
                 client_.emit(event{intended, flags, index, p.input_tokens, p.max_tokens, event_kind::refused});
             } else {
@@ -201,6 +211,9 @@ private:
     const bool chat_;
     steady::time_point origin_ = steady::now();
     std::uint64_t next_index_ = 0;
+    std::uint64_t offered_ = 0;
+    std::int64_t first_offset_ = 0;
+    std::int64_t last_offset_ = 0;
     std::uint64_t measured_ = 0;
     int workers_ = 0;
     bool scheduling_ = true;
@@ -314,8 +327,23 @@ run_outcome run_load(const run_options& o) {
     ctx.environment = environment_info();
     ctx.target = o.target_label.empty() ? co.target.display() : o.target_label;
     ctx.mode = o.concurrency > 0 ? "closed-loop" : "open-loop";
-    ctx.request_rate = o.concurrency > 0 ? 0 : o.arrival.rate;
+    const bool trace = !o.workload.trace_file.empty();
+    ctx.request_rate = o.concurrency > 0 ? 0 : trace ? run.offered_rate() : o.arrival.rate;
     ctx.burstiness = o.arrival.burstiness;
+    char words[160];
+    if (o.concurrency > 0) {
+        std::snprintf(words, sizeof words, "%d workers back to back", o.concurrency);
+    } else if (trace) {
+        std::snprintf(words, sizeof words, "trace replay x%g, %.3g req/s offered", o.workload.trace_speed, ctx.request_rate);
+    } else if (!o.arrival.profile.empty()) {
+        std::snprintf(words, sizeof words, "%s, rate profile of %zu segments", std::string(to_string(o.arrival.kind)).c_str(),
+                      o.arrival.profile.size());
+    } else if (o.arrival.kind == arrival_kind::gamma) {
+        std::snprintf(words, sizeof words, "gamma %g req/s, burstiness %g", o.arrival.rate, o.arrival.burstiness);
+    } else {
+        std::snprintf(words, sizeof words, "%s %g req/s", std::string(to_string(o.arrival.kind)).c_str(), o.arrival.rate);
+    }
+    ctx.arrival = words;
     ctx.max_concurrency = o.concurrency > 0 ? o.concurrency : static_cast<int>(o.max_inflight);
     ctx.lag_bound_ms = o.lag_bound_ms;
     ctx.partial = out.interrupted;

@@ -755,6 +755,7 @@ private:
                     avail -= k;
                     if (quirks.keepalive_comments) buf.append(": keep-alive\n\n");
                     const bool last = sent == n;
+                    w.cached_tokens = lr.cached_tokens;
                     w.content(buf, k, sent, last ? finish : std::string_view{},
                               last && r.include_usage && quirks.usage_in_last_chunk);
                 }
@@ -773,6 +774,7 @@ private:
             }
             if (ok) {
                 buf.clear();
+                w.cached_tokens = lr.cached_tokens;
                 if (r.include_usage && !quirks.usage_in_last_chunk) w.final_usage(buf, sent);
                 if (!quirks.no_done) buf.append("data: [DONE]\n\n");
                 if (!buf.empty()) ok = co_await write_chunk(stream, frame, buf);

@@ -22,6 +22,7 @@ struct run_context {
     std::string mode = "open-loop";   // or "closed-loop"
     double request_rate = 0;          // offered req/s; 0 = unbounded (closed loop)
     double burstiness = 1.0;
+    std::string arrival;              // the schedule in words, e.g. "poisson 2 req/s" or "trace x20"
     int max_concurrency = 0;          // closed-loop workers or --max-inflight; 0 none
     double lag_bound_ms = 1.0;
     bool partial = false;             // cut short by Ctrl-C/SIGTERM

@@ -344,7 +344,7 @@ BOOST_AUTO_TEST_CASE(capacity_limits_are_named) {
     const auto kv = predict_capacity(h100, 2048, 128);
     BOOST_TEST(kv.limited_by == "kv_cache");
     BOOST_TEST(kv.batch == 430'000 / 2176);
-    const auto too_long = predict_capacity(h100, 8000, 500);
+    const auto too_long = predict_capacity(h100, 32000, 1000);
     BOOST_TEST(too_long.limited_by == "max_model_len");
     BOOST_TEST(too_long.max_request_rate == 0.0);
 

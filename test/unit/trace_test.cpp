@@ -308,8 +308,9 @@ BOOST_AUTO_TEST_CASE(blocks_partial_and_unique_parts) {
     BOOST_TEST(trace_request(entry(0, 50), 1, 4).prompt != trace_request(entry(0, 50), 1, 5).prompt);
 
     // Different ids at the same position give different words.
-    const auto w1 = words(trace_request(entry(0, 512, 1, {1}), 1, 0).prompt);
-    const auto w2 = words(trace_request(entry(0, 512, 1, {2}), 1, 0).prompt);
+    const request_spec r1 = trace_request(entry(0, 512, 1, {1}), 1, 0);
+    const request_spec r2 = trace_request(entry(0, 512, 1, {2}), 1, 0);
+    const auto w1 = words(r1.prompt), w2 = words(r2.prompt);
     std::size_t same = 0;
     for (std::size_t i = 0; i < w1.size(); ++i) same += w1[i] == w2[i];
     BOOST_TEST(same < 40u);  // chance agreement is 1/64 per word

@@ -29,6 +29,7 @@ constexpr const char* top_usage = R"(openloop - open-loop load generator for Ope
 Usage: openloop <command> [options]
 
 Commands:
+  sweep    find the knee: open-loop stages at rising rates, SLO and saturation knees, capacity report
   run      benchmark a server on an open-loop arrival schedule (or closed loop with --concurrency)
   sim      run the built-in inference-engine simulator (an OpenAI-compatible server)
   help     show this text; `openloop <command> --help` shows a command's options
@@ -201,7 +202,8 @@ po::options_description run_option_groups() {
                                                                  "statistics: a time (10s) or a request count (20)")
         ("max-inflight", po::value<std::size_t>()->default_value(10000), "safety cap on requests in flight; arrivals "
                                                                          "over it are refused, counted and reported")
-        ("concurrency", po::value<int>(), "closed loop instead: N workers, each sending its next request when the last ends")
+        ("concurrency", po::value<std::string>(), "closed loop instead: N workers, each sending its next request when "
+                                                  "the last ends (sweep: a list, e.g. 1,2,4,8,16,32)")
         ("shard", po::value<std::string>(), "I/N: run the I-th of N independent sub-schedules (each at rate/N)");
 
     po::options_description work("Workload");
@@ -249,7 +251,7 @@ po::options_description run_option_groups() {
     return all;
 }
 
-void fill_run_options(const po::variables_map& vm, run_command& cmd) {
+void fill_run_options(const po::variables_map& vm, run_command& cmd, bool sweep = false) {
     auto& o = cmd.options;
     cmd.target = vm["target"].as<std::string>();
     o.target_label = cmd.target;
@@ -296,9 +298,15 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd) {
     }
     o.max_inflight = vm["max-inflight"].as<std::size_t>();
     if (o.max_inflight < 1) throw usage_error("--max-inflight must be at least 1");
-    if (vm.count("concurrency")) {
-        o.concurrency = vm["concurrency"].as<int>();
-        if (o.concurrency < 1) throw usage_error("--concurrency must be at least 1");
+    if (vm.count("concurrency") && !sweep) {
+        const auto text = vm["concurrency"].as<std::string>();
+        std::size_t used = 0;
+        try {
+            o.concurrency = std::stoi(text, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != text.size() || o.concurrency < 1) throw usage_error("--concurrency must be a whole number >= 1");
     }
 
     auto& w = o.workload;
@@ -429,7 +437,117 @@ int run_main(const std::vector<std::string>& args) {
     return outcome.judgement.valid ? 0 : 3;
 }
 
+po::options_description sweep_option_group() {
+    po::options_description sweep("Sweep");
+    sweep.add_options()
+        ("rates", po::value<std::string>()->default_value("auto"),
+         "offered rates: a list (1,2,4,8), a geometric ladder (0.5:64:x2), an arithmetic one (1:10:+1), or auto: "
+         "start at --start-rate, multiply by --factor until an SLO breaks or throughput saturates, then bisect "
+         "to --precision")
+        ("slo", po::value<std::vector<std::string>>()->composing(),
+         "service-level objective METRIC_STAT=LIMIT, e.g. ttft_p99=1s, itl_p99=100ms, e2e_p95=10s, tpot_mean=50ms, "
+         "error_rate=0.1% (repeatable); goodput counts requests meeting all of them")
+        ("precision", po::value<std::string>()->default_value("5%"), "automatic sweep: stop bisecting at this gap")
+        ("start-rate", po::value<double>()->default_value(1.0), "automatic sweep: first rate, req/s")
+        ("factor", po::value<double>()->default_value(2.0), "automatic sweep: rate multiplier while stages are good")
+        ("max-rate", po::value<double>()->default_value(10000.0), "automatic sweep: never offer more, req/s")
+        ("max-stages", po::value<std::size_t>()->default_value(24), "stages at most")
+        ("stage-duration", po::value<std::string>()->default_value("30s"),
+         "measured window per stage, at least; a stage also runs until it has --min-samples requests")
+        ("min-samples", po::value<std::uint64_t>()->default_value(0),
+         "measured requests per stage, at least; 0 = enough for a bounded 95% confidence interval of the "
+         "highest percentile in the SLOs (368 for p99)")
+        ("cooldown", po::value<std::string>()->default_value("2s"), "pause between stages")
+        ("abort-inflight", po::value<std::size_t>()->default_value(0),
+         "abort a stage (overloaded) when more requests are in flight; 0 = 10 x rate x max(1 s, low-load E2E)")
+        ("users-think-time", po::value<std::string>()->default_value("30s"),
+         "think time between one user's requests, for the users-served estimate");
+    return sweep;
+}
+
+int sweep_main(const std::vector<std::string>& args) {
+    auto cmd = parse_sweep_command(args);
+    if (cmd.help) {
+        std::cout << cmd.help_text;
+        return 0;
+    }
+    if (cmd.run.options.insecure)
+        std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
+    auto target = resolve_target(cmd.run);
+    cmd.options.base.url = target.url;
+    raise_fd_limit();
+    const auto result = run_sweep(cmd.options);
+    if (cmd.json) {
+        std::cout << pretty_json(result.report) << "\n";
+    } else {
+        std::cout << "\n" << sweep_markdown(result.report);
+        if (!cmd.options.out_dir.empty())
+            std::cout << "\nresults: " << cmd.options.out_dir << "/ (sweep.json, sweep.md, sweep.csv, stage-*/)\n"
+                      << "plots:   tools/plot-sweep " << cmd.options.out_dir << "/sweep.json\n";
+    }
+    return result.interrupted ? 130 : 0;
+}
+
 }  // namespace
+
+sweep_command parse_sweep_command(const std::vector<std::string>& args) {
+    po::options_description help("General");
+    help.add_options()("help,h", "show this help");
+    po::options_description everything;
+    everything.add(help).add(sweep_option_group()).add(run_option_groups());
+    const auto vm = parse_with_scenario(args, everything, "sweep");
+    sweep_command cmd;
+    if (vm.count("help")) {
+        std::ostringstream os;
+        os << "Usage: openloop sweep [SCENARIO.ini] [options]\n\n"
+              "Finds the knee. Each stage is a complete open-loop run (warm-up, then a measured window long enough\n"
+              "for its p99 to have a bounded confidence interval) at one offered rate, with the same workload and\n"
+              "seed family. Reports the SLO knee (highest rate at which every SLO holds), the saturation knee\n"
+              "(where achieved throughput stops following the offered rate: achieved/offered < 0.95), and what\n"
+              "the knee means in requests in flight and users served. Writes sweep.json, sweep.md, sweep.csv and\n"
+              "one directory per stage; tools/plot-sweep turns sweep.json into PNG/SVG plots.\n"
+              "With --concurrency 1,2,4,... it runs the closed-loop ladder instead.\n\n"
+           << everything;
+        cmd.help = true;
+        cmd.help_text = os.str();
+        return cmd;
+    }
+    fill_run_options(vm, cmd.run, true);
+    auto& o = cmd.options;
+    o.base = cmd.run.options;
+    try {
+        o.rates = parse_rates(vm["rates"].as<std::string>());
+        if (vm.count("slo")) o.slos = parse_slos(vm["slo"].as<std::vector<std::string>>());
+        o.precision = parse_precision(vm["precision"].as<std::string>());
+        if (vm.count("concurrency")) o.concurrency = parse_concurrency_list(vm["concurrency"].as<std::string>());
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(std::string("sweep: ") + e.what());
+    }
+    o.start_rate = vm["start-rate"].as<double>();
+    o.factor = vm["factor"].as<double>();
+    o.max_rate = vm["max-rate"].as<double>();
+    if (!(o.start_rate > 0) || !(o.factor > 1) || !(o.max_rate > 0))
+        throw usage_error("sweep: --start-rate and --max-rate must be positive, --factor above 1");
+    o.max_stages = vm["max-stages"].as<std::size_t>();
+    o.stage_s = parse_duration_s(vm["stage-duration"].as<std::string>(), "--stage-duration");
+    if (vm.count("duration")) o.stage_s = parse_duration_s(vm["duration"].as<std::string>(), "--duration");
+    o.min_samples = vm["min-samples"].as<std::uint64_t>();
+    o.cooldown_s = parse_duration_s(vm["cooldown"].as<std::string>(), "--cooldown");
+    o.abort_inflight = vm["abort-inflight"].as<std::size_t>();
+    o.think_time_s = parse_duration_s(vm["users-think-time"].as<std::string>(), "--users-think-time");
+    // A sweep stage always warms up: its measured window must start in steady state.
+    o.warmup_s = vm["warmup"].defaulted() ? 5.0 : o.base.warmup_s;
+    if (o.stage_s <= 0) throw usage_error("sweep: --stage-duration must be positive");
+    if (!vm.count("out")) {
+        const std::time_t now = std::time(nullptr);
+        char stamp[32];
+        std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+        o.base.out_dir = std::string("results/sweep-") + stamp;
+    }
+    o.out_dir = o.base.out_dir;
+    cmd.json = cmd.run.json;
+    return cmd;
+}
 
 run_command parse_run_command(const std::vector<std::string>& args) {
     const auto all = run_option_groups();
@@ -623,6 +741,7 @@ int cli_main(int argc, char** argv) {
             return 0;
         }
         if (command == "run") return run_main(strings(argc, argv, 2));
+        if (command == "sweep") return sweep_main(strings(argc, argv, 2));
         if (command == "sim") return sim_main(strings(argc, argv, 2));
         std::cerr << "openloop: unknown command '" << command << "'\n\n" << top_usage;
         return 2;

@@ -341,6 +341,9 @@ boost::json::object make_summary(const run_stats& stats, const run_context& cont
     s["validity"] = boost::json::object{{"valid", v.valid}, {"reasons", std::move(reasons)}};
     s["target"] = context.target;
     s["mode"] = context.mode;
+    if (stats.steady_window_s > 0) {
+        s["steady_request_throughput"] = stats.steady_rate();
+    }
     s["arrival"] = context.arrival;
     s["partial"] = context.partial;
     if (context.partial) {

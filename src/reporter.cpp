@@ -122,6 +122,8 @@ struct reporter::impl {
 
     spsc_ring<event>& ring_;
     reporter_options options_;
+    std::int64_t last_intended_ns_ = 0;
+    std::vector<std::int64_t> completion_ends_;  // only with options_.steady_throughput
     run_stats stats_;
     std::unordered_map<std::uint64_t, request_state> live_;
     std::uint64_t measured_inflight_ = 0;
@@ -302,6 +304,7 @@ struct reporter::impl {
         if (stats_.started == 0 || e.t_ns < stats_.first_intended_ns) {
             stats_.first_intended_ns = e.t_ns;
         }
+        last_intended_ns_ = std::max(last_intended_ns_, e.t_ns);
         ++stats_.started;
         ++w_offered_;
         ++measured_inflight_;
@@ -325,6 +328,7 @@ struct reporter::impl {
         if (it == live_.end()) {
             return;
         }
+        if (options_.steady_throughput) completion_ends_.push_back(e.t_ns);
         request_state& r = it->second;
         request_end end;
         end.status = "ok";
@@ -604,6 +608,13 @@ struct reporter::impl {
                 print_progress(now);
             }
             std::fputc('\n', stderr);
+        }
+        if (options_.steady_throughput && stats_.started > 1 && last_intended_ns_ > stats_.first_intended_ns) {
+            stats_.steady_window_s = static_cast<double>(last_intended_ns_ - stats_.first_intended_ns) / 1e9;
+            stats_.steady_completed = static_cast<std::uint64_t>(
+                std::count_if(completion_ends_.begin(), completion_ends_.end(), [&](std::int64_t t) {
+                    return t >= stats_.first_intended_ns && t <= last_intended_ns_;
+                }));
         }
         // Whatever is still live was cut short; write them in schedule order.
         std::vector<std::uint64_t> left;

@@ -57,7 +57,10 @@ public:
         } else {
             net::co_spawn(io_, open_loop(), net::detached);
         }
+        if (o_.overload_inflight > 0) net::co_spawn(io_, watch_overload(), net::detached);
     }
+
+    bool overloaded() const { return overloaded_; }
 
     bool interrupted() const { return interrupted_; }
     // Measured requests per second of schedule: what a trace replay offered.
@@ -99,9 +102,11 @@ private:
     // True when the measured window is over for a request at offset_ns, the
     // measured-th after warm-up.
     bool past_bounds(std::int64_t offset_ns, std::uint64_t measured) const {
-        if (o_.num_requests > 0 && measured >= o_.num_requests) return true;
-        if (o_.duration_s > 0 && offset_ns >= static_cast<std::int64_t>((o_.warmup_s + o_.duration_s) * 1e9)) return true;
-        return false;
+        const bool count = o_.num_requests > 0 && measured >= o_.num_requests;
+        const bool time =
+            o_.duration_s > 0 && offset_ns >= static_cast<std::int64_t>((o_.warmup_s + o_.duration_s) * 1e9);
+        if (o_.all_bounds) return (count || o_.num_requests == 0) && (time || o_.duration_s == 0);
+        return count || time;
     }
 
     net::awaitable<void> one(std::uint64_t index, prepared_request p, std::int64_t intended, std::int64_t flags) {
@@ -151,8 +156,7 @@ private:
             ++index;
             if (!warm) ++measured;
         }
-        scheduling_ = false;
-        maybe_finish();
+        schedule_done();
     }
 
     // Closed loop: each worker sends its next request when the last one ends.
@@ -168,7 +172,38 @@ private:
             co_await client_.run(index, p, to_ns(steady::now()), warm ? std::int64_t{flag_warmup} : 0);
         }
         --workers_;
-        if (workers_ == 0) scheduling_ = false;
+        if (workers_ == 0) {
+            schedule_done();
+        } else {
+            maybe_finish();
+        }
+    }
+
+    // A server that cannot keep up makes in-flight grow without bound; past
+    // the limit nothing more is learned by waiting, so the run stops.
+    net::awaitable<void> watch_overload() {
+        net::steady_timer tick(io_);
+        while (!finished_ && !stopping_) {
+            tick.expires_after(std::chrono::milliseconds(250));
+            co_await tick.async_wait(use_tuple);
+            if (client_.in_flight() > o_.overload_inflight) {
+                overloaded_ = true;
+                stopping_ = true;
+                timer_.cancel();
+                client_.close_all();
+                maybe_finish();
+            }
+        }
+    }
+
+    void schedule_done() {
+        scheduling_ = false;
+        if (o_.drain_s > 0 && !stopping_) {
+            grace_.expires_after(std::chrono::milliseconds(static_cast<std::int64_t>(o_.drain_s * 1000)));
+            grace_.async_wait([this](const boost::system::error_code& e) {
+                if (!e) client_.close_all();
+            });
+        }
         maybe_finish();
     }
 
@@ -219,6 +254,7 @@ private:
     bool scheduling_ = true;
     bool stopping_ = false;
     bool interrupted_ = false;
+    bool overloaded_ = false;
     bool finished_ = false;
 };
 
@@ -309,6 +345,7 @@ run_outcome run_load(const run_options& o) {
     ro.progress = o.progress;
     ro.request_id_prefix = o.request_id_prefix;
     ro.slo = o.slo;
+    ro.steady_throughput = o.steady_throughput;
     ro.run_start_ns = to_ns(steady::now());
     reporter rep(ring, ro);
     rep.start();
@@ -320,6 +357,7 @@ run_outcome run_load(const run_options& o) {
     out.stats = rep.stats();
     out.stats.lost_events = cl.lost_events();
     out.interrupted = run.interrupted();
+    out.overloaded = run.overloaded();
 
     run_context ctx;
     ctx.config = o.config;
@@ -346,8 +384,10 @@ run_outcome run_load(const run_options& o) {
     ctx.arrival = words;
     ctx.max_concurrency = o.concurrency > 0 ? o.concurrency : static_cast<int>(o.max_inflight);
     ctx.lag_bound_ms = o.lag_bound_ms;
-    ctx.partial = out.interrupted;
+    ctx.partial = out.interrupted || out.overloaded;
     if (out.interrupted) ctx.partial_reason = "interrupted by a signal";
+    if (out.overloaded)
+        ctx.partial_reason = "aborted: more than " + std::to_string(o.overload_inflight) + " requests in flight (overloaded)";
     out.judgement = judge(out.stats, ctx);
     out.summary = make_summary(out.stats, ctx);
     if (!o.out_dir.empty()) write_json_file((std::filesystem::path(o.out_dir) / "summary.json").string(), out.summary);

@@ -4,6 +4,7 @@
 
 #include "openloop/runner.hpp"
 #include "openloop/sim.hpp"
+#include "openloop/sweep.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -39,6 +40,16 @@ struct run_command {
 // Parses `openloop run [SCENARIO] [options]`; flags on the command line win
 // over the scenario file. Throws usage_error naming the flag or file.
 run_command parse_run_command(const std::vector<std::string>& args);
+
+struct sweep_command {
+    run_command run;        // target, workload and limits shared by every stage
+    sweep_options options;
+    bool json = false;
+    bool help = false;
+    std::string help_text;
+};
+// Parses `openloop sweep [SCENARIO] [options]`: every run option plus the sweep's own.
+sweep_command parse_sweep_command(const std::vector<std::string>& args);
 
 // "250ms", "10s", "2m", "1h", or plain seconds; throws usage_error naming the flag.
 double parse_duration_s(std::string_view text, std::string_view flag);

@@ -34,6 +34,10 @@ struct reporter_options {
     std::chrono::milliseconds window{1000};  // timeseries.csv interval
     std::string request_id_prefix = "openloop-";
     goodput_slo slo;
+    // Keep every completion's end time (8 bytes each), to count the
+    // completions inside the measured send window: the steady-state
+    // throughput a sweep compares with the offered rate. Off for soaks.
+    bool steady_throughput = false;
     std::int64_t run_start_ns = 0;  // steady clock; timeseries and progress count from here (0: first event)
     // Also close timeseries windows as the steady clock passes them, so rows
     // keep coming while the server is silent. Off to replay synthetic times.
@@ -78,6 +82,12 @@ struct run_stats {
     std::int64_t first_intended_ns = 0;  // of the first measured request
     std::int64_t last_end_ns = 0;        // of the last measured request to finish
     std::uint64_t max_inflight = 0;
+
+    // With reporter_options::steady_throughput: completions (warm-up included)
+    // that ended inside [first measured intended, last measured intended].
+    std::uint64_t steady_completed = 0;
+    double steady_window_s = 0;
+    double steady_rate() const { return steady_window_s > 0 ? static_cast<double>(steady_completed) / steady_window_s : 0; }
 
     double duration_s() const;
 };

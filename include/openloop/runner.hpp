@@ -43,6 +43,7 @@ struct run_options {
     int concurrency = 0;  // > 0: closed loop with this many workers
     double duration_s = 0;          // measured window; 0: no time bound
     std::uint64_t num_requests = 0; // measured requests; 0: no count bound
+    bool all_bounds = false;        // stop when every bound is met (a sweep stage), not the first
     double warmup_s = 0;
     std::uint64_t warmup_requests = 0;
     std::size_t max_inflight = 10'000;
@@ -55,6 +56,8 @@ struct run_options {
     std::size_t max_body = 256u << 20;
     std::size_t spare_connections = 16;
     double grace_s = 10;  // after Ctrl-C, how long in-flight requests may finish
+    double drain_s = 0;   // after the last send, how long in-flight requests may finish; 0: no limit
+    std::size_t overload_inflight = 0;  // abort when more than this many are in flight; 0: never
 
     // Results.
     std::string out_dir;  // empty: no files
@@ -62,6 +65,7 @@ struct run_options {
     double lag_bound_ms = 1.0;
     goodput_slo slo;
     std::size_t ring_capacity = 1u << 20;
+    bool steady_throughput = false;  // see reporter_options::steady_throughput
     boost::json::object config;  // every parameter as given, secrets redacted (goes into summary.json)
 };
 
@@ -70,6 +74,7 @@ struct run_outcome {
     boost::json::object summary;
     verdict judgement;
     bool interrupted = false;  // Ctrl-C / SIGTERM
+    bool overloaded = false;   // aborted: in flight exceeded overload_inflight
 };
 
 // Runs to completion (or interruption) on the calling thread; throws

@@ -1,0 +1,127 @@
+#define BOOST_TEST_MODULE sweep
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/engine.hpp"
+#include "openloop/slo.hpp"
+#include "openloop/sweep.hpp"
+#include "test_http.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+namespace json = boost::json;
+using namespace test_http;
+
+namespace {
+
+json::object read_json(const std::string& path) {
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    BOOST_TEST_REQUIRE(!text.empty(), "missing " << path);
+    return json::parse(text).as_object();
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// An automatic sweep (ramp x2, bisect to 5 %) against a simulator preset, with
+// short stages: enough samples to see throughput stop following the offered rate.
+json::object auto_sweep(const temp_dir& dir, const std::string& name, const std::string& preset, int input, int output,
+                        double start_rate) {
+    const std::string out = dir.file(name);
+    const std::string cmd = std::string(OPENLOOP_BIN) + " sweep --progress off --target sim:" + preset +
+                            " --input-len " + std::to_string(input) + " --output-len " + std::to_string(output) +
+                            " --ignore-eos --rates auto --start-rate " + std::to_string(start_rate) +
+                            " --precision 5% --stage-duration 4s --min-samples 150 --warmup 2s --cooldown 0.5s"
+                            " --out " + out + " > " + out + ".log 2>&1";
+    const int rc = std::system(cmd.c_str());
+    BOOST_TEST_REQUIRE(rc == 0, slurp(out + ".log"));
+    return read_json(out + "/sweep.json");
+}
+
+void expect_knee_near_prediction(const json::object& sweep, const std::string& preset, int input, int output) {
+    const auto predicted = openloop::predict_capacity(*openloop::find_preset(preset), input, output).max_request_rate;
+    const auto& knee = sweep.at("knees").as_object().at("saturation").as_object();
+    BOOST_TEST_REQUIRE(knee.at("found").as_bool(), knee.at("explanation").as_string());
+    const double rate = knee.at("rate").to_number<double>();
+    BOOST_TEST_MESSAGE(preset << " " << input << "/" << output << ": saturation knee " << rate << " req/s, predicted "
+                              << predicted << " (" << knee.at("explanation").as_string() << ")");
+    BOOST_TEST(rate >= 0.9 * predicted);
+    BOOST_TEST(rate <= 1.1 * predicted);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(saturation_knee_matches_the_predicted_capacity) {
+    temp_dir dir;
+    const auto cpu = auto_sweep(dir, "cpu", "cpu-small", 32, 8, 8);
+    expect_knee_near_prediction(cpu, "cpu-small", 32, 8);
+    const auto h100 = auto_sweep(dir, "h100", "h100-8b", 128, 16, 50);
+    expect_knee_near_prediction(h100, "h100-8b", 128, 16);
+
+    // The report's files and shape.
+    for (const char* f : {"sweep.json", "sweep.md", "sweep.csv"})
+        BOOST_TEST(std::filesystem::exists(dir.file("cpu") + "/" + f), f);
+    const std::string md = slurp(dir.file("cpu") + "/sweep.md");
+    BOOST_TEST(md.find("saturation knee |") != std::string::npos, md);
+    BOOST_TEST(md.find("Little's law") != std::string::npos);
+    const auto& stages = cpu.at("stages").as_array();
+    BOOST_TEST(stages.size() >= 4u);
+    for (const auto& s : stages) {
+        const auto& row = s.as_object();
+        BOOST_TEST(std::filesystem::exists(dir.file("cpu") + "/" + std::string(row.at("dir").as_string()) + "/summary.json"));
+        if (!row.at("aborted").as_bool()) BOOST_TEST(row.at("samples").to_number<int>() >= 150);
+        // Enough samples for p99: the confidence interval is bounded and brackets the estimate.
+        const auto& ttft = row.at("ttft_ms").as_object();
+        if (row.at("samples").to_number<int>() >= 368) {
+            const auto& ci = ttft.at("p99_ci").as_array();
+            BOOST_TEST(ci[0].to_number<double>() <= ttft.at("p99").to_number<double>() + 1e-9);
+            BOOST_TEST(ci[1].to_number<double>() >= ttft.at("p99").to_number<double>() - 1e-9);
+        }
+    }
+
+    // The SLO knee moves down when the SLO is tightened: judge the same measured
+    // stages against a loose and a tight E2E p95 limit taken from the data.
+    std::vector<json::object> rows;
+    std::vector<double> e2e;
+    for (const auto& s : stages) {
+        rows.push_back(s.as_object());
+        if (s.as_object().at("verdict").as_string() == "good")
+            e2e.push_back(s.as_object().at("e2e_ms").as_object().at("p95").to_number<double>());
+    }
+    std::sort(e2e.begin(), e2e.end());
+    BOOST_TEST_REQUIRE(e2e.size() >= 2u);
+    const auto knee_at = [&](double limit_ms) {
+        const auto slos = openloop::parse_slos({"e2e_p95=" + std::to_string(limit_ms) + "ms"});
+        const auto report = openloop::analyse_sweep(rows, slos, false, 30, 0.95);
+        const auto& k = report.at("knees").as_object().at("slo").as_object();
+        return k.at("found").as_bool() ? k.at("rate").to_number<double>() : 0.0;
+    };
+    const double loose = knee_at(e2e.back() + 1);
+    const double tight = knee_at((e2e.front() + e2e[1]) / 2);
+    BOOST_TEST_MESSAGE("SLO knee: loose " << loose << " req/s, tight " << tight << " req/s");
+    BOOST_TEST(loose > 0);
+    BOOST_TEST(tight < loose);
+    BOOST_TEST(knee_at(e2e.front() / 2) == 0.0);  // tighter than anything measured: no stage qualifies
+}
+
+BOOST_AUTO_TEST_CASE(closed_loop_ladder_uses_the_same_report) {
+    temp_dir dir;
+    const std::string out = dir.file("ladder");
+    const std::string cmd = std::string(OPENLOOP_BIN) +
+                            " sweep --progress off --target sim:cpu-small --input-len 16 --output-len 4 --ignore-eos"
+                            " --concurrency 1,4,16 --min-samples 40 --warmup 1s --cooldown 0s --out " + out + " > " +
+                            out + ".log 2>&1";
+    BOOST_TEST_REQUIRE(std::system(cmd.c_str()) == 0, slurp(out + ".log"));
+    const auto sweep = read_json(out + "/sweep.json");
+    BOOST_TEST(sweep.at("mode").as_string() == "closed-loop");
+    const auto& stages = sweep.at("stages").as_array();
+    BOOST_TEST_REQUIRE(stages.size() == 3u);
+    // More workers, more throughput, until the batch (8 sequences) is full.
+    const double c1 = stages[0].as_object().at("achieved_rate").to_number<double>();
+    const double c4 = stages[1].as_object().at("achieved_rate").to_number<double>();
+    BOOST_TEST(c4 > 2 * c1);
+    BOOST_TEST(slurp(out + "/sweep.md").find("| concurrency |") != std::string::npos);
+}

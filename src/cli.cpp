@@ -523,6 +523,16 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
     } catch (const std::invalid_argument& e) {
         throw usage_error(std::string("sweep: ") + e.what());
     }
+    // Goodput counts the requests that meet every SLO: each latency SLO's limit
+    // becomes a per-request threshold unless --goodput set one for that metric.
+    for (const auto& slo : o.slos) {
+        double* threshold = slo.metric == "ttft"  ? &o.base.slo.ttft_ms
+                          : slo.metric == "tpot"  ? &o.base.slo.tpot_ms
+                          : slo.metric == "itl"   ? &o.base.slo.itl_ms
+                          : slo.metric == "e2e"   ? &o.base.slo.e2e_ms
+                                                  : nullptr;
+        if (threshold && (*threshold < 0 || slo.limit < *threshold)) *threshold = slo.limit;
+    }
     o.start_rate = vm["start-rate"].as<double>();
     o.factor = vm["factor"].as<double>();
     o.max_rate = vm["max-rate"].as<double>();

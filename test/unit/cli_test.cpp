@@ -177,3 +177,21 @@ BOOST_AUTO_TEST_CASE(prepared_request_bytes) {
     BOOST_TEST(bytes.find("\r\nContent-Length: 13\r\n\r\n" + body) != std::string::npos);
     BOOST_TEST(bytes.size() == bytes.find("\r\n\r\n") + 4 + body.size());
 }
+
+BOOST_AUTO_TEST_CASE(sweep_slos_define_goodput_and_stage_length) {
+    const auto cmd = parse_sweep_command({"--slo", "ttft_p99=1s", "--slo", "e2e_p95=10s", "--slo", "error_rate=1%",
+                                          "--rates", "1,2,4", "--out", "-"});
+    BOOST_TEST(cmd.options.slos.size() == 3u);
+    BOOST_TEST(cmd.options.base.slo.ttft_ms == 1000.0);
+    BOOST_TEST(cmd.options.base.slo.e2e_ms == 10000.0);
+    BOOST_TEST(cmd.options.base.slo.tpot_ms < 0);
+    BOOST_TEST(!cmd.options.rates.automatic);
+    BOOST_TEST(cmd.options.rates.rates.size() == 3u);
+    BOOST_TEST(cmd.options.warmup_s == 5.0);  // a stage always warms up
+    BOOST_TEST(samples_for_percentile(99) == 368u);
+    BOOST_CHECK_THROW(parse_sweep_command({"--rates", "4,2"}), usage_error);
+    BOOST_CHECK_THROW(parse_sweep_command({"--slo", "ttft_p99"}), usage_error);
+    BOOST_CHECK_THROW(parse_sweep_command({"--factor", "1"}), usage_error);
+    const auto ladder = parse_sweep_command({"--concurrency", "1,2,4,8"});
+    BOOST_TEST(ladder.options.concurrency.size() == 4u);
+}

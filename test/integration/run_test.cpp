@@ -188,11 +188,8 @@ BOOST_AUTO_TEST_CASE(closed_loop_concurrency) {
 
 BOOST_AUTO_TEST_CASE(tls_with_and_without_the_ca) {
     temp_dir dir;
-    const auto cert = dir.file("cert.pem"), key = dir.file("key.pem");
-    const std::string gen = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
-                            "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " + key + " -out " + cert +
-                            " >/dev/null 2>&1";
-    BOOST_TEST_REQUIRE(std::system(gen.c_str()) == 0);
+    std::string cert, key;
+    BOOST_TEST_REQUIRE(make_self_signed(dir, cert, key));
     auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--tls-cert", cert, "--tls-key", key});
     int rc = run({"--target", sim.url, "--model", "openloop-sim", "--ca-file", cert, "--rate", "20",
                   "--num-requests", "20", "--input-len", "16", "--output-len", "8", "--ignore-eos", "--out",

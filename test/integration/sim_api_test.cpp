@@ -223,11 +223,8 @@ BOOST_AUTO_TEST_CASE(server_log_has_ordered_timestamps) {
 
 BOOST_AUTO_TEST_CASE(serves_https_with_a_self_signed_certificate) {
     temp_dir dir;
-    const auto cert = dir.file("cert.pem"), key = dir.file("key.pem");
-    const std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
-                            "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " + key + " -out " + cert +
-                            " >/dev/null 2>&1";
-    BOOST_TEST_REQUIRE(std::system(cmd.c_str()) == 0);
+    std::string cert, key;
+    BOOST_TEST_REQUIRE(make_self_signed(dir, cert, key));
     sim s({"--preset", "firehose", "--tls-cert", cert, "--tls-key", key});
     BOOST_TEST(s.child.url.rfind("https://", 0) == 0u);
     request_options o;

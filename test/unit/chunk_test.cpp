@@ -10,19 +10,9 @@
 #include <string>
 #include <vector>
 
-// Counts heap allocations so the test can prove steady-state decoding allocates nothing.
-namespace {
-std::size_t allocations = 0;
-}
+#include "count_allocations.hpp"
 
-[[gnu::noinline]] void* operator new(std::size_t n) {
-    ++allocations;
-    if (void* p = std::malloc(n ? n : 1))
-        return p;
-    throw std::bad_alloc();
-}
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+using test_alloc::allocations;
 
 namespace openloop {
 std::ostream& operator<<(std::ostream& os, chunk_kind k) {

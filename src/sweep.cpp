@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <thread>
+#include <cerrno>
+#include <csignal>
+
+#include <pthread.h>
 
 namespace openloop {
 
@@ -73,25 +75,6 @@ std::optional<double> row_lookup(const json::object& row, std::string_view key) 
     if (stat == "median") stat = "p50";
     if (metric == "e2el") metric = "e2e";
     return at(row, metric + "_ms", stat);
-}
-
-// Knee explanations count stages in rate order; a reader knows them by run order.
-std::string renumber(std::string text, const std::vector<json::object>& rows) {
-    std::string out;
-    std::size_t pos = 0;
-    for (;;) {
-        const auto hit = text.find("stage ", pos);
-        if (hit == std::string::npos) break;
-        std::size_t end = hit + 6;
-        while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
-        out += text.substr(pos, hit + 6 - pos);
-        if (end > hit + 6) {
-            const std::size_t k = std::stoul(text.substr(hit + 6, end - hit - 6));
-            out += k < rows.size() ? fmt("%.0f", number(rows[k], "index").value_or(0)) : text.substr(hit + 6, end - hit - 6);
-        }
-        pos = end;
-    }
-    return out + text.substr(pos);
 }
 
 }  // namespace
@@ -155,7 +138,15 @@ json::object stage_row(std::size_t index, double offered_rate, int concurrency, 
     }
     row["slo_pass"] = slo_pass;
     row["slo_results"] = std::move(checks);
-    const bool follows = concurrency > 0 || (sent_rate > 0 && achieved / sent_rate >= follow_ratio);
+    // A shortfall also has to stand out from noise: below capacity the
+    // arrivals-minus-completions of a window is the change in the in-flight
+    // count, whose variance is about twice its mean L = rate x mean E2E.
+    const double window = st.steady_window_s;
+    const double deficit = (sent_rate - achieved) * window;
+    const double in_flight = sent_rate * e2e_mean.value_or(0) / 1000.0;
+    row["deficit"] = deficit;
+    const bool follows = concurrency > 0 || sent_rate <= 0 || achieved / sent_rate >= follow_ratio ||
+                         deficit <= 3 * std::sqrt(2 * std::max(1.0, in_flight));
     row["follows"] = follows;
     row["aborted"] = outcome.overloaded;
     bool generator_ok = outcome.stats.lost_events == 0;
@@ -181,9 +172,15 @@ json::object stage_row(std::size_t index, double offered_rate, int concurrency, 
 json::object analyse_sweep(std::vector<json::object> rows, const std::vector<slo>& slos, bool closed_loop,
                            double think_time_s, double follow_ratio) {
     const char* x_key = closed_loop ? "concurrency" : "offered_rate";
+    // Stages are numbered in rate order (a bisection runs them out of order);
+    // "run" keeps the order they ran in, "dir" where their results are.
     std::sort(rows.begin(), rows.end(), [&](const json::object& a, const json::object& b) {
         return number(a, x_key).value_or(0) < number(b, x_key).value_or(0);
     });
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (!rows[i].contains("run")) rows[i]["run"] = rows[i]["index"];
+        rows[i]["index"] = i;
+    }
     std::vector<double> xs;
     std::vector<bool> pass;
     std::vector<slo_status> status;
@@ -234,9 +231,9 @@ json::object analyse_sweep(std::vector<json::object> rows, const std::vector<slo
         const auto k = find_confident_slo_knee(xs, status);
         json::object o{{"found", k.point.found},
                        {"rate", k.point.rate},
-                       {"stage", k.point.found ? json::value(number(rows[k.point.stage], "index").value_or(0)) : json::value(nullptr)},
-                       {"explanation", renumber(k.point.explanation, rows)},
-                       {"warning", renumber(k.point.warning, rows)},
+                       {"stage", k.point.found ? json::value(k.point.stage) : json::value(nullptr)},
+                       {"explanation", k.point.explanation},
+                       {"warning", k.point.warning},
                        {"confident_found", k.confident.found},
                        {"confident_rate", k.confident.rate}};
         knees["slo"] = std::move(o);
@@ -277,12 +274,8 @@ json::object analyse_sweep(std::vector<json::object> rows, const std::vector<slo
                               ": saturation lies above the highest stage";
         }
         json::object s = knee_json(sat);
-        s["explanation"] = renumber(sat.explanation, rows);
-        if (sat.found) s["stage"] = number(rows[sat.stage], "index").value_or(0);
         knees["saturation"] = std::move(s);
         json::object l = knee_json(bend);
-        l["explanation"] = renumber(bend.explanation, rows);
-        if (bend.found) l["stage"] = number(rows[bend.stage], "index").value_or(0);
         knees["latency"] = std::move(l);
         if (!capacity_stage && sat.found) capacity_stage = sat.stage;
     }
@@ -326,6 +319,7 @@ struct table_column {
 
 std::vector<table_column> columns(bool closed_loop) {
     std::vector<table_column> c;
+    c.push_back({"stage", [](const json::object& r) { return cell(number(r, "index"), "%.0f"); }});
     if (closed_loop) {
         c.push_back({"concurrency", [](const json::object& r) { return cell(number(r, "concurrency"), "%g"); }});
     } else {
@@ -427,6 +421,25 @@ std::string sweep_csv(const json::object& report) {
 
 namespace {
 
+// Sleeps between stages with SIGINT/SIGTERM held, so Ctrl-C then ends the
+// sweep cleanly instead of killing it; true when one arrived.
+bool cool_down(double seconds) {
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    const auto ns = static_cast<std::int64_t>(seconds * 1e9);
+    const timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    int got = -1;
+    do {
+        got = sigtimedwait(&set, nullptr, &timeout);
+    } while (got < 0 && errno == EINTR);
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    if (got > 0) std::fprintf(stderr, "\nopenloop: interrupted between stages; the report covers the stages so far\n");
+    return got > 0;
+}
+
 void write_text(const std::filesystem::path& path, const std::string& text) {
     std::ofstream out(path);
     out << text;
@@ -437,10 +450,13 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 
 sweep_result run_sweep(const sweep_options& opt) {
     const bool closed = !opt.concurrency.empty();
-    double top_pct = 99.0;
+    // The highest percentile any SLO judges (p99 when there are none) sets
+    // how many samples a stage needs.
+    double top_pct = 0;
     for (const auto& s : opt.slos) {
-        if (s.stat == "p99.9") top_pct = std::max(top_pct, 99.9);
+        if (s.stat.size() > 1 && s.stat[0] == 'p') top_pct = std::max(top_pct, std::stod(s.stat.substr(1)));
     }
+    if (top_pct == 0) top_pct = 99.0;
     const std::uint64_t min_samples = opt.min_samples > 0 ? opt.min_samples : samples_for_percentile(top_pct);
     std::filesystem::path out(opt.out_dir);
     if (!opt.out_dir.empty()) std::filesystem::create_directories(out);
@@ -526,8 +542,7 @@ sweep_result run_sweep(const sweep_options& opt) {
         result.stages.push_back({std::move(row), good});
         result.interrupted = outcome.interrupted;
         publish();
-        if (!outcome.interrupted && opt.cooldown_s > 0)
-            std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<std::int64_t>(opt.cooldown_s * 1000)));
+        if (!outcome.interrupted && opt.cooldown_s > 0 && cool_down(opt.cooldown_s)) result.interrupted = true;
         return good;
     };
 

@@ -34,7 +34,7 @@ json::object auto_sweep(const temp_dir& dir, const std::string& name, const std:
     const std::string cmd = std::string(OPENLOOP_BIN) + " sweep --progress off --target sim:" + preset +
                             " --input-len " + std::to_string(input) + " --output-len " + std::to_string(output) +
                             " --ignore-eos --rates auto --start-rate " + std::to_string(start_rate) +
-                            " --precision 5% --stage-duration 4s --min-samples 150 --warmup 2s --cooldown 0.5s"
+                            " --precision 5% --stage-duration 4s --min-samples 300 --warmup 2s --cooldown 0.5s"
                             " --out " + out + " > " + out + ".log 2>&1";
     const int rc = std::system(cmd.c_str());
     BOOST_TEST_REQUIRE(rc == 0, slurp(out + ".log"));
@@ -72,7 +72,7 @@ BOOST_AUTO_TEST_CASE(saturation_knee_matches_the_predicted_capacity) {
     for (const auto& s : stages) {
         const auto& row = s.as_object();
         BOOST_TEST(std::filesystem::exists(dir.file("cpu") + "/" + std::string(row.at("dir").as_string()) + "/summary.json"));
-        if (!row.at("aborted").as_bool()) BOOST_TEST(row.at("samples").to_number<int>() >= 150);
+        if (!row.at("aborted").as_bool()) BOOST_TEST(row.at("samples").to_number<int>() >= 300);
         // Enough samples for p99: the confidence interval is bounded and brackets the estimate.
         const auto& ttft = row.at("ttft_ms").as_object();
         if (row.at("samples").to_number<int>() >= 368) {

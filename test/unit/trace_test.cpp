@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE trace
 #include <boost/test/unit_test.hpp>
 
+#include "words.hpp"
+
 #include "openloop/tokens.hpp"
 #include "openloop/trace.hpp"
 
@@ -43,16 +45,6 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
     return s;
 }
 
-std::vector<std::string_view> words(std::string_view s) {
-    std::vector<std::string_view> out;
-    while (!s.empty()) {
-        const std::size_t sp = s.find(' ');
-        out.push_back(s.substr(0, sp));
-        if (sp == std::string_view::npos) break;
-        s.remove_prefix(sp + 1);
-    }
-    return out;
-}
 
 // The message of the std::runtime_error that f throws ("" if none).
 template <class F>

@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE workload
 #include <boost/test/unit_test.hpp>
 
+#include "words.hpp"
+
 #include "openloop/tokens.hpp"
 #include "openloop/trace.hpp"
 #include "openloop/workload.hpp"
@@ -34,16 +36,6 @@ struct temp_file {
     std::string str() const { return path.string(); }
 };
 
-std::vector<std::string_view> words(std::string_view s) {
-    std::vector<std::string_view> out;
-    while (!s.empty()) {
-        const std::size_t sp = s.find(' ');
-        out.push_back(s.substr(0, sp));
-        if (sp == std::string_view::npos) break;
-        s.remove_prefix(sp + 1);
-    }
-    return out;
-}
 
 template <class E, class F>
 std::string error_of(F&& f) {

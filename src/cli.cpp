@@ -22,6 +22,9 @@ namespace openloop {
 
 namespace po = boost::program_options;
 
+// --help lines: wide enough that descriptions read as sentences.
+constexpr unsigned help_width = 120;
+
 namespace {
 
 constexpr const char* top_usage = R"(openloop - open-loop load generator for OpenAI-compatible LLM inference servers
@@ -171,7 +174,7 @@ std::string default_out_dir() {
 
 // Options shared by `run` and `sweep`.
 po::options_description run_option_groups() {
-    po::options_description target("Target");
+    po::options_description target("Target", help_width, help_width / 2);
     target.add_options()
         ("target", po::value<std::string>()->default_value("sim:cpu-small"),
          "server to load: the API base URL (http(s)://HOST:PORT[/v1]; /v1 is assumed when no path is given), "
@@ -187,7 +190,7 @@ po::options_description run_option_groups() {
         ("sim-arg", po::value<std::vector<std::string>>()->composing(),
          "argument passed to the simulator of a sim: target, e.g. --sim-arg=--fault-500=0.01 (repeatable)");
 
-    po::options_description load("Load");
+    po::options_description load("Load", help_width, help_width / 2);
     load.add_options()
         ("arrival", po::value<std::string>()->default_value("poisson"), "inter-arrival distribution: constant, poisson or gamma")
         ("rate", po::value<double>()->default_value(1.0), "offered request rate, requests/s (open loop)")
@@ -206,7 +209,7 @@ po::options_description run_option_groups() {
                                                   "the last ends (sweep: a list, e.g. 1,2,4,8,16,32)")
         ("shard", po::value<std::string>(), "I/N: run the I-th of N independent sub-schedules (each at rate/N)");
 
-    po::options_description work("Workload");
+    po::options_description work("Workload", help_width, help_width / 2);
     work.add_options()
         ("input-len", po::value<std::string>()->default_value("512"), "prompt tokens: N, uniform:MIN:MAX, normal:MEAN:SD, "
                                                                       "lognormal:MEDIAN:SIGMA (optional :MIN:MAX clip)")
@@ -227,7 +230,7 @@ po::options_description run_option_groups() {
                                 "ITL is then chunk-based unless the server sends it anyway")
         ("extra-body", po::value<std::string>(), "JSON object merged into every request body");
 
-    po::options_description limits("Timeouts and limits");
+    po::options_description limits("Timeouts and limits", help_width, help_width / 2);
     limits.add_options()
         ("connect-timeout", po::value<std::string>()->default_value("10s"), "TCP connect + TLS handshake")
         ("first-token-timeout", po::value<std::string>()->default_value("0"), "request sent -> first content chunk; 0 = none")
@@ -236,7 +239,7 @@ po::options_description run_option_groups() {
         ("max-body", po::value<std::size_t>()->default_value(256u << 20), "response body limit, bytes")
         ("grace", po::value<std::string>()->default_value("10s"), "after Ctrl-C, how long in-flight requests may finish");
 
-    po::options_description results("Results");
+    po::options_description results("Results", help_width, help_width / 2);
     results.add_options()
         ("out", po::value<std::string>(), "directory for summary.json, requests.jsonl and timeseries.csv "
                                           "(default results/run-TIMESTAMP; '-' writes no files)")
@@ -438,7 +441,7 @@ int run_main(const std::vector<std::string>& args) {
 }
 
 po::options_description sweep_option_group() {
-    po::options_description sweep("Sweep");
+    po::options_description sweep("Sweep", help_width, help_width / 2);
     sweep.add_options()
         ("rates", po::value<std::string>()->default_value("auto"),
          "offered rates: a list (1,2,4,8), a geometric ladder (0.5:64:x2), an arithmetic one (1:10:+1), or auto: "
@@ -491,7 +494,7 @@ int sweep_main(const std::vector<std::string>& args) {
 }  // namespace
 
 sweep_command parse_sweep_command(const std::vector<std::string>& args) {
-    po::options_description help("General");
+    po::options_description help("General", help_width, help_width / 2);
     help.add_options()("help,h", "show this help");
     po::options_description everything;
     everything.add(help).add(sweep_option_group()).add(run_option_groups());
@@ -561,7 +564,7 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
 
 run_command parse_run_command(const std::vector<std::string>& args) {
     const auto all = run_option_groups();
-    po::options_description help("General");
+    po::options_description help("General", help_width, help_width / 2);
     help.add_options()("help,h", "show this help");
     po::options_description everything;
     everything.add(help).add(all);
@@ -586,7 +589,7 @@ run_command parse_run_command(const std::vector<std::string>& args) {
 }
 
 sim_command parse_sim_command(const std::vector<std::string>& args) {
-    po::options_description server("Server");
+    po::options_description server("Server", help_width, help_width / 2);
     server.add_options()
         ("help,h", "show this help")
         ("preset", po::value<std::string>()->default_value("h100-8b"),
@@ -602,7 +605,7 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
         ("config", po::value<std::string>(), "read options from FILE (key = value lines); the command line wins")
         ("exit-with-parent", po::bool_switch(), "exit when the parent process goes (used when openloop starts the simulator)");
 
-    po::options_description model("Cost model (each overrides the preset)");
+    po::options_description model("Cost model (each overrides the preset)", help_width, help_width / 2);
     model.add_options()
         ("step-base-ms", po::value<double>(), "fixed cost of one engine step, ms")
         ("prefill-token-ms", po::value<double>(), "cost per prompt token computed in a step, ms")
@@ -617,7 +620,7 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
         ("tokens-per-chunk", po::value<int>(), "tokens each decode step produces per sequence, sent as one chunk "
                                                "(models speculative decoding)");
 
-    po::options_description faults("Fault injection (probability per request, at most one fault each)");
+    po::options_description faults("Fault injection (probability per request, at most one fault each)", help_width, help_width / 2);
     faults.add_options()
         ("fault-429", po::value<double>(), "answer HTTP 429 with Retry-After")
         ("fault-500", po::value<double>(), "answer HTTP 500")
@@ -630,14 +633,14 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
         ("slow-first-byte-ms", po::value<int>()->default_value(1000), "delay of an injected slow first byte")
         ("retry-after", po::value<int>()->default_value(1), "seconds sent in Retry-After with 429");
 
-    po::options_description capacity("Capacity prediction");
+    po::options_description capacity("Capacity prediction", help_width, help_width / 2);
     capacity.add_options()
         ("capacity", "print the model's maximum sustainable request rate for --input-len/--output-len and exit")
         ("input-len", po::value<int>()->default_value(512), "prompt tokens of the workload")
         ("output-len", po::value<int>()->default_value(128), "output tokens of the workload")
         ("json", "with --capacity: print JSON");
 
-    po::options_description quirks("Server deviations (to test clients against)");
+    po::options_description quirks("Server deviations (to test clients against)", help_width, help_width / 2);
     quirks.add_options()
         ("quirk", po::value<std::vector<std::string>>()->composing(),
          (std::string("behave like a server that deviates from the OpenAI stream shape (repeatable): ") +

@@ -155,6 +155,17 @@ class PlotSweepTest(unittest.TestCase):
         for label in ("achieved (req/s)", "output tokens/s", "y = x", "0.95", "goodput"):
             self.assertIn(label, thr)
 
+    def test_knees_at_one_rate_share_a_label(self):
+        doc = open_loop_sweep()
+        doc["knees"]["saturation"]["rate"] = doc["knees"]["slo"]["rate"]
+        src = self.write("sweep.json", doc)
+        out = os.path.join(self.dir, "same")
+        proc = self.run_tool(src, "--out", out, "--formats", "svg")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        text = svg_text(os.path.join(out, "throughput.svg"))
+        self.assertIn("SLO + saturation knee 2.5 req/s", text)
+        self.assertEqual(text.count("knee 2.5 req/s"), 1, "one label for both knees")
+
     def test_closed_loop_and_default_out_dir(self):
         src = self.write("sweep.json", closed_loop_sweep())
         proc = self.run_tool(src)  # default --out: the JSON's directory

@@ -1,6 +1,7 @@
 #include "openloop/client.hpp"
 
 #include "openloop/chunk.hpp"
+#include "openloop/process.hpp"
 #include "openloop/sse.hpp"
 
 #include <boost/asio.hpp>
@@ -27,10 +28,6 @@ using steady = std::chrono::steady_clock;
 namespace {
 
 constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
-
-std::int64_t now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(steady::now().time_since_epoch()).count();
-}
 
 bool is_ip_literal(const std::string& host) {
     boost::system::error_code ec;
@@ -317,7 +314,7 @@ net::awaitable<exchange_result> exchange(Stream& stream, beast::tcp_stream& low,
         co_return out;
     }
     out.status = static_cast<int>(parser.get().result_int());
-    cl.emit(event{now_ns(), 0, index, out.status, 0, event_kind::headers});
+    cl.emit(event{steady_now_ns(), 0, index, out.status, 0, event_kind::headers});
 
     sse_parser sse;
     // Per request, since reads of many requests are pending at once; SSE
@@ -337,7 +334,7 @@ net::awaitable<exchange_result> exchange(Stream& stream, beast::tcp_stream& low,
         parser.get().body().size = sizeof scratch;
         timeout_cls = arm(streaming);
         auto [ec, n] = co_await http::async_read_some(stream, buffer, parser, use_tuple);
-        const std::int64_t t = now_ns();
+        const std::int64_t t = steady_now_ns();
         if (ec == http::error::need_buffer) ec = {};
         const std::size_t got = sizeof scratch - parser.get().body().size;
         if (ok_status && got > 0 && stream_failure == error_class::none) {
@@ -420,18 +417,18 @@ net::awaitable<void> client::run(std::uint64_t index, const prepared_request& re
             im.idle.pop_back();
         } else {
             error_class cls{};
-            const std::int64_t t0 = now_ns();
+            const std::int64_t t0 = steady_now_ns();
             c = co_await im.open(cls);
             if (!c) {
                 result.failure = cancelled ? error_class::cancelled : cls;
                 break;
             }
-            const std::int64_t t1 = now_ns();
+            const std::int64_t t1 = steady_now_ns();
             emit(event{t1, t1 - t0, index, 0, 0, event_kind::connect});
         }
         im.keep_spares();
         im.busy.insert(c.get());
-        const std::int64_t t_send = now_ns();
+        const std::int64_t t_send = steady_now_ns();
         if (!sent) {
             sent = true;
             emit(event{t_send, 0, index, 0, 0, event_kind::sent});
@@ -474,7 +471,7 @@ net::awaitable<void> client::run(std::uint64_t index, const prepared_request& re
         break;
     }
     if (result.failure != error_class::none)
-        emit(event{now_ns(), 0, index, static_cast<std::int32_t>(result.failure), result.status, event_kind::failed});
+        emit(event{steady_now_ns(), 0, index, static_cast<std::int32_t>(result.failure), result.status, event_kind::failed});
     --in_flight_;
 }
 

@@ -1,5 +1,7 @@
 #include "openloop/reporter.hpp"
 
+#include "openloop/process.hpp"
+
 #include "openloop/report.hpp"
 
 #include <boost/json/object.hpp>
@@ -37,26 +39,10 @@ double run_stats::duration_s() const {
 
 namespace {
 
-std::int64_t steady_now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
 // Resident set size of this process, MiB; negative when /proc is unreadable.
 double rss_mb() {
-    std::FILE* f = std::fopen("/proc/self/statm", "r");
-    if (f == nullptr) {
-        return -1;
-    }
-    long size = 0;
-    long resident = 0;
-    const int n = std::fscanf(f, "%ld %ld", &size, &resident);
-    std::fclose(f);
-    if (n != 2) {
-        return -1;
-    }
-    return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+    const std::int64_t bytes = resident_memory_bytes();
+    return bytes < 0 ? -1.0 : static_cast<double>(bytes) / (1024.0 * 1024.0);
 }
 
 double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }

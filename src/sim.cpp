@@ -100,21 +100,10 @@ namespace {
 constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 constexpr int fault_kinds = 8;
 
-std::int64_t now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(sim_clock::now().time_since_epoch()).count();
-}
-
 void append_int(std::string& out, std::int64_t v) {
     char buf[24];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
     out.append(buf, end);
-}
-
-std::int64_t resident_bytes() {
-    std::ifstream statm("/proc/self/statm");
-    std::int64_t size = 0, resident = 0;
-    statm >> size >> resident;
-    return resident * 4096;
 }
 
 // A request the simulator accepted, in the terms the engine and the writer need.
@@ -574,7 +563,7 @@ private:
             out.push_back('\n');
         }
         metric("process_resident_memory_bytes", "gauge", "Resident memory of the simulator.",
-               static_cast<double>(resident_bytes()));
+               static_cast<double>(resident_memory_bytes()));
         return out;
     }
 
@@ -624,7 +613,7 @@ private:
     template <class Stream>
     net::awaitable<bool> complete(Stream& stream, const http::request<http::string_body>& req, bool chat) {
         log_record rec;
-        rec.arrival_ns = now_ns();
+        rec.arrival_ns = steady_now_ns();
         rec.endpoint = chat ? "/v1/chat/completions" : "/v1/completions";
         if (auto id = req.find("x-request-id"); id != req.end()) rec.request_id = std::string(id->value());
 
@@ -636,7 +625,7 @@ private:
             }
             rec.status = static_cast<int>(err->status);
             rec.outcome = "rejected";
-            rec.end_ns = now_ns();
+            rec.end_ns = steady_now_ns();
             write_log(rec);
             co_return co_await send(stream, req, err->status, error_body(*err));
         }
@@ -660,7 +649,7 @@ private:
             e.message = std::string("injected fault: ") + std::string(fault_name(f));
             rec.status = static_cast<int>(e.status);
             rec.outcome = "fault";
-            rec.end_ns = now_ns();
+            rec.end_ns = steady_now_ns();
             write_log(rec);
             co_return co_await send(stream, req, e.status, error_body(e), "application/json",
                                     f == fault::http_429 ? cfg_.faults.retry_after_s : -1);
@@ -761,7 +750,7 @@ private:
                 }
                 if (!ok) break;
                 // Stamped as the bytes are handed to the socket: the client cannot see them earlier.
-                const auto t = now_ns();
+                const auto t = steady_now_ns();
                 if (!buf.empty()) ok = co_await write_chunk(stream, frame, buf);
                 if (!ok) {
                     rec.outcome = "client_closed";
@@ -809,7 +798,7 @@ private:
                 std::string s = json::serialize(body);
                 if (f == fault::bad_chunk) s.resize(s.size() / 2);
                 ok = co_await send(stream, req, http::status::ok, std::move(s));
-                rec.first_token_ns = rec.last_token_ns = now_ns();
+                rec.first_token_ns = rec.last_token_ns = steady_now_ns();
                 if (!ok) rec.outcome = "client_closed";
             }
         }
@@ -824,7 +813,7 @@ private:
         if (ok) ++success_;
         rec.completion_tokens = sent;
         rec.cached_tokens = lr.cached_tokens;
-        rec.end_ns = now_ns();
+        rec.end_ns = steady_now_ns();
         write_log(rec);
         co_return ok;
     }
@@ -844,7 +833,7 @@ private:
     std::int64_t streams_ = 0;
     std::int64_t prompt_tokens_ = 0;
     std::int64_t generated_tokens_ = 0;
-    std::int64_t started_ns_ = now_ns();
+    std::int64_t started_ns_ = steady_now_ns();
     std::int64_t started_unix_ = std::chrono::duration_cast<std::chrono::seconds>(
                                      std::chrono::system_clock::now().time_since_epoch()).count();
 };

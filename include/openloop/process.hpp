@@ -3,6 +3,7 @@
 // generator, and the integration tests start it the same way.
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,13 @@ namespace openloop {
 // Raises RLIMIT_NOFILE to its hard limit: thousands of concurrent streams need
 // thousands of sockets, and the usual soft limit is 1024.
 void raise_fd_limit();
+
+// Steady-clock (CLOCK_MONOTONIC) nanoseconds: the one clock of every event,
+// comparable between openloop and its simulator on one host.
+std::int64_t steady_now_ns();
+
+// Resident set size of this process in bytes; -1 when /proc is unreadable.
+std::int64_t resident_memory_bytes();
 
 // Path of the running executable (/proc/self/exe), to start `openloop sim`.
 std::string self_executable();

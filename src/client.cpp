@@ -16,6 +16,9 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include <cerrno>
+#include <sys/socket.h>
+
 namespace openloop {
 
 namespace net = boost::asio;
@@ -111,9 +114,23 @@ struct client::connection {
     std::optional<beast::tcp_stream> tcp;
     std::optional<beast::ssl_stream<beast::tcp_stream>> tls;
     beast::flat_buffer buffer;
-    bool reused = false;  // served a request before: the server may have closed it meanwhile
+    std::int64_t idle_since_ns = 0;  // when it last went back into the pool
+    bool served = false;             // answered a request: the server chose to keep it open
 
     beast::tcp_stream& lowest() { return tls ? beast::get_lowest_layer(*tls) : *tcp; }
+
+    // True when the peer has closed (FIN or RST) or, on plain HTTP, sent bytes
+    // no request asked for (a 408 before closing): not a connection to write
+    // on. A non-blocking peek, so it costs one syscall and never waits. TLS
+    // may hold post-handshake messages (session tickets), so bytes alone do
+    // not condemn it.
+    bool peer_gone() {
+        char byte;
+        const ssize_t n = ::recv(lowest().socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n == 0) return true;
+        if (n > 0) return !tls;
+        return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+    }
 };
 
 struct client::impl {
@@ -121,13 +138,21 @@ struct client::impl {
     client_options opt;
     std::optional<ssl::context> tls;
     tcp::resolver::results_type endpoints;
-    std::vector<std::unique_ptr<connection>> idle;
+    std::vector<std::unique_ptr<connection>> idle;  // most recently used at the back
     std::unordered_set<connection*> busy;
     std::size_t opening = 0;
     bool closing = false;
+    // Some servers close every connection right after a streamed answer,
+    // whatever their Keep-Alive header says (llama.cpp's llama-server does).
+    // Seen a few times and never contradicted by a successful reuse, such
+    // connections stop going back into the pool, so no request races a FIN.
+    bool reuse = true;
+    int closed_after_answer = 0;
+    int reused_ok = 0;
+    net::steady_timer refresh;
     chunk_decoder decoder;  // decode() keeps no state between calls: one serves every request
 
-    impl(net::io_context& io_, client_options o) : io(io_), opt(std::move(o)) {}
+    impl(net::io_context& io_, client_options o) : io(io_), opt(std::move(o)), refresh(io_) {}
 
     // A new connection: TCP connect, then the TLS handshake where configured.
     net::awaitable<std::unique_ptr<connection>> open(error_class& cls) {
@@ -165,7 +190,36 @@ struct client::impl {
         error_class cls{};
         auto c = co_await open(cls);
         --opening;
-        if (c && !closing) idle.push_back(std::move(c));
+        if (c && !closing) put_idle(std::move(c));
+    }
+
+    void put_idle(std::unique_ptr<connection> c) {
+        c->idle_since_ns = steady_now_ns();
+        idle.push_back(std::move(c));
+    }
+
+    bool stale(const connection& c, std::int64_t now) const {
+        return opt.keep_alive_idle.count() > 0 &&
+               now - c.idle_since_ns > std::chrono::nanoseconds(opt.keep_alive_idle).count();
+    }
+
+    // The freshest pooled connection that is still within its idle budget
+    // and still open, or null; the ones it passes over are closed.
+    std::unique_ptr<connection> take_idle() {
+        const std::int64_t now = steady_now_ns();
+        while (!idle.empty()) {
+            auto c = std::move(idle.back());
+            idle.pop_back();
+            if (stale(*c, now)) {
+                close(*c);
+                continue;
+            }
+            if (!c->peer_gone()) return c;
+            if (c->served && now - c->idle_since_ns < 1'000'000'000 && ++closed_after_answer >= 3 && reused_ok == 0)
+                reuse = false;
+            close(*c);
+        }
+        return nullptr;
     }
 
     void keep_spares() {
@@ -173,9 +227,45 @@ struct client::impl {
             net::co_spawn(io, open_one(), net::detached);
     }
 
+    // Closes pooled connections past their idle budget and opens fresh
+    // spares in their place, so that a quiet spell does not leave the next
+    // send with only connections the server is about to close.
+    void schedule_refresh() {
+        if (closing || opt.keep_alive_idle.count() <= 0) return;
+        refresh.expires_after(std::max(opt.keep_alive_idle / 4, std::chrono::milliseconds(10)));
+        refresh.async_wait([this](const boost::system::error_code& ec) {
+            if (ec || closing) return;
+            const std::int64_t now = steady_now_ns();
+            std::erase_if(idle, [&](const std::unique_ptr<connection>& c) {
+                if (!stale(*c, now)) return false;
+                close(*c);
+                return true;
+            });
+            keep_spares();
+            schedule_refresh();
+        });
+    }
+
     void close(connection& c) {
         boost::system::error_code ignored;
         c.lowest().socket().close(ignored);
+    }
+
+    // One request and its whole answer, for setup calls.
+    template <class Request>
+    static net::awaitable<std::pair<int, std::string>> setup_exchange(connection& c, Request& req) {
+        http::response<http::string_body> res;
+        boost::system::error_code ec;
+        c.lowest().expires_after(std::chrono::seconds(30));
+        if (c.tls) {
+            std::tie(ec, std::ignore) = co_await http::async_write(*c.tls, req, use_tuple);
+            if (!ec) std::tie(ec, std::ignore) = co_await http::async_read(*c.tls, c.buffer, res, use_tuple);
+        } else {
+            std::tie(ec, std::ignore) = co_await http::async_write(*c.tcp, req, use_tuple);
+            if (!ec) std::tie(ec, std::ignore) = co_await http::async_read(*c.tcp, c.buffer, res, use_tuple);
+        }
+        if (ec) throw std::runtime_error(std::string(req.method_string()) + " " + std::string(req.target()) + ": " + ec.message());
+        co_return std::pair<int, std::string>{static_cast<int>(res.result_int()), std::move(res.body())};
     }
 };
 
@@ -211,6 +301,7 @@ void client::setup() {
 
 net::awaitable<void> client::open_spare(std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) co_await impl_->open_one();
+    impl_->schedule_refresh();
 }
 
 void client::emit(const event& e) noexcept {
@@ -219,6 +310,7 @@ void client::emit(const event& e) noexcept {
 
 void client::close_all() {
     impl_->closing = true;
+    impl_->refresh.cancel();
     for (auto* c : impl_->busy) impl_->close(*c);
     impl_->idle.clear();
 }
@@ -231,20 +323,23 @@ net::awaitable<std::string> client::get(std::string path) {
     req.set(http::field::host, impl_->opt.target.host_header);
     req.set(http::field::user_agent, "openloop/" OPENLOOP_VERSION);
     for (const auto& [k, v] : impl_->opt.headers) req.set(k, v);
-    http::response<http::string_body> res;
-    boost::system::error_code ec;
-    c->lowest().expires_after(std::chrono::seconds(30));
-    if (c->tls) {
-        std::tie(ec, std::ignore) = co_await http::async_write(*c->tls, req, use_tuple);
-        if (!ec) std::tie(ec, std::ignore) = co_await http::async_read(*c->tls, c->buffer, res, use_tuple);
-    } else {
-        std::tie(ec, std::ignore) = co_await http::async_write(*c->tcp, req, use_tuple);
-        if (!ec) std::tie(ec, std::ignore) = co_await http::async_read(*c->tcp, c->buffer, res, use_tuple);
-    }
-    if (ec) throw std::runtime_error("GET " + path + ": " + ec.message());
-    if (res.result() != http::status::ok)
-        throw std::runtime_error("GET " + path + ": HTTP " + std::to_string(res.result_int()));
-    co_return res.body();
+    auto [status, body] = co_await impl::setup_exchange(*c, req);
+    if (status != 200) throw std::runtime_error("GET " + path + ": HTTP " + std::to_string(status));
+    co_return body;
+}
+
+net::awaitable<std::pair<int, std::string>> client::post(std::string path, std::string json_body) {
+    error_class cls{};
+    auto c = co_await impl_->open(cls);
+    if (!c) throw std::runtime_error("POST " + path + ": " + std::string(error_class_name(cls)) + " error");
+    http::request<http::string_body> req{http::verb::post, path, 11};
+    req.set(http::field::host, impl_->opt.target.host_header);
+    req.set(http::field::user_agent, "openloop/" OPENLOOP_VERSION);
+    req.set(http::field::content_type, "application/json");
+    for (const auto& [k, v] : impl_->opt.headers) req.set(k, v);
+    req.body() = std::move(json_body);
+    req.prepare_payload();
+    co_return co_await impl::setup_exchange(*c, req);
 }
 
 namespace {
@@ -309,7 +404,8 @@ net::awaitable<exchange_result> exchange(Stream& stream, beast::tcp_stream& low,
     auto [hec, hn] = co_await http::async_read_header(stream, buffer, parser, use_tuple);
     if (hec) {
         out.nothing_received = hn == 0 && (hec == http::error::end_of_stream || hec == net::error::connection_reset ||
-                                           hec == net::error::eof);
+                                           hec == net::error::eof || hec == net::error::broken_pipe ||
+                                           hec == ssl::error::stream_truncated);
         out.failure = classify(hec, timeout_cls, cancelled);
         co_return out;
     }
@@ -408,18 +504,20 @@ net::awaitable<void> client::run(std::uint64_t index, const prepared_request& re
     dl.idle = im.opt.idle_timeout;
     exchange_result result;
 
-    // A reused keep-alive connection may have been closed by the server while
-    // idle; a request that received nothing on it is retried once on a new one.
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        std::unique_ptr<connection> c;
-        if (!im.idle.empty()) {
-            c = std::move(im.idle.back());
-            im.idle.pop_back();
-        } else {
+    // A pooled connection (a spare, or one that served a request before) may
+    // have been closed by the server as the request went out: a request that
+    // received nothing at all on one goes again, once, on a fresh connection.
+    // Its clock still runs from the intended time.
+    bool retried = false;
+    for (;;) {
+        std::unique_ptr<connection> c = retried ? nullptr : im.take_idle();
+        const bool pooled = c != nullptr;
+        if (!c) {
             error_class cls{};
             const std::int64_t t0 = steady_now_ns();
             c = co_await im.open(cls);
             if (!c) {
+                result = {};
                 result.failure = cancelled ? error_class::cancelled : cls;
                 break;
             }
@@ -428,10 +526,9 @@ net::awaitable<void> client::run(std::uint64_t index, const prepared_request& re
         }
         im.keep_spares();
         im.busy.insert(c.get());
-        const std::int64_t t_send = steady_now_ns();
         if (!sent) {
             sent = true;
-            emit(event{t_send, 0, index, 0, 0, event_kind::sent});
+            emit(event{steady_now_ns(), 0, index, 0, 0, event_kind::sent});
             const auto start = steady::now();
             if (im.opt.first_token_timeout.count() > 0) dl.first_token = start + im.opt.first_token_timeout;
             if (im.opt.total_timeout.count() > 0) dl.total = start + im.opt.total_timeout;
@@ -449,24 +546,27 @@ net::awaitable<void> client::run(std::uint64_t index, const prepared_request& re
             std::tie(wec, std::ignore) = co_await net::async_write(*c->tcp, net::buffer(req.bytes), use_tuple);
         }
         if (wec) {
-            im.busy.erase(c.get());
             result = {};
             result.failure = classify(wec, error_class::timeout_total, cancelled);
             result.nothing_received = true;
-            if (c->reused && !cancelled && result.failure != error_class::timeout_total) continue;
-            break;
-        }
-        if (c->tls) {
+        } else if (c->tls) {
             result = co_await exchange(*c->tls, low, c->buffer, dl, im.opt.max_body, index, *this, im.decoder, cancelled);
         } else {
             result = co_await exchange(*c->tcp, low, c->buffer, dl, im.opt.max_body, index, *this, im.decoder, cancelled);
         }
         im.busy.erase(c.get());
-        if (result.failure != error_class::none && result.nothing_received && c->reused && !cancelled) continue;
-        if (result.reusable && !im.closing) {
-            c->reused = true;
+        const bool retryable = result.nothing_received && result.failure != error_class::timeout_total &&
+                               result.failure != error_class::cancelled;
+        if (result.failure != error_class::none && retryable && pooled && !retried && !cancelled) {
+            emit(event{steady_now_ns(), 0, index, static_cast<std::int32_t>(result.failure), 0, event_kind::retry});
+            retried = true;
+            continue;
+        }
+        if (result.failure == error_class::none && pooled && c->served) ++im.reused_ok;
+        if (result.reusable && !im.closing && im.reuse) {
+            c->served = true;
             c->lowest().expires_never();
-            im.idle.push_back(std::move(c));
+            im.put_idle(std::move(c));
         }
         break;
     }

@@ -142,12 +142,16 @@ sim_child start_sim(const std::string& openloop_exe, const std::vector<std::stri
     std::vector<std::string> argv{openloop_exe, "sim"};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.insert(argv.end(), {"--port", "0", "--exit-with-parent"});
+    return start_server(argv, timeout);
+}
+
+sim_child start_server(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
     sim_child s{child_process(argv), {}, 0};
     const std::string line = s.process.read_line(timeout);
     const auto at = line.find(" on ");
     const auto colon = line.rfind(':');
     if (at == std::string::npos || colon == std::string::npos || colon < at)
-        throw std::runtime_error("openloop sim printed an unexpected first line: " + line);
+        throw std::runtime_error(argv[0] + " printed an unexpected first line: " + line);
     s.url = line.substr(at + 4);
     s.port = static_cast<unsigned short>(std::stoi(line.substr(colon + 1)));
     return s;

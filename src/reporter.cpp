@@ -66,7 +66,9 @@ struct request_state {
     std::int32_t input_tokens = 0;
     std::int32_t max_tokens = 0;
     std::int32_t http_status = 0;
+    std::int32_t prompt_tokens = -1;  // the server's usage.prompt_tokens
     bool warmup = false;
+    bool retried = false;
     // Kept until the request ends: a failed request must add no samples.
     std::vector<chunk_gap> gaps;
 };
@@ -265,6 +267,12 @@ struct reporter::impl {
             break;
         case event_kind::done: on_done(e); break;
         case event_kind::failed: on_failed(e); break;
+        case event_kind::retry:
+            if (auto* r = find(e.request); r != nullptr && !r->retried) {
+                r->retried = true;
+                if (!r->warmup) ++stats_.retried_stale;
+            }
+            break;
         }
     }
 
@@ -322,6 +330,7 @@ struct reporter::impl {
         end.output_from_usage = e.a >= 0;
         end.output_tokens = end.output_from_usage ? e.a : r.chunks;
         end.cached_tokens = e.v;
+        r.prompt_tokens = e.b;
         const bool has_content = r.first_chunk >= 0;
         const std::int64_t ttft = has_content ? r.first_chunk - r.intended : -1;
         const std::int64_t e2e = has_content ? r.last_chunk - r.intended : -1;
@@ -344,7 +353,12 @@ struct reporter::impl {
         stats_.total_output_tokens += end.output_tokens;
         if (e.b >= 0) {
             stats_.server_prompt_tokens += e.b;
+            ++stats_.prompt_checked;
+            stats_.prompt_intended_tokens += r.input_tokens;
+            if (e.b == r.input_tokens) ++stats_.prompt_exact;
         }
+        stats_.output_requested_tokens += r.max_tokens;
+        if (end.output_tokens == r.max_tokens) ++stats_.output_at_max;
         if (e.v >= 0) {
             stats_.cached_prompt_tokens += e.v;
         }
@@ -482,6 +496,11 @@ struct reporter::impl {
         put_ns(o, "last_token_ns", r.last_chunk);
         put_ns(o, "end_ns", end.end_ns);
         o["input_tokens"] = r.input_tokens;
+        if (r.prompt_tokens >= 0) {
+            o["prompt_tokens"] = r.prompt_tokens;
+        } else {
+            o["prompt_tokens"] = nullptr;
+        }
         o["max_tokens"] = r.max_tokens;
         o["output_tokens"] = end.output_tokens;
         o["output_tokens_source"] = end.output_from_usage ? "usage" : "chunks";
@@ -495,6 +514,12 @@ struct reporter::impl {
             o["tpot_ms"] = nullptr;
         }
         put_ms(o, "e2e_ms", r.intended, r.last_chunk);
+        o["retried"] = r.retried;
+        if (r.connect >= 0) {
+            o["connect_ms"] = ms(r.connect);
+        } else {
+            o["connect_ms"] = nullptr;  // on a pooled connection: no connect on its path
+        }
         requests_ << compact_json(o) << '\n';
     }
 

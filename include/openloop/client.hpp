@@ -46,6 +46,11 @@ struct client_options {
     std::chrono::milliseconds total_timeout{0};        // 0: none
     std::size_t max_body = 256u << 20;
     std::size_t spare_connections = 0;  // idle connections kept ready, so connects stay off the send path
+    // A pooled connection idle longer than this is closed, never written on:
+    // servers close idle keep-alive connections (uvicorn and cpp-httplib after
+    // 5 s), and a request written as the server closes is lost. Spares past
+    // it are replaced by fresh ones. 0: no limit.
+    std::chrono::milliseconds keep_alive_idle{4'000};
 };
 
 // A request prepared ahead of its send time: the complete HTTP/1.1 bytes.
@@ -67,7 +72,9 @@ public:
     // and throws std::runtime_error with context on failure.
     void setup();
 
-    // Opens n connections into the idle pool (errors are left for requests to meet).
+    // Opens n connections into the idle pool (errors are left for requests to
+    // meet) and from then on keeps the pool fresh: stale spares are replaced
+    // every keep_alive_idle / 4 until close_all().
     boost::asio::awaitable<void> open_spare(std::size_t n);
 
     // One request, start to end; every outcome ends in a done or failed event.
@@ -76,9 +83,12 @@ public:
 
     // A plain GET for setup (model discovery): the body of a 200 answer, or an exception.
     boost::asio::awaitable<std::string> get(std::string path);
+    // A JSON POST for setup (tokenizer calibration): the status and body of
+    // any answer, or an exception when there was none.
+    boost::asio::awaitable<std::pair<int, std::string>> post(std::string path, std::string json_body);
 
     void emit(const event& e) noexcept;  // into the ring; counts a loss when it is full
-    void close_all();                    // aborts every connection (grace period over)
+    void close_all();                    // aborts every connection (grace period over) and stops the refresh
     std::uint64_t lost_events() const noexcept { return lost_.load(std::memory_order_relaxed); }
     std::size_t in_flight() const noexcept { return in_flight_; }
 

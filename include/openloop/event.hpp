@@ -19,6 +19,8 @@ enum class event_kind : std::uint8_t {
     done,     // t = end of stream ([DONE] or body end); a = completion tokens from usage (-1: none);
               //     b = prompt tokens from usage (-1: none); v = cached prompt tokens (-1: none)
     failed,   // t = when it failed; a = error_class; b = HTTP status (0 if none)
+    retry,    // t = when a pooled connection gave nothing back; a = error_class it ended in.
+              //     The request goes again, once, on a fresh connection (a connect event follows)
 };
 
 // Flags carried in a start/refused event's v.

@@ -60,5 +60,9 @@ struct sim_child {
 };
 sim_child start_sim(const std::string& openloop_exe, const std::vector<std::string>& args,
                     std::chrono::milliseconds timeout = std::chrono::seconds(10));
+// Any server that prints "... listening on http://HOST:PORT" as its first
+// stdout line (the uvicorn test server does): starts argv and reads it.
+sim_child start_server(const std::vector<std::string>& argv,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
 }  // namespace openloop

@@ -78,6 +78,14 @@ struct run_stats {
     std::uint64_t itl_token_samples = 0;     // ITL samples from per-chunk token counts
     std::uint64_t itl_chunk_samples = 0;     // ITL samples that are chunk intervals (counts unknown)
     std::uint64_t good = 0;                  // requests meeting every goodput SLO
+    std::uint64_t retried_stale = 0;         // sent again on a fresh connection after a pooled one gave nothing
+
+    // Length fidelity of completed requests: what was asked against what the server counted.
+    std::uint64_t prompt_checked = 0;         // completed with usage.prompt_tokens
+    std::uint64_t prompt_exact = 0;           // ... equal to the intended input length
+    std::int64_t prompt_intended_tokens = 0;  // intended input tokens of the checked ones
+    std::int64_t output_requested_tokens = 0; // max_tokens summed over completed requests
+    std::uint64_t output_at_max = 0;          // completed with exactly max_tokens output tokens
 
     std::int64_t first_intended_ns = 0;  // of the first measured request
     std::int64_t last_end_ns = 0;        // of the last measured request to finish

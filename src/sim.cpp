@@ -1,6 +1,7 @@
 #include "openloop/sim.hpp"
 
 #include "openloop/process.hpp"
+#include "openloop/sim_tokenizer.hpp"
 #include "openloop/tokens.hpp"
 
 #include <boost/asio.hpp>
@@ -80,6 +81,8 @@ bool set_quirk(sim_quirks& q, std::string_view name) {
         {"keepalive-comments", &sim_quirks::keepalive_comments},
         {"empty-choices-chunk", &sim_quirks::empty_choices_chunk},
         {"error-500", &sim_quirks::error_500},
+        {"close-after-completion", &sim_quirks::close_after_completion},
+        {"close-stale", &sim_quirks::close_stale},
     };
     for (const auto& [n, member] : table) {
         if (n == name) {
@@ -92,7 +95,7 @@ bool set_quirk(sim_quirks& q, std::string_view name) {
 
 std::string_view quirk_names() {
     return "no-role-chunk, usage-in-last-chunk, always-usage, ignore-stream-options, no-done, keepalive-comments, "
-           "empty-choices-chunk, error-500";
+           "empty-choices-chunk, error-500, close-after-completion, close-stale";
 }
 
 namespace {
@@ -127,29 +130,6 @@ struct api_error {
     std::string message;
 };
 
-// Counts the words of a chat message's content: a string or a list of parts.
-bool add_content(const json::value& content, completion_request& r, std::string& err) {
-    auto add_text = [&](std::string_view text) {
-        auto ids = text_token_ids(text);
-        r.token_ids.insert(r.token_ids.end(), ids.begin(), ids.end());
-    };
-    if (content.is_string()) {
-        add_text(content.get_string());
-        return true;
-    }
-    if (content.is_null()) return true;
-    if (!content.is_array()) {
-        err = "messages[].content must be a string or a list of content parts";
-        return false;
-    }
-    for (const auto& part : content.get_array()) {
-        const auto* obj = part.if_object();
-        const auto* text = obj ? obj->if_contains("text") : nullptr;
-        if (text && text->is_string()) add_text(text->get_string());
-    }
-    return true;
-}
-
 bool read_int(const json::object& o, std::string_view key, int& out, std::string& err) {
     const auto* v = o.if_contains(key);
     if (!v || v->is_null()) return true;
@@ -161,81 +141,83 @@ bool read_int(const json::object& o, std::string_view key, int& out, std::string
     return true;
 }
 
-std::optional<api_error> parse_completion(std::string_view body, bool chat, const sim_config& cfg,
-                                          completion_request& r) {
-    auto bad = [](std::string message) { return api_error{http::status::bad_request, "BadRequestError", std::move(message)}; };
-    json::error_code ec;
-    json::value doc = json::parse(body, ec);
-    if (ec) return bad("Invalid JSON body: " + ec.message());
-    const auto* o = doc.if_object();
-    if (!o) return bad("The request body must be a JSON object");
-    r.chat = chat;
+api_error bad_request(std::string message) { return {http::status::bad_request, "BadRequestError", std::move(message)}; }
 
+std::string error_body(const api_error& e) {
+    json::object inner{{"message", e.message}, {"type", e.type}, {"param", nullptr},
+                       {"code", static_cast<int>(e.status)}};
+    return json::serialize(json::object{{"error", std::move(inner)}});
+}
+
+// doc := body, a JSON object addressed to the served model (or to no model).
+std::optional<api_error> parse_body(std::string_view body, const sim_config& cfg, json::value& doc) {
+    json::error_code ec;
+    doc = json::parse(body, ec);
+    if (ec) return bad_request("Invalid JSON body: " + ec.message());
+    const auto* o = doc.if_object();
+    if (!o) return bad_request("The request body must be a JSON object");
     if (const auto* m = o->if_contains("model"); m && m->is_string() && m->get_string() != cfg.served_model_name) {
         return api_error{http::status::not_found, "NotFoundError",
                          "The model `" + std::string(m->get_string()) + "` does not exist."};
     }
+    return std::nullopt;
+}
+
+std::optional<api_error> parse_completion(std::string_view body, bool chat, const sim_config& cfg,
+                                          completion_request& r) {
+    json::value doc;
+    if (auto e = parse_body(body, cfg, doc)) return e;
+    const auto& o = doc.get_object();
+    r.chat = chat;
     std::string err;
-    if (chat) {
-        const auto* messages = o->if_contains("messages");
-        if (!messages || !messages->is_array() || messages->get_array().empty())
-            return bad("messages: a non-empty list is required");
-        for (const auto& msg : messages->get_array()) {
-            const auto* mo = msg.if_object();
-            if (!mo) return bad("messages[]: each message must be an object");
-            const auto* content = mo->if_contains("content");
-            if (content && !add_content(*content, r, err)) return bad(err);
-        }
-    } else {
-        const auto* prompt = o->if_contains("prompt");
-        if (!prompt) return bad("prompt: field required");
-        const json::value* p = prompt;
-        if (p->is_array() && !p->get_array().empty() &&
-            (p->get_array()[0].is_string() || p->get_array()[0].is_array())) {
-            if (p->get_array().size() != 1) return bad("prompt: the simulator serves one prompt per request");
-            p = &p->get_array()[0];
-        }
-        if (p->is_string()) {
-            r.token_ids = text_token_ids(p->get_string());
-        } else if (p->is_array()) {
-            for (const auto& t : p->get_array()) {
-                if (!t.is_int64() && !t.is_uint64()) return bad("prompt: token ids must be integers");
-                r.token_ids.push_back(t.to_number<std::uint64_t>());
-            }
-        } else {
-            return bad("prompt: a string or a list of token ids is required");
-        }
-    }
+    if (!request_prompt_ids(cfg.tokenizer, o, chat, r.token_ids, err)) return bad_request(err);
     r.prompt_tokens = static_cast<int>(r.token_ids.size());
 
     int n = 1;
-    if (!read_int(*o, "n", n, err)) return bad(err);
-    if (n != 1) return bad("n: the simulator supports n=1 only");
+    if (!read_int(o, "n", n, err)) return bad_request(err);
+    if (n != 1) return bad_request("n: the simulator supports n=1 only");
 
     // vLLM's defaults: 16 tokens for /v1/completions, the rest of the context for chat.
     r.max_tokens = chat ? cfg.model.max_model_len - r.prompt_tokens : 16;
-    if (!read_int(*o, "max_tokens", r.max_tokens, err)) return bad(err);
-    if (chat && !read_int(*o, "max_completion_tokens", r.max_tokens, err)) return bad(err);
-    if (!read_int(*o, "min_tokens", r.min_tokens, err)) return bad(err);
-    if (r.max_tokens < 1) return bad("max_tokens must be at least 1, got " + std::to_string(r.max_tokens));
-    if (r.min_tokens < 0 || r.min_tokens > r.max_tokens) return bad("min_tokens must be between 0 and max_tokens");
+    if (!read_int(o, "max_tokens", r.max_tokens, err)) return bad_request(err);
+    if (chat && !read_int(o, "max_completion_tokens", r.max_tokens, err)) return bad_request(err);
+    if (!read_int(o, "min_tokens", r.min_tokens, err)) return bad_request(err);
+    if (r.max_tokens < 1) return bad_request("max_tokens must be at least 1, got " + std::to_string(r.max_tokens));
+    if (r.min_tokens < 0 || r.min_tokens > r.max_tokens) return bad_request("min_tokens must be between 0 and max_tokens");
     if (r.prompt_tokens + r.max_tokens > cfg.model.max_model_len) {
-        return bad("This model's maximum context length is " + std::to_string(cfg.model.max_model_len) +
-                   " tokens. However, you requested " + std::to_string(r.prompt_tokens + r.max_tokens) +
-                   " tokens (" + std::to_string(r.prompt_tokens) + " in the messages, " +
-                   std::to_string(r.max_tokens) + " in the completion). Please reduce the length of the "
-                   "messages or completion.");
+        return bad_request("This model's maximum context length is " + std::to_string(cfg.model.max_model_len) +
+                           " tokens. However, you requested " + std::to_string(r.prompt_tokens + r.max_tokens) +
+                           " tokens (" + std::to_string(r.prompt_tokens) + " in the messages, " +
+                           std::to_string(r.max_tokens) + " in the completion). Please reduce the length of the "
+                           "messages or completion.");
     }
-    if (const auto* v = o->if_contains("ignore_eos"); v && v->is_bool()) r.ignore_eos = v->get_bool();
-    if (const auto* v = o->if_contains("temperature"); v && v->is_number()) r.temperature = v->to_number<double>();
-    if (const auto* v = o->if_contains("seed"); v && (v->is_int64() || v->is_uint64())) r.seed = v->to_number<std::int64_t>();
-    if (const auto* v = o->if_contains("stream"); v && v->is_bool()) r.stream = v->get_bool();
-    if (const auto* so = o->if_contains("stream_options"); so && so->is_object()) {
+    if (const auto* v = o.if_contains("ignore_eos"); v && v->is_bool()) r.ignore_eos = v->get_bool();
+    if (const auto* v = o.if_contains("temperature"); v && v->is_number()) r.temperature = v->to_number<double>();
+    if (const auto* v = o.if_contains("seed"); v && (v->is_int64() || v->is_uint64())) r.seed = v->to_number<std::int64_t>();
+    if (const auto* v = o.if_contains("stream"); v && v->is_bool()) r.stream = v->get_bool();
+    if (const auto* so = o.if_contains("stream_options"); so && so->is_object()) {
         if (const auto* v = so->get_object().if_contains("include_usage"); v && v->is_bool()) r.include_usage = v->get_bool();
         if (const auto* v = so->get_object().if_contains("continuous_usage_stats"); v && v->is_bool())
             r.continuous_usage = v->get_bool();
     }
     return std::nullopt;
+}
+
+// POST /tokenize in vLLM's shape: {"prompt": str} or {"messages": [...]},
+// counted as the completion or chat request with the same fields would be.
+std::pair<http::status, std::string> tokenize_response(std::string_view body, const sim_config& cfg) {
+    json::value doc;
+    if (auto e = parse_body(body, cfg, doc)) return {e->status, error_body(*e)};
+    std::vector<std::uint64_t> ids;
+    std::string err;
+    if (!tokenize_request_ids(cfg.tokenizer, doc.get_object(), ids, err))
+        return {http::status::bad_request, error_body(bad_request(err))};
+    json::array tokens;
+    tokens.reserve(ids.size());
+    for (auto id : ids) tokens.emplace_back(sim_vocab_id(id));
+    return {http::status::ok, json::serialize(json::object{{"count", tokens.size()},
+                                                           {"max_model_len", cfg.model.max_model_len},
+                                                           {"tokens", std::move(tokens)}})};
 }
 
 // Output length: exactly max_tokens with ignore_eos; otherwise a "natural"
@@ -248,12 +230,6 @@ int output_length(const completion_request& r, std::uint64_t h) {
     const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
     const int natural = std::max(1, static_cast<int>(std::lround(200.0 * std::exp(0.8 * z))));
     return std::clamp(natural, std::max(1, r.min_tokens), r.max_tokens);
-}
-
-std::string error_body(const api_error& e) {
-    json::object inner{{"message", e.message}, {"type", e.type}, {"param", nullptr},
-                       {"code", static_cast<int>(e.status)}};
-    return json::serialize(json::object{{"error", std::move(inner)}});
 }
 
 // Formats the SSE events of one response. Each event is built into a reused
@@ -466,7 +442,30 @@ private:
             if (ec) co_return;
         }
         beast::flat_buffer buffer;
-        for (;;) {
+        auto idle_since = std::chrono::steady_clock::now();
+        for (int served = 0;;) {
+            // Idle until the first byte of the next request, under the
+            // keep-alive timeout; the rest of the request gets the read timeout.
+            if (buffer.size() == 0) {
+                if (cfg_.keep_alive_timeout.count() > 0) {
+                    tcp_of(stream).expires_after(cfg_.keep_alive_timeout);
+                } else {
+                    tcp_of(stream).expires_never();
+                }
+                auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
+                if (ec == beast::error::timeout) {
+                    // The expiry closed the socket: a plain close, TLS or not,
+                    // so the client's next write meets a reset.
+                    ++idle_closes_;
+                    co_return;
+                }
+                if (ec) break;
+                buffer.commit(n);
+                if (cfg_.quirks.close_stale && std::chrono::steady_clock::now() - idle_since > std::chrono::seconds(1)) {
+                    ++stale_drops_;
+                    co_return;  // closed with the request unread, as at the instant of an idle close
+                }
+            }
             http::request_parser<http::string_body> parser;
             parser.body_limit(cfg_.max_request_bytes);
             tcp_of(stream).expires_after(std::chrono::minutes(5));
@@ -474,8 +473,20 @@ private:
             if (ec) break;
             tcp_of(stream).expires_never();
             auto req = parser.release();
+            // The connection's last request: as one that is not keep-alive, every
+            // response path answers it with Connection: close, and the loop ends.
+            if (cfg_.keep_alive_max_requests > 0 && ++served == cfg_.keep_alive_max_requests && req.keep_alive()) {
+                req.keep_alive(false);
+                ++max_requests_closes_;
+            }
             const bool keep = co_await handle(stream, req);
             if (!keep || !req.keep_alive()) break;
+            idle_since = std::chrono::steady_clock::now();
+            if (cfg_.quirks.close_after_completion && req.method() == http::verb::post &&
+                req.target().ends_with("completions")) {
+                ++completion_closes_;
+                break;
+            }
         }
         if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
             boost::system::error_code ec;
@@ -511,6 +522,11 @@ private:
         if (path == "/v1/chat/completions" || path == "/v1/completions") {
             if (!post) co_return co_await send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
             co_return co_await complete(stream, req, path == "/v1/chat/completions");
+        }
+        if (path == "/tokenize") {
+            if (!post) co_return co_await send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
+            auto [status, body] = tokenize_response(req.body(), cfg_);
+            co_return co_await send(stream, req, status, std::move(body));
         }
         if (path == "/health" || path == "/v1/models" || path == "/metrics") {
             if (!get) co_return co_await send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
@@ -560,6 +576,16 @@ private:
         for (int k = 1; k < fault_kinds; ++k) {
             out.append("openloop_sim_faults_total{kind=\"").append(fault_name(static_cast<fault>(k))).append("\"} ");
             append_int(out, faults_[k]);
+            out.push_back('\n');
+        }
+        out.append("# HELP openloop_sim_keepalive_closes_total Connections the server closed, by reason.\n"
+                   "# TYPE openloop_sim_keepalive_closes_total counter\n");
+        for (auto [reason, n] : {std::pair<std::string_view, std::int64_t>{"idle_timeout", idle_closes_},
+                                 {"max_requests", max_requests_closes_},
+                                 {"quirk_close_stale", stale_drops_},
+                                 {"quirk_close_after_completion", completion_closes_}}) {
+            out.append("openloop_sim_keepalive_closes_total{reason=\"").append(reason).append("\"} ");
+            append_int(out, n);
             out.push_back('\n');
         }
         metric("process_resident_memory_bytes", "gauge", "Resident memory of the simulator.",
@@ -829,6 +855,10 @@ private:
     std::uint64_t next_id_ = 1;
     std::uint64_t completion_index_ = 0;
     std::int64_t faults_[fault_kinds] = {};
+    std::int64_t idle_closes_ = 0;          // keep-alive timeouts
+    std::int64_t stale_drops_ = 0;          // --quirk close-stale
+    std::int64_t completion_closes_ = 0;    // --quirk close-after-completion
+    std::int64_t max_requests_closes_ = 0;  // Connection: close on the last request allowed
     std::int64_t success_ = 0;
     std::int64_t streams_ = 0;
     std::int64_t prompt_tokens_ = 0;

@@ -4,7 +4,9 @@
 // integration-test server and the benchmark target.
 
 #include "openloop/engine.hpp"
+#include "openloop/sim_tokenizer.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -45,6 +47,10 @@ struct sim_quirks {
     bool keepalive_comments = false;     // ": keep-alive" SSE comments between chunks
     bool empty_choices_chunk = false;    // an extra chunk with "choices": [] and no usage after the first
     bool error_500 = false;              // bad requests answered 500 instead of 400
+    // Connection behaviours of real HTTP stacks:
+    bool close_after_completion = false; // closed after every completion answer, Keep-Alive or not (llama.cpp)
+    bool close_stale = false;            // a request arriving after > 1 s idle is dropped unanswered: the race
+                                         // of a request with the server's idle close
 };
 // Sets the quirk NAME (as in --quirk NAME); false when unknown.
 bool set_quirk(sim_quirks& q, std::string_view name);
@@ -62,6 +68,14 @@ struct sim_config {
     std::string tls_cert;  // PEM; with tls_key, serve HTTPS only
     std::string tls_key;
     std::size_t max_request_bytes = 64u << 20;
+    sim_tokenizer_kind tokenizer = sim_tokenizer_kind::words;
+    // An idle connection (no byte of a next request, or of the first one after
+    // the handshake) is closed after this long, as uvicorn (vLLM, SGLang) and
+    // cpp-httplib (llama.cpp) do after 5 s; 0 never closes it.
+    std::chrono::milliseconds keep_alive_timeout{5000};
+    // The N-th request of a connection is answered with Connection: close
+    // (nginx keepalive_requests, cpp-httplib keep_alive_max_count); 0: no limit.
+    int keep_alive_max_requests = 0;
     bool exit_with_parent = false;  // a child of openloop run/tests: never outlive the parent
 };
 

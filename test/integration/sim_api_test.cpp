@@ -6,7 +6,9 @@
 #include "openloop/tokens.hpp"
 #include "test_http.hpp"
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 namespace json = boost::json;
 using namespace test_http;
@@ -256,4 +258,191 @@ BOOST_AUTO_TEST_CASE(capacity_prediction_is_printed) {
     BOOST_TEST(rate == expected.max_request_rate, boost::test_tools::tolerance(1e-9));
     BOOST_TEST(rate > 1.0);
     BOOST_TEST(rate < 10.0);
+}
+
+namespace {
+
+// True when the server closes the connection within `within`: a read meets
+// EOF or a reset. False when it is still open then, or bytes arrive.
+bool closed_by_server(tcp::socket& s, std::chrono::milliseconds within) {
+    const auto deadline = std::chrono::steady_clock::now() + within;
+    s.non_blocking(true);
+    bool closed = false;
+    for (;;) {
+        char byte;
+        boost::system::error_code ec;
+        s.read_some(net::buffer(&byte, 1), ec);
+        if (ec == net::error::eof || ec == net::error::connection_reset) {
+            closed = true;
+            break;
+        }
+        if (ec != net::error::would_block || std::chrono::steady_clock::now() >= deadline) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    s.non_blocking(false);
+    return closed;
+}
+
+request_options health() {
+    request_options o;
+    o.target = "/health";
+    return o;
+}
+
+double metric_value(unsigned short port, const std::string& series) {
+    const auto body = get(port, "/metrics").body;
+    const auto at = body.find("\n" + series + " ");
+    BOOST_TEST_REQUIRE(at != std::string::npos, series);
+    return std::stod(body.substr(at + series.size() + 2));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(idle_keep_alive_connections_are_closed_after_the_timeout) {
+    sim s({"--preset", "firehose", "--keep-alive-timeout", "1s"});
+    net::io_context io;
+    const tcp::endpoint ep(net::ip::make_address("127.0.0.1"), s.port());
+
+    // A second request 0.3 s after the first is served on the same connection.
+    beast::tcp_stream reused(io);
+    reused.connect(ep);
+    BOOST_TEST(exchange(reused, health(), s.port()).status == 200);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto second = exchange(reused, health(), s.port());
+    BOOST_TEST(second.status == 200);
+    BOOST_TEST(!second.error);
+    reused.close();  // closed by the client: not the server's timeout
+
+    // Idle after a response: still open at 0.6 s, closed by 1 s (+ slack).
+    beast::tcp_stream idle(io);
+    idle.connect(ep);
+    BOOST_TEST(exchange(idle, health(), s.port()).status == 200);
+    BOOST_TEST(!closed_by_server(idle.socket(), std::chrono::milliseconds(600)));
+    BOOST_TEST(closed_by_server(idle.socket(), std::chrono::milliseconds(900)));
+    // A client that writes anyway gets no response.
+    auto late = exchange(idle, health(), s.port());
+    BOOST_TEST(late.status == 0);
+    BOOST_TEST(late.error.failed());
+
+    // A connection that never sends a request gets the same budget.
+    beast::tcp_stream silent(io);
+    silent.connect(ep);
+    BOOST_TEST(closed_by_server(silent.socket(), std::chrono::milliseconds(1500)));
+    BOOST_TEST(metric_value(s.port(), "openloop_sim_keepalive_closes_total{reason=\"idle_timeout\"}") == 2);
+}
+
+BOOST_AUTO_TEST_CASE(idle_tls_connections_are_closed_too) {
+    temp_dir dir;
+    std::string cert, key;
+    BOOST_TEST_REQUIRE(make_self_signed(dir, cert, key));
+    sim s({"--preset", "firehose", "--keep-alive-timeout", "500ms", "--tls-cert", cert, "--tls-key", key});
+    net::io_context io;
+    ssl::context ctx(ssl::context::tls_client);
+    ctx.set_verify_mode(ssl::verify_peer);
+    ctx.load_verify_file(cert);
+    beast::ssl_stream<beast::tcp_stream> stream(io, ctx);
+    beast::get_lowest_layer(stream).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), s.port()));
+    stream.handshake(ssl::stream_base::client);
+    BOOST_TEST(exchange(stream, health(), s.port()).status == 200);
+    // Closed at the TCP level, without a TLS close_notify first, as a server that times out does.
+    BOOST_TEST(closed_by_server(beast::get_lowest_layer(stream).socket(), std::chrono::milliseconds(1500)));
+}
+
+BOOST_AUTO_TEST_CASE(keep_alive_timeout_zero_keeps_idle_connections) {
+    sim s({"--preset", "firehose", "--keep-alive-timeout", "0"});
+    net::io_context io;
+    beast::tcp_stream stream(io);
+    stream.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), s.port()));
+    BOOST_TEST(exchange(stream, health(), s.port()).status == 200);
+    BOOST_TEST(!closed_by_server(stream.socket(), std::chrono::milliseconds(1200)));
+    BOOST_TEST(exchange(stream, health(), s.port()).status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(the_last_request_of_a_connection_gets_connection_close) {
+    sim s({"--preset", "firehose", "--keep-alive-max-requests", "2"});
+    net::io_context io;
+    beast::tcp_stream stream(io);
+    stream.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), s.port()));
+    auto first = exchange(stream, health(), s.port());
+    BOOST_TEST(first.status == 200);
+    BOOST_TEST(first.headers.count("Connection") == 0u);
+    request_options o;
+    o.method = "POST";
+    o.target = "/v1/completions";
+    o.body = R"({"prompt":"hello","max_tokens":3,"ignore_eos":true,"stream":true})";
+    auto second = exchange(stream, o, s.port());
+    BOOST_TEST(second.status == 200);
+    BOOST_TEST(!second.error);
+    BOOST_TEST(second.headers["Connection"] == "close");
+    BOOST_TEST(second.body.find("[DONE]") != std::string::npos);
+    BOOST_TEST(closed_by_server(stream.socket(), std::chrono::milliseconds(1000)));
+    BOOST_TEST(metric_value(s.port(), "openloop_sim_keepalive_closes_total{reason=\"max_requests\"}") == 1);
+}
+
+BOOST_AUTO_TEST_CASE(tokenize_under_words_counts_words) {
+    sim s({"--preset", "firehose", "--max-model-len", "4096"});
+    auto r = post(s.port(), "/tokenize", R"({"model":"openloop-sim","prompt":"the model outside"})");
+    BOOST_TEST_REQUIRE(r.status == 200);
+    auto o = json::parse(r.body).as_object();
+    BOOST_TEST(o.at("count").as_int64() == 3);
+    BOOST_TEST(o.at("max_model_len").as_int64() == 4096);
+    BOOST_TEST(o.at("tokens").as_array().size() == 3u);
+    auto chat = post(s.port(), "/tokenize", R"({"messages":[{"role":"user","content":"one two"},{"role":"user","content":"three"}]})");
+    BOOST_TEST(json::parse(chat.body).as_object().at("count").as_int64() == 3);
+
+    auto wrong_model = post(s.port(), "/tokenize", R"({"model":"gpt-9","prompt":"hi"})");
+    BOOST_TEST(wrong_model.status == 404);
+    BOOST_TEST(json::parse(wrong_model.body).as_object().at("error").as_object().at("type").as_string() == "NotFoundError");
+    BOOST_TEST(post(s.port(), "/tokenize", "{not json").status == 400);
+    BOOST_TEST(post(s.port(), "/tokenize", R"({"prompt":[1,2]})").status == 400);
+    BOOST_TEST(get(s.port(), "/tokenize").status == 405);
+}
+
+BOOST_AUTO_TEST_CASE(subword_tokenize_matches_usage) {
+    sim s({"--preset", "cpu-small", "--tokenizer", "subword"});
+    const std::string prompt = "internationalization of the outside model servers";
+    auto t = post(s.port(), "/tokenize", json::serialize(json::object{{"prompt", prompt}}));
+    BOOST_TEST_REQUIRE(t.status == 200);
+    auto to = json::parse(t.body).as_object();
+    const auto count = to.at("count").as_int64();
+    BOOST_TEST(count == 1 + 3 + 1 + 1 + 3 + 2 + 3);  // BOS, then 1-3 tokens a word by its length
+    BOOST_TEST(count != openloop::count_text_tokens(prompt));
+    BOOST_TEST(to.at("tokens").as_array().size() == std::size_t(count));
+    for (const auto& id : to.at("tokens").as_array()) {
+        BOOST_TEST(id.is_int64());
+        BOOST_TEST(id.to_number<std::int64_t>() >= 0);
+        BOOST_TEST(id.to_number<std::int64_t>() < 32000);
+    }
+    auto c = post(s.port(), "/v1/completions",
+                  json::serialize(json::object{{"prompt", prompt}, {"max_tokens", 2}, {"ignore_eos", true}}));
+    BOOST_TEST_REQUIRE(c.status == 200);
+    BOOST_TEST(json::parse(c.body).as_object().at("usage").as_object().at("prompt_tokens").as_int64() == count);
+    // The ids /tokenize shows are the ids the engine saw: sent back as a prompt they hit the prefix cache.
+    const std::string long_prompt = prompt_of(60);
+    auto lt = json::parse(post(s.port(), "/tokenize", json::serialize(json::object{{"prompt", long_prompt}})).body).as_object();
+    const auto long_count = lt.at("count").as_int64();
+    BOOST_TEST(long_count > 60);
+    post(s.port(), "/v1/completions",
+         json::serialize(json::object{{"prompt", long_prompt}, {"max_tokens", 2}, {"ignore_eos", true}}));
+    json::object again{{"prompt", lt.at("tokens")}, {"max_tokens", 2}, {"ignore_eos", true}};
+    auto ids = json::parse(post(s.port(), "/v1/completions", json::serialize(again)).body).as_object();
+    BOOST_TEST(ids.at("usage").as_object().at("prompt_tokens").as_int64() == long_count);
+    BOOST_TEST(ids.at("usage").as_object().at("prompt_tokens_details").as_object().at("cached_tokens").as_int64() >=
+               long_count / 16 * 16 - 16);
+
+    const json::array messages{json::object{{"role", "system"}, {"content", "answer briefly"}},
+                               json::object{{"role", "user"}, {"content", prompt}}};
+    auto tc = post(s.port(), "/tokenize", json::serialize(json::object{{"messages", messages}}));
+    BOOST_TEST_REQUIRE(tc.status == 200);
+    const auto chat_count = json::parse(tc.body).as_object().at("count").as_int64();
+    // BOS + 4 per message + 3 for the generation prompt, and the content: 2+3 and the prompt's 13.
+    BOOST_TEST(chat_count == 1 + 2 * 4 + 3 + 5 + 13);
+    auto cc = post(s.port(), "/v1/chat/completions",
+                   json::serialize(json::object{{"messages", messages}, {"max_tokens", 2}, {"ignore_eos", true},
+                                                {"stream", true}, {"stream_options", json::object{{"include_usage", true}}}}));
+    BOOST_TEST_REQUIRE(cc.status == 200);
+    bool done = false;
+    auto cs = chunks(cc.body, done);
+    BOOST_TEST_REQUIRE(!cs.empty());
+    BOOST_TEST(cs.back().at("usage").as_object().at("prompt_tokens").as_int64() == chat_count);
 }

@@ -1,0 +1,69 @@
+#pragma once
+// How the simulator turns a request's prompt into token ids. `words` is
+// tokens.hpp's one word = one token, which openloop's synthetic prompts are
+// built for, so both sides agree exactly. `subword` counts the way a real
+// server does, so a client's token accounting meets counts it cannot get by
+// counting words: a word is 1-3 tokens by its length, a text prompt gets a BOS
+// token, and a chat prompt gets its template's role headers and end-of-turn
+// tokens. Pure functions: no sockets, no clocks.
+
+#include <boost/json/fwd.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace openloop {
+
+enum class sim_tokenizer_kind { words, subword };
+
+// The kind named NAME (as in --tokenizer NAME); nullopt when unknown.
+std::optional<sim_tokenizer_kind> sim_tokenizer_from_name(std::string_view name);
+
+// Template tokens under subword (words adds none). Llama-3-like: every chat
+// prompt starts with BOS; a message is a role header (start, role, end) before
+// its content and an end-of-turn token after it; the generation prompt is the
+// assistant's header.
+inline constexpr int sim_bos_tokens = 1;
+inline constexpr int sim_message_tokens = 4;
+inline constexpr int sim_generation_prompt_tokens = 3;
+
+// Ids below sim_vocab_size, as in a Llama-2-sized vocabulary; subword text
+// pieces lie at or above sim_first_text_id, special tokens below it.
+inline constexpr std::uint64_t sim_vocab_size = 32000;
+inline constexpr std::uint64_t sim_first_text_id = 256;
+
+// Subword tokens of one word: one per three bytes, at most three ("the" 1,
+// "model" 2, "outside" 3).
+int subword_tokens(std::string_view word);
+
+// The ids of text, in order, without special tokens. Under words: tokens.hpp's
+// text_token_ids (64-bit word hashes). Under subword: piece k of word w has id
+// hash(w, k) in the text range, so equal prefixes give equal ids and the
+// prefix cache sees them.
+std::vector<std::uint64_t> sim_token_ids(sim_tokenizer_kind kind, std::string_view text);
+
+// The prompt ids of a request body: chat "messages" (content a string, null,
+// or a list of parts whose "text" counts) laid out by the chat template, or a
+// completion "prompt" (a string, a list of one string, or a list of token ids
+// used as given, nothing added). add_special_tokens (default: false for chat,
+// true for completions, as in vLLM) adds the tokenizer's BOS before a text
+// prompt, and for chat before the template's own BOS, doubling it as vLLM
+// does; add_generation_prompt (default true) ends a chat prompt with the
+// assistant's header. False with err when the prompt is malformed.
+bool request_prompt_ids(sim_tokenizer_kind kind, const boost::json::object& body, bool chat,
+                        std::vector<std::uint64_t>& ids, std::string& err);
+
+// The ids POST /tokenize asks for, vLLM's two shapes: {"prompt": str} counted
+// as a completion with that prompt, {"messages": [...]} as a chat request with
+// those messages, each with the same defaults, so count == usage.prompt_tokens.
+bool tokenize_request_ids(sim_tokenizer_kind kind, const boost::json::object& body, std::vector<std::uint64_t>& ids,
+                          std::string& err);
+
+// An id as /tokenize shows it: a small non-negative integer (words ids are
+// 64-bit hashes, folded into the vocabulary; subword ids are already in it).
+constexpr std::uint64_t sim_vocab_id(std::uint64_t id) { return id % sim_vocab_size; }
+
+}  // namespace openloop

@@ -1,5 +1,7 @@
 #include "openloop/cli.hpp"
 
+#include "openloop/calibration.hpp"
+
 #include "openloop/process.hpp"
 #include "openloop/report.hpp"
 
@@ -117,6 +119,22 @@ double parse_duration_s(std::string_view text, std::string_view flag) {
 
 namespace {
 
+// "1%", "0.5 %" or "0.01": a fraction in [0, 1].
+double parse_fraction(std::string text, std::string_view flag) {
+    double scale = 1;
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    if (!text.empty() && text.back() == '%') {
+        text.pop_back();
+        scale = 0.01;
+    }
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    v *= scale;
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(v >= 0 && v <= 1))
+        throw usage_error(std::string(flag) + " must be a fraction in [0, 1] such as 0.01 or 1%");
+    return v;
+}
+
 std::chrono::milliseconds parse_ms(const po::variables_map& vm, const char* name) {
     return std::chrono::milliseconds(
         static_cast<std::int64_t>(parse_duration_s(vm[name].as<std::string>(), std::string("--") + name) * 1000));
@@ -223,7 +241,17 @@ po::options_description run_option_groups() {
         ("trace-format", po::value<std::string>()->default_value("auto"), "trace format, or auto to detect it")
         ("trace-speed", po::value<double>()->default_value(1.0), "replay speed factor (2 = twice as fast)")
         ("trace-skip-bad-rows", po::bool_switch(), "skip malformed trace rows (counted) instead of stopping")
-        ("ignore-eos", po::bool_switch(), "ask the server to generate exactly max_tokens (vLLM/SGLang ignore_eos)")
+        ("tokenizer", po::value<std::string>()->default_value("auto"),
+         "how a length in tokens becomes a prompt: server (calibrated against the server's own tokenize endpoint, "
+         "chat template included, so usage.prompt_tokens equals --input-len; vLLM, SGLang, llama.cpp, TGI), "
+         "ids (token-id prompts, exact; --endpoint completions), words (one word per token), or auto "
+         "(server where offered, else words). The summary reports intended vs the server's counts")
+        ("vocab-size", po::value<std::int64_t>()->default_value(0),
+         "--tokenizer ids: the model's vocabulary size; 0 reads it from GET /v1/models (llama.cpp lists it)")
+        ("tokenizer-cache", po::value<std::string>(),
+         "directory caching calibrations per model (default $OPENLOOP_CACHE_DIR, else ~/.cache/openloop); off: none")
+        ("ignore-eos", po::bool_switch(), "ask the server to generate exactly max_tokens (vLLM/SGLang ignore_eos; "
+         "min_tokens = max_tokens is sent too, for servers that honour only that)")
         ("temperature", po::value<double>()->default_value(0.0), "sampling temperature")
         ("sampling-seed", po::value<std::int64_t>()->default_value(0), "\"seed\" sent with each request; -1 sends none")
         ("no-continuous-usage", po::bool_switch(), "do not ask for usage on every chunk (stream_options.continuous_usage_stats); "
@@ -237,7 +265,15 @@ po::options_description run_option_groups() {
         ("idle-timeout", po::value<std::string>()->default_value("0"), "longest silence between chunks; 0 = none")
         ("timeout", po::value<std::string>()->default_value("0"), "whole request; 0 = none")
         ("max-body", po::value<std::size_t>()->default_value(256u << 20), "response body limit, bytes")
-        ("grace", po::value<std::string>()->default_value("10s"), "after Ctrl-C, how long in-flight requests may finish");
+        ("grace", po::value<std::string>()->default_value("10s"), "after Ctrl-C, how long in-flight requests may finish")
+        ("spare-connections", po::value<std::size_t>()->default_value(4),
+         "idle connections kept open ahead of need, so connects stay off the send path. Each holds a server "
+         "thread on thread-per-connection servers (llama.cpp's llama-server has slots + 2 HTTP threads: raise its "
+         "--threads-http above slots + spares)")
+        ("keep-alive-idle", po::value<std::string>()->default_value("4s"),
+         "never write on a pooled connection idle longer than this, and replace idle spares before it: servers "
+         "close idle keep-alive connections (uvicorn, i.e. vLLM and SGLang, and llama.cpp after 5 s; nginx 75 s); "
+         "0 = no limit");
 
     po::options_description results("Results", help_width, help_width / 2);
     results.add_options()
@@ -246,6 +282,8 @@ po::options_description run_option_groups() {
         ("json", po::bool_switch(), "print summary.json to stdout instead of the table")
         ("progress", po::value<std::string>()->default_value("auto"), "live progress line on stderr: auto (when a terminal), on, off")
         ("lag-bound", po::value<std::string>()->default_value("1ms"), "the run is INVALID when schedule lag p99 exceeds this")
+        ("max-error-rate", po::value<std::string>()->default_value("1%"),
+         "the run fails (INVALID, exit 4) when more of its requests failed than this, e.g. 1%, 0.05 or 100%")
         ("goodput", po::value<std::vector<std::string>>()->composing(),
          "per-request SLO for goodput, METRIC=LIMIT with METRIC ttft, tpot, itl or e2e, e.g. ttft=500ms (repeatable)");
 
@@ -339,6 +377,18 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool sweep 
     o.total_timeout = parse_ms(vm, "timeout");
     o.max_body = vm["max-body"].as<std::size_t>();
     o.grace_s = parse_duration_s(vm["grace"].as<std::string>(), "--grace");
+    o.keep_alive_idle = parse_ms(vm, "keep-alive-idle");
+    o.spare_connections = vm["spare-connections"].as<std::size_t>();
+    try {
+        o.tokenizer = parse_tokenizer(vm["tokenizer"].as<std::string>());
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(e.what());
+    }
+    o.vocab_size = vm["vocab-size"].as<std::int64_t>();
+    if (o.vocab_size < 0) throw usage_error("--vocab-size must not be negative");
+    const std::string cache = vm.count("tokenizer-cache") ? vm["tokenizer-cache"].as<std::string>() : default_cache_dir();
+    o.tokenizer_cache = cache == "off" ? "" : cache;
+    o.max_error_rate = parse_fraction(vm["max-error-rate"].as<std::string>(), "--max-error-rate");
 
     const std::string out = vm.count("out") ? vm["out"].as<std::string>() : default_out_dir();
     o.out_dir = out == "-" ? "" : out;
@@ -437,6 +487,7 @@ int run_main(const std::vector<std::string>& args) {
             std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, timeseries.csv)\n";
     }
     if (outcome.interrupted) return 130;
+    if (outcome.too_many_errors) return 4;
     return outcome.judgement.valid ? 0 : 3;
 }
 
@@ -577,8 +628,8 @@ run_command parse_run_command(const std::vector<std::string>& args) {
               "flight), streams every response, and reports TTFT, TPOT, ITL, E2E latency, throughput and\n"
               "goodput. Latency clocks start at the intended send time, so a slow server cannot hide its\n"
               "queueing (no coordinated omission). A scenario file holds 'option = value' lines; the command\n"
-              "line wins. Exit status: 0 valid run, 3 invalid run (reason printed first), 130 interrupted,\n"
-              "2 bad usage, 1 other errors.\n\n"
+              "line wins. Exit status: 0 valid run, 3 invalid run (reason printed first), 4 more requests\n"
+              "failed than --max-error-rate allows, 130 interrupted, 2 bad usage, 1 other errors.\n\n"
            << everything;
         cmd.help = true;
         cmd.help_text = os.str();
@@ -603,6 +654,18 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
         ("tls-cert", po::value<std::string>(), "serve HTTPS with this PEM certificate chain")
         ("tls-key", po::value<std::string>(), "PEM private key for --tls-cert")
         ("config", po::value<std::string>(), "read options from FILE (key = value lines); the command line wins")
+        ("keep-alive-timeout", po::value<std::string>()->default_value("5s"),
+         "close a connection that stays idle this long (no byte of a next request, or of the first one), as "
+         "uvicorn (vLLM, SGLang: timeout_keep_alive 5 s) and cpp-httplib (llama.cpp: 5 s) do; nginx waits 75 s; "
+         "0 never closes one")
+        ("keep-alive-max-requests", po::value<int>()->default_value(0),
+         "answer the N-th request of a connection with Connection: close and close it, as nginx "
+         "(keepalive_requests 1000) and cpp-httplib (keep_alive_max_count: 100, 5 in older releases) do; uvicorn has no "
+         "limit; 0: none")
+        ("tokenizer", po::value<std::string>()->default_value("words"),
+         "how prompts are counted: words (a token is a whitespace-separated word, as openloop's synthetic "
+         "prompts are built) or subword (1-3 tokens a word by its length, BOS on text prompts, chat template "
+         "tokens: 1 BOS + 4 per message + 3 for the generation prompt)")
         ("exit-with-parent", po::bool_switch(), "exit when the parent process goes (used when openloop starts the simulator)");
 
     po::options_description model("Cost model (each overrides the preset)", help_width, help_width / 2);
@@ -668,8 +731,9 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
         os << "Usage: openloop sim [options]\n\n"
               "An OpenAI-compatible streaming server that models an inference engine (continuous batching,\n"
               "chunked prefill, KV-cache capacity, prefix cache). Endpoints: POST /v1/chat/completions,\n"
-              "POST /v1/completions, GET /v1/models, GET /health, GET /metrics (vLLM metric names).\n"
-              "A prompt token is a whitespace-separated word of the prompt text (or one token id).\n\n"
+              "POST /v1/completions, POST /tokenize, GET /v1/models, GET /health, GET /metrics (vLLM metric\n"
+              "names). A prompt token is a whitespace-separated word of the prompt text, or one token id\n"
+              "(--tokenizer subword counts like a real tokenizer and chat template instead).\n\n"
            << all;
         cmd.help = true;
         cmd.help_text = os.str();
@@ -713,6 +777,15 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
     if (vm.count("tls-cert")) c.tls_cert = vm["tls-cert"].as<std::string>();
     if (vm.count("tls-key")) c.tls_key = vm["tls-key"].as<std::string>();
     c.exit_with_parent = vm["exit-with-parent"].as<bool>();
+    c.keep_alive_timeout = parse_ms(vm, "keep-alive-timeout");
+    c.keep_alive_max_requests = vm["keep-alive-max-requests"].as<int>();
+    if (c.keep_alive_max_requests < 0) throw usage_error("sim: --keep-alive-max-requests must not be negative");
+    const auto tokenizer = vm["tokenizer"].as<std::string>();
+    if (auto kind = sim_tokenizer_from_name(tokenizer)) {
+        c.tokenizer = *kind;
+    } else {
+        throw usage_error("sim: unknown --tokenizer '" + tokenizer + "' (choose words or subword)");
+    }
 
     if (vm.count("quirk")) {
         for (const auto& q : vm["quirk"].as<std::vector<std::string>>())

@@ -1,5 +1,7 @@
 #include "openloop/report.hpp"
 
+#include "openloop/fidelity.hpp"
+
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
@@ -302,6 +304,24 @@ void pretty(std::string& out, const boost::json::value& v, int indent) {
 
 }  // namespace
 
+std::string error_rate_breach(const run_stats& stats, double max_error_rate) {
+    const std::uint64_t ended = stats.completed + stats.failed;
+    if (ended == 0 || stats.failed == 0) return {};
+    const double rate = static_cast<double>(stats.failed) / static_cast<double>(ended);
+    if (rate <= max_error_rate) return {};
+    std::vector<std::pair<std::uint64_t, int>> classes;
+    for (int c = 0; c < error_class_count; ++c)
+        if (const auto n = stats.failed_by_class[static_cast<std::size_t>(c)]; n > 0) classes.emplace_back(n, c);
+    std::sort(classes.rbegin(), classes.rend());
+    std::string why;
+    for (const auto& [n, c] : classes) {
+        if (!why.empty()) why += ", ";
+        why += std::to_string(n) + " " + std::string(error_class_name(static_cast<error_class>(c)));
+    }
+    return "error rate " + fmt("%.2f", rate * 100) + " % exceeds the " + fmt("%g", max_error_rate * 100) +
+           " % bound (" + why + ")";
+}
+
 verdict judge(const run_stats& stats, const run_context& context) {
     verdict v;
     const auto add = [&](std::string reason) {
@@ -313,6 +333,10 @@ verdict judge(const run_stats& stats, const run_context& context) {
     }
     if (stats.lost_events > 0) {
         add(std::to_string(stats.lost_events) + " events lost to a full ring");
+    }
+    // With nothing completed, the reason below says it all.
+    if (auto breach = error_rate_breach(stats, context.max_error_rate); !breach.empty() && stats.completed > 0) {
+        add(std::move(breach));
     }
     if (stats.completed == 0) {
         add("no request completed (" + std::to_string(stats.failed) + " failed, " + std::to_string(stats.unfinished) +
@@ -383,6 +407,8 @@ boost::json::object make_summary(const run_stats& stats, const run_context& cont
     s["warmup_requests"] = stats.warmup_started;
     s["goodput_requests"] = stats.good;
     s["peak_inflight"] = stats.max_inflight;
+    s["retried_stale"] = stats.retried_stale;
+    s["max_error_rate"] = context.max_error_rate;
     boost::json::object errors;
     for (int c = 0; c < error_class_count; ++c) {
         if (const auto n = stats.failed_by_class[static_cast<std::size_t>(c)]; n > 0) {
@@ -401,6 +427,7 @@ boost::json::object make_summary(const run_stats& stats, const run_context& cont
     s["itl_source"] = source_name(stats.itl_token_samples, stats.itl_chunk_samples, "tokens", "chunks");
     s["cached_prompt_tokens"] = stats.cached_prompt_tokens;
     s["server_prompt_tokens"] = stats.server_prompt_tokens;
+    s["length_fidelity"] = length_fidelity(stats, context.tokenizer);
     s["measured_window"] = boost::json::object{{"first_intended_ns", stats.first_intended_ns},
                                                {"last_end_ns", stats.last_end_ns}};
 
@@ -477,7 +504,7 @@ std::string format_table(const boost::json::object& summary) {
     line("requests       completed " + show(summary, "completed") + "  failed " + show(summary, "failed") +
          "  unfinished " + show(summary, "unfinished") + "  refused " + show(summary, "refused") + "  warm-up " +
          show(summary, "warmup_requests") + "  lost events " + show(summary, "lost_events") + "  peak in flight " +
-         show(summary, "peak_inflight"));
+         show(summary, "peak_inflight") + "  retried stale " + show(summary, "retried_stale"));
     line("duration       " + show(summary, "duration", "%.2f") + " s");
     line("throughput     " + show(summary, "request_throughput", "%.2f") + " req/s  goodput " +
          show(summary, "request_goodput", "%.2f") + " req/s  output " + show(summary, "output_throughput", "%.1f") +
@@ -485,6 +512,9 @@ std::string format_table(const boost::json::object& summary) {
     line("tokens         input " + show(summary, "total_input_tokens") + "  output " +
          show(summary, "total_output_tokens") + " (source: " + text(summary, "output_tokens_source") +
          ")  cached prompt " + show(summary, "cached_prompt_tokens") + "  ITL from " + text(summary, "itl_source"));
+    if (const auto* f = summary.if_contains("length_fidelity"); f != nullptr && f->is_object()) {
+        line("lengths        " + describe_length_fidelity(f->get_object()));
+    }
     line("");
 
     constexpr std::size_t name_w = 14;

@@ -1,5 +1,6 @@
 #include "openloop/runner.hpp"
 
+#include "openloop/calibration.hpp"
 #include "openloop/client.hpp"
 #include "openloop/ring.hpp"
 
@@ -77,13 +78,22 @@ private:
         body["model"] = model_;
         if (chat_) {
             body["messages"] = json::array{json::object{{"role", "user"}, {"content", spec.prompt}}};
+        } else if (!spec.prompt_ids.empty()) {
+            json::array ids;
+            ids.reserve(spec.prompt_ids.size());
+            for (const auto id : spec.prompt_ids) ids.emplace_back(id);
+            body["prompt"] = std::move(ids);
         } else {
             body["prompt"] = spec.prompt;
         }
         body["max_tokens"] = spec.max_tokens;
         if (!extra_.contains("temperature")) body["temperature"] = o_.temperature;
         if (o_.sampling_seed >= 0 && !extra_.contains("seed")) body["seed"] = o_.sampling_seed;
-        if (o_.ignore_eos) body["ignore_eos"] = true;
+        if (o_.ignore_eos) {
+            // min_tokens holds the length where a server honours it but not ignore_eos.
+            body["ignore_eos"] = true;
+            if (!extra_.contains("min_tokens")) body["min_tokens"] = spec.max_tokens;
+        }
         body["stream"] = true;
         json::object so{{"include_usage", true}};
         if (o_.continuous_usage) so["continuous_usage_stats"] = true;
@@ -258,21 +268,27 @@ private:
     bool finished_ = false;
 };
 
-std::string discover_model(net::io_context& io, client& cl, const std::string& base) {
-    std::string body;
+// Runs one setup coroutine to completion on io, before the run starts.
+template <class T>
+T run_setup(net::io_context& io, net::awaitable<T> op) {
+    std::optional<T> result;
     std::exception_ptr error;
-    net::co_spawn(io, cl.get(base + "/models"), [&](std::exception_ptr e, std::string b) {
+    net::co_spawn(io, std::move(op), [&](std::exception_ptr e, T value) {
         error = e;
-        body = std::move(b);
+        if (!e) result = std::move(value);
     });
     io.run();
     io.restart();
-    if (error) {
-        try {
-            std::rethrow_exception(error);
-        } catch (const std::exception& e) {
-            throw std::runtime_error(std::string("cannot discover the model (give --model): ") + e.what());
-        }
+    if (error) std::rethrow_exception(error);
+    return std::move(*result);
+}
+
+std::string discover_model(net::io_context& io, client& cl, const std::string& base) {
+    std::string body;
+    try {
+        body = run_setup(io, cl.get(base + "/models"));
+    } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("cannot discover the model (give --model): ") + e.what());
     }
     json::error_code ec;
     auto doc = json::parse(body, ec);
@@ -323,6 +339,7 @@ run_outcome run_load(const run_options& o) {
     co.total_timeout = o.total_timeout;
     co.max_body = o.max_body;
     co.spare_connections = o.concurrency > 0 ? 0 : std::min(o.spare_connections, o.max_inflight);
+    co.keep_alive_idle = o.keep_alive_idle;
 
     workload w(o.workload);
     net::io_context io{1};
@@ -330,6 +347,26 @@ run_outcome run_load(const run_options& o) {
     client cl(io, co, ring);
     cl.setup();
     const std::string model = o.model.empty() ? discover_model(io, cl, base) : o.model;
+
+    calibration_request cr;
+    cr.choice = o.tokenizer;
+    cr.chat = o.endpoint == "chat";
+    cr.model = model;
+    cr.root = server_root(co.target.base_path);
+    cr.vocab_size = o.vocab_size;
+    cr.models_path = base + "/models";
+    cr.cache_dir = o.tokenizer_cache;
+    calibration_result tokenizer;
+    if (w.file_prompts() && o.tokenizer.type != tokenizer_choice::kind::words) {
+        // A file's prompts are what they are; their lengths stay word counts.
+        tokenizer.label = "words (prompts from a file)";
+    } else {
+        tokenizer = calibrate_tokenizer(
+            cr, [&](const http_call& c) { return run_setup(io, cl.post(c.path, c.body)); },
+            [&](const std::string& path) { return run_setup(io, cl.get(path)); });
+        if (!tokenizer.note.empty()) std::fprintf(stderr, "%s\n", tokenizer.note.c_str());
+        w.set_prompt_builder(tokenizer.builder);
+    }
 
     if (!o.out_dir.empty()) {
         std::error_code ec;
@@ -384,11 +421,14 @@ run_outcome run_load(const run_options& o) {
     ctx.arrival = words;
     ctx.max_concurrency = o.concurrency > 0 ? o.concurrency : static_cast<int>(o.max_inflight);
     ctx.lag_bound_ms = o.lag_bound_ms;
+    ctx.max_error_rate = o.max_error_rate;
+    ctx.tokenizer = tokenizer.label;
     ctx.partial = out.interrupted || out.overloaded;
     if (out.interrupted) ctx.partial_reason = "interrupted by a signal";
     if (out.overloaded)
         ctx.partial_reason = "aborted: more than " + std::to_string(o.overload_inflight) + " requests in flight (overloaded)";
     out.judgement = judge(out.stats, ctx);
+    out.too_many_errors = !error_rate_breach(out.stats, o.max_error_rate).empty();
     out.summary = make_summary(out.stats, ctx);
     if (!o.out_dir.empty()) write_json_file((std::filesystem::path(o.out_dir) / "summary.json").string(), out.summary);
     return out;

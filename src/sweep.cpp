@@ -77,6 +77,21 @@ std::optional<double> row_lookup(const json::object& row, std::string_view key) 
     return at(row, metric + "_ms", stat);
 }
 
+// "25.0 % (30 stream_truncated, 2 http_5xx)": a stage's failures in brief.
+std::string error_breakdown(const json::object& row) {
+    const auto rate = number(row, "error_rate");
+    std::string out = cell(rate ? std::optional<double>(*rate * 100) : std::nullopt, "%.1f") + " %";
+    const auto* e = row.if_contains("errors");
+    if (!e || !e->is_object() || e->as_object().empty()) return out;
+    std::string classes;
+    for (const auto& [name, n] : e->as_object()) {
+        if (!classes.empty()) classes += ", ";
+        classes += cell(n.is_number() ? std::optional<double>(n.to_number<double>()) : std::nullopt, "%.0f") + " " +
+                   std::string(name);
+    }
+    return out + " (" + classes + ")";
+}
+
 }  // namespace
 
 std::uint64_t samples_for_percentile(double pct) {
@@ -112,12 +127,19 @@ json::object stage_row(std::size_t index, double offered_rate, int concurrency, 
                                  ? static_cast<double>(st.started - 1) / st.steady_window_s
                                  : offered_rate;
     row["sent_rate"] = sent_rate;
-    row["follow_ratio"] = sent_rate > 0 ? json::value(achieved / sent_rate) : json::value(nullptr);
+    // Failed requests were answered, not left queueing: they count towards
+    // following the offered load, so that failures read as errors and not as
+    // saturation. The error rate has a verdict of its own.
+    const double failed_share = st.started > 0 ? static_cast<double>(st.failed) / static_cast<double>(st.started) : 0.0;
+    const double answered = achieved + failed_share * sent_rate;
+    row["follow_ratio"] = sent_rate > 0 ? json::value(answered / sent_rate) : json::value(nullptr);
     row["request_throughput"] = opt(number(s, "request_throughput"));
     row["output_throughput"] = opt(number(s, "output_throughput"));
     row["completed"] = st.completed;
     row["failed"] = st.failed;
     row["error_rate"] = opt(number(s, "error_rate"));
+    if (const auto* e = s.if_contains("errors"); e && e->is_object()) row["errors"] = e->as_object();
+    row["too_many_errors"] = outcome.too_many_errors;
     row["goodput"] = opt(number(s, "request_goodput"));
     const auto e2e_mean = number(s, "mean_e2el_ms");
     row["mean_inflight"] = e2e_mean ? json::value(achieved * *e2e_mean / 1000.0) : json::value(nullptr);
@@ -142,10 +164,10 @@ json::object stage_row(std::size_t index, double offered_rate, int concurrency, 
     // arrivals-minus-completions of a window is the change in the in-flight
     // count, whose variance is about twice its mean L = rate x mean E2E.
     const double window = st.steady_window_s;
-    const double deficit = (sent_rate - achieved) * window;
+    const double deficit = (sent_rate - answered) * window;
     const double in_flight = sent_rate * e2e_mean.value_or(0) / 1000.0;
     row["deficit"] = deficit;
-    const bool follows = concurrency > 0 || sent_rate <= 0 || achieved / sent_rate >= follow_ratio ||
+    const bool follows = concurrency > 0 || sent_rate <= 0 || answered / sent_rate >= follow_ratio ||
                          deficit <= 3 * std::sqrt(2 * std::max(1.0, in_flight));
     row["follows"] = follows;
     row["aborted"] = outcome.overloaded;
@@ -161,6 +183,8 @@ json::object stage_row(std::size_t index, double offered_rate, int concurrency, 
         verdict = "overloaded";
     } else if (!follows) {
         verdict = "saturated";
+    } else if (outcome.too_many_errors) {
+        verdict = "errors";
     } else if (!slo_pass) {
         verdict = "slo_fail";
     }
@@ -192,7 +216,9 @@ json::object analyse_sweep(std::vector<json::object> rows, const std::vector<slo
         // against other SLOs.
         const auto* f = r.if_contains("follows");
         const auto* a = r.if_contains("aborted");
-        bool ok = (!f || !f->is_bool() || f->as_bool()) && !(a && a->is_bool() && a->as_bool());
+        const auto* e = r.if_contains("too_many_errors");
+        bool ok = (!f || !f->is_bool() || f->as_bool()) && !(a && a->is_bool() && a->as_bool()) &&
+                  !(e && e->is_bool() && e->as_bool());
         for (const auto& o : slos)
             ok = ok && check_slo(o, [&](std::string_view key) { return row_lookup(r, key); }).pass;
         pass.push_back(ok);
@@ -304,6 +330,26 @@ json::object analyse_sweep(std::vector<json::object> rows, const std::vector<slo
     } else {
         capacity["text"] = "No stage qualifies: every stage failed an SLO or throughput never settled.";
     }
+    // Failing requests are the server's (or the network's) errors, not its
+    // capacity: say where they happened so nobody reads them as a knee.
+    std::size_t error_stages = 0;
+    const json::object* first_errors = nullptr;
+    for (const auto& r : rows) {
+        const auto* e = r.if_contains("too_many_errors");
+        if (e && e->is_bool() && e->as_bool()) {
+            if (error_stages++ == 0) first_errors = &r;
+        }
+    }
+    if (first_errors) {
+        const std::string where = (closed_loop ? "concurrency " : "") + fmt("%g", number(*first_errors, x_key).value_or(0)) +
+                                  (closed_loop ? "" : " req/s");
+        std::string text = "Requests failed beyond --max-error-rate at " + std::to_string(error_stages) + " of " +
+                           std::to_string(rows.size()) + " stages, first at " + where + ": " +
+                           error_breakdown(*first_errors) + ". These are errors, not saturation";
+        text += capacity_stage ? "." : "; fix them before reading a knee.";
+        capacity["errors"] = text;
+        capacity["text"] = capacity_stage ? std::string(capacity["text"].as_string()) + " " + text : text;
+    }
 
     json::array stages;
     for (auto& r : rows) stages.push_back(std::move(r));
@@ -348,6 +394,7 @@ std::vector<table_column> columns(bool closed_loop) {
     c.push_back({"verdict", [](const json::object& r) {
                      const auto* v = r.if_contains("verdict");
                      std::string s = v && v->is_string() ? std::string(v->as_string()) : std::string("-");
+                     if (s == "errors") s += " " + error_breakdown(r);
                      const auto* g = r.if_contains("generator_ok");
                      if (g && g->is_bool() && !g->as_bool()) s += " (generator lagged)";
                      return s;

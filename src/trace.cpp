@@ -434,7 +434,8 @@ std::vector<trace_entry> select_trace(std::vector<trace_entry> entries, const tr
     return limit_trace(std::move(entries), selection.max_count);
 }
 
-request_spec trace_request(const trace_entry& entry, std::uint64_t seed, std::uint64_t index) {
+request_spec trace_request(const trace_entry& entry, std::uint64_t seed, std::uint64_t index,
+                           const prompt_builder& builder) {
     constexpr std::uint64_t block_salt = 0x6a09e667f3bcc908ULL;
     constexpr std::uint64_t unique_salt = 0xbb67ae8584caa73bULL;
     request_spec spec;
@@ -447,10 +448,10 @@ request_spec trace_request(const trace_entry& entry, std::uint64_t seed, std::ui
     for (std::uint64_t h : entry.hash_ids) {
         if (remaining == 0) break;
         const int n = std::min(remaining, trace_block_tokens);
-        append_words(spec.prompt, n, mix64(mix64(seed ^ block_salt) ^ h));
+        builder.append(spec.prompt, spec.prompt_ids, n, mix64(mix64(seed ^ block_salt) ^ h));
         remaining -= n;
     }
-    append_words(spec.prompt, remaining, mix64(mix64(seed ^ unique_salt) ^ index));
+    builder.append(spec.prompt, spec.prompt_ids, remaining, mix64(mix64(seed ^ unique_salt) ^ index));
     return spec;
 }
 

@@ -303,6 +303,7 @@ struct workload::state {
     std::mt19937_64 rng;
     std::uint64_t index = 0;
     std::size_t skipped = 0;
+    prompt_builder builder;
 
     std::vector<file_item> items;
     std::vector<std::size_t> order;  // seeded permutation of items
@@ -385,10 +386,11 @@ request_spec workload::next() {
                 // At least one unique word, so requests of a group differ.
                 spec.input_tokens = std::max(spec.input_tokens, c.prefix_len + 1);
                 spec.prefix_group = int(i % std::uint64_t(std::max(c.prefix_groups, 1)));
-                append_words(spec.prompt, c.prefix_len, mix64(mix64(c.seed ^ prefix_salt) ^ std::uint64_t(spec.prefix_group)));
+                s.builder.append(spec.prompt, spec.prompt_ids, c.prefix_len,
+                                 mix64(mix64(c.seed ^ prefix_salt) ^ std::uint64_t(spec.prefix_group)));
                 unique = spec.input_tokens - c.prefix_len;
             }
-            append_words(spec.prompt, unique, mix64(mix64(c.seed ^ unique_salt) ^ i));
+            s.builder.append(spec.prompt, spec.prompt_ids, unique, mix64(mix64(c.seed ^ unique_salt) ^ i));
             break;
         }
         case state::source::prompts:
@@ -401,7 +403,7 @@ request_spec workload::next() {
         }
         case state::source::trace: {
             const std::uint64_t n = s.entries.size();
-            spec = trace_request(s.entries[i % n], s.config.seed, i);
+            spec = trace_request(s.entries[i % n], s.config.seed, i, s.builder);
             spec.at_ns += std::int64_t(i / n) * s.period_ns;
             break;
         }
@@ -414,6 +416,12 @@ std::size_t workload::size() const {
 }
 
 std::size_t workload::skipped() const { return state_->skipped; }
+
+void workload::set_prompt_builder(prompt_builder b) { state_->builder = std::move(b); }
+
+bool workload::file_prompts() const {
+    return state_->kind == state::source::prompts || state_->kind == state::source::sharegpt;
+}
 
 std::string workload::describe() const {
     const state& s = *state_;

@@ -25,6 +25,8 @@ struct run_context {
     std::string arrival;              // the schedule in words, e.g. "poisson 2 req/s" or "trace x20"
     int max_concurrency = 0;          // closed-loop workers or --max-inflight; 0 none
     double lag_bound_ms = 1.0;
+    double max_error_rate = 0.01;     // failed / ended above this fails the run (--max-error-rate)
+    std::string tokenizer = "words";  // how lengths in tokens became prompts (tokenizer.hpp)
     bool partial = false;             // cut short by Ctrl-C/SIGTERM
     std::string partial_reason;
 };
@@ -36,8 +38,13 @@ struct verdict {
 };
 
 // Invalid when (open loop only) schedule-lag p99 exceeds lag_bound_ms, when
-// any event was lost, when nothing completed, or when the run was cut short.
+// any event was lost, when nothing completed, when more requests failed than
+// max_error_rate allows, or when the run was cut short.
 verdict judge(const run_stats& stats, const run_context& context);
+
+// The error-rate reason of judge(), e.g. "error rate 47.06 % exceeds the 1 %
+// bound (8 stream_truncated)"; empty when the rate is within the bound.
+std::string error_rate_breach(const run_stats& stats, double max_error_rate);
 
 // summary.json: the verdict, every count, throughput and latency family, the
 // serialized histograms (mergeable), the aliases to other tools' names, and

@@ -32,6 +32,9 @@ struct run_options {
 
     // What each request carries.
     workload_config workload;
+    tokenizer_choice tokenizer;     // how lengths in tokens become prompts
+    std::int64_t vocab_size = 0;    // --tokenizer ids; 0: from GET /v1/models
+    std::string tokenizer_cache;    // calibration cache directory; empty: none
     bool ignore_eos = false;
     double temperature = 0.0;
     std::int64_t sampling_seed = 0;  // sent as "seed"; < 0: not sent
@@ -54,7 +57,8 @@ struct run_options {
     std::chrono::milliseconds idle_timeout{0};
     std::chrono::milliseconds total_timeout{0};
     std::size_t max_body = 256u << 20;
-    std::size_t spare_connections = 16;
+    std::size_t spare_connections = 4;
+    std::chrono::milliseconds keep_alive_idle{4'000};  // see client_options::keep_alive_idle
     double grace_s = 10;  // after Ctrl-C, how long in-flight requests may finish
     double drain_s = 0;   // after the last send, how long in-flight requests may finish; 0: no limit
     std::size_t overload_inflight = 0;  // abort when more than this many are in flight; 0: never
@@ -63,6 +67,7 @@ struct run_options {
     std::string out_dir;  // empty: no files
     bool progress = false;
     double lag_bound_ms = 1.0;
+    double max_error_rate = 0.01;  // a run with more failed requests is INVALID (exit 4)
     goodput_slo slo;
     std::size_t ring_capacity = 1u << 20;
     bool steady_throughput = false;  // see reporter_options::steady_throughput
@@ -75,6 +80,7 @@ struct run_outcome {
     verdict judgement;
     bool interrupted = false;  // Ctrl-C / SIGTERM
     bool overloaded = false;   // aborted: in flight exceeded overload_inflight
+    bool too_many_errors = false;  // the error rate exceeded max_error_rate
 };
 
 // Runs to completion (or interruption) on the calling thread; throws

@@ -90,12 +90,14 @@ struct trace_selection {
 // Window, then speed, then count.
 std::vector<trace_entry> select_trace(std::vector<trace_entry> entries, const trace_selection& selection);
 
-// The request for entry: a prompt of exactly input_tokens words in which each
-// hash block id h contributes the words of a block derived from (seed, h), so
-// requests sharing leading hash_ids share exactly those prefix words (a final
-// partial block is a prefix of its full block); the rest is unique to index.
+// The request for entry: a prompt of exactly input_tokens tokens (as builder
+// counts them) in which each hash block id h contributes the content of a
+// block derived from (seed, h), so requests sharing leading hash_ids share
+// exactly those prefix tokens (a final partial block is a prefix of its full
+// block); the rest is unique to index.
 // max_tokens = output_tokens; at_ns from the entry. Lengths below 1 become 1,
 // since servers reject empty prompts and max_tokens 0.
-request_spec trace_request(const trace_entry& entry, std::uint64_t seed, std::uint64_t index);
+request_spec trace_request(const trace_entry& entry, std::uint64_t seed, std::uint64_t index,
+                           const prompt_builder& builder = {});
 
 }  // namespace openloop

@@ -3,12 +3,15 @@
 // send time. Pure logic (no sockets, no clocks): every output is a function of
 // the configuration and its seed, so a run can be reproduced exactly.
 
+#include "openloop/tokenizer.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace openloop {
 
@@ -52,7 +55,8 @@ private:
 // One request's content.
 struct request_spec {
     std::string prompt;      // text (for chat: the user message content)
-    int input_tokens = 0;    // words in prompt (exact: the simulator counts words)
+    std::vector<std::int32_t> prompt_ids;  // instead of text, under --tokenizer ids
+    int input_tokens = 0;    // intended prompt tokens (file prompts: their words)
     int max_tokens = 0;      // output length asked
     std::int64_t at_ns = -1; // intended send time for trace sources, else -1
     int prefix_group = -1;   // shared-prefix group, -1 when none
@@ -103,6 +107,12 @@ public:
     workload& operator=(workload&&) noexcept;
 
     request_spec next();
+
+    // How synthetic and trace prompts turn lengths into content (default:
+    // one word per token). Set before the first next().
+    void set_prompt_builder(prompt_builder b);
+    // True when prompts come from a file, whose text is what it is.
+    bool file_prompts() const;
 
     // Distinct items in a file or trace source; 0 for a synthetic source.
     std::size_t size() const;

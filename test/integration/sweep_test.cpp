@@ -125,3 +125,32 @@ BOOST_AUTO_TEST_CASE(closed_loop_ladder_uses_the_same_report) {
     BOOST_TEST(c4 > 2 * c1);
     BOOST_TEST(slurp(out + "/sweep.md").find("| concurrency |") != std::string::npos);
 }
+
+// A server whose requests partly fail is not saturated: each stage reports
+// its error rate and classes, and the sweep names the errors instead of a knee.
+BOOST_AUTO_TEST_CASE(failing_requests_are_errors_not_saturation) {
+    temp_dir dir;
+    const std::string out = dir.file("faulty");
+    const std::string cmd = std::string(OPENLOOP_BIN) +
+                            " sweep --progress off --target sim:firehose --sim-arg=--fault-disconnect=0.25"
+                            " --input-len 32 --output-len 16 --ignore-eos --rates 20,40 --stage-duration 3s"
+                            " --min-samples 60 --warmup 0 --cooldown 0.2s --out " + out + " > " + out + ".log 2>&1";
+    const int rc = std::system(cmd.c_str());
+    BOOST_TEST_REQUIRE(rc == 0, slurp(out + ".log"));
+    const auto sweep = read_json(out + "/sweep.json");
+    for (const auto& stage : sweep.at("stages").as_array()) {
+        const auto& s = stage.as_object();
+        BOOST_TEST(s.at("verdict").as_string() == "errors", json::serialize(s.at("verdict")));
+        BOOST_TEST(s.at("follows").as_bool());
+        BOOST_TEST(s.at("errors").as_object().at("stream_truncated").to_number<int>() > 0);
+        BOOST_TEST(s.at("error_rate").to_number<double>() > 0.1);
+    }
+    const auto& saturation = sweep.at("knees").as_object().at("saturation").as_object();
+    BOOST_TEST(!saturation.at("below_range").as_bool(), json::serialize(saturation));
+    const std::string capacity(sweep.at("capacity").as_object().at("text").as_string());
+    BOOST_TEST(capacity.find("errors, not saturation") != std::string::npos, capacity);
+    BOOST_TEST(capacity.find("stream_truncated") != std::string::npos, capacity);
+    const std::string table = slurp(out + "/sweep.md");
+    BOOST_TEST(table.find("saturated") == std::string::npos, table);
+    BOOST_TEST(table.find("errors 2") != std::string::npos, table);
+}

@@ -347,3 +347,46 @@ BOOST_AUTO_TEST_CASE(end_to_end_through_a_reporter) {
     BOOST_TEST(s.at("output_tokens_source").as_string() == "usage");
     BOOST_TEST(first_line(format_table(s)) == "VALID");
 }
+
+// Failed requests above --max-error-rate fail the run, with the classes named
+// in the first line; at or under the bound the run stays valid.
+BOOST_AUTO_TEST_CASE(too_many_errors_fail_the_run_and_name_their_classes) {
+    run_stats s = healthy();  // 10 completed
+    s.failed = 8;
+    s.failed_by_class[static_cast<std::size_t>(error_class::stream_truncated)] = 6;
+    s.failed_by_class[static_cast<std::size_t>(error_class::http_5xx)] = 2;
+    run_context c = open_loop();
+    const verdict v = judge(s, c);
+    BOOST_TEST(!v.valid);
+    BOOST_TEST_REQUIRE(!v.reasons.empty());
+    BOOST_TEST(v.reasons[0] == "error rate 44.44 % exceeds the 1 % bound (6 stream_truncated, 2 http_5xx)");
+    const std::string table = format_table(make_summary(s, c));
+    BOOST_TEST(table.rfind("INVALID: error rate 44.44 %", 0) == 0u, table);
+
+    c.max_error_rate = 0.5;
+    BOOST_TEST(judge(s, c).valid);
+    BOOST_TEST(error_rate_breach(s, 0.5).empty());
+    BOOST_TEST(!error_rate_breach(s, 0.44).empty());
+}
+
+// The summary says whether the server saw the lengths that were asked for.
+BOOST_AUTO_TEST_CASE(length_fidelity_compares_intended_with_the_server) {
+    run_stats s = healthy();
+    s.prompt_checked = 10;
+    s.prompt_exact = 9;
+    s.prompt_intended_tokens = 1280;
+    s.server_prompt_tokens = 1562;
+    s.output_requested_tokens = 500;
+    s.total_output_tokens = 480;
+    s.output_at_max = 8;
+    run_context c = open_loop();
+    c.tokenizer = "server (vllm chat template)";
+    const auto summary = make_summary(s, c);
+    const auto& f = summary.at("length_fidelity").as_object();
+    BOOST_TEST(f.at("tokenizer").as_string() == "server (vllm chat template)");
+    BOOST_TEST(f.at("input").as_object().at("exact_fraction").as_double() == 0.9);
+    BOOST_TEST(std::abs(f.at("input").as_object().at("ratio").as_double() - 1562.0 / 1280) < 1e-12);
+    BOOST_TEST(f.at("output").as_object().at("ratio").as_double() == 0.96);
+    const std::string table = format_table(summary);
+    BOOST_TEST(table.find("90.0 % exact as the server counted (9 of 10), server/intended 1.220") != std::string::npos, table);
+}

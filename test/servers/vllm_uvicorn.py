@@ -1,0 +1,288 @@
+#!/usr/bin/python3
+"""A vLLM-shaped OpenAI server on FastAPI + uvicorn, for integration tests.
+
+openloop's own simulator shares openloop's idea of HTTP; this one runs on the
+stack vLLM's OpenAI server runs on (FastAPI/Starlette over uvicorn, h11 or
+httptools), with vLLM's uvicorn settings (5 s keep-alive), so that tests meet
+a foreign HTTP layer: its chunked framing, its idle-connection closes.
+Only the response shapes are vLLM's; there is no model. See README.md here.
+"""
+
+import argparse
+import asyncio
+import ctypes
+import hashlib
+import json
+import os
+import signal
+import socket
+import sys
+import time
+import uuid
+import zlib
+
+
+def die_with_parent():
+    # Die with the test that started us, even if it is killed outright. Done
+    # before the slow FastAPI import to keep the window small; a parent that
+    # dies before this runs at all (~0.1 s after exec) still goes unnoticed.
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
+    if os.getppid() != parent:
+        sys.exit(0)
+    # Until uvicorn installs its handlers, SIGTERM/SIGINT still mean a clean exit.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: sys.exit(0))
+
+
+if __name__ == "__main__":
+    die_with_parent()
+
+# Imported after die_with_parent on purpose: these imports take most of a second.
+try:
+    import uvicorn
+    from fastapi import FastAPI, Request
+    from fastapi.responses import JSONResponse, Response, StreamingResponse
+except ImportError as e:
+    sys.exit(f"vllm_uvicorn.py: {e}: install python3-fastapi python3-uvicorn (tools/deps), "
+             "run with /usr/bin/python3")
+
+args = None  # the parsed command line, set in main()
+app = FastAPI()
+
+
+def error(status, message, kind):
+    # vLLM's ErrorResponse body.
+    body = {"object": "error", "message": message, "type": kind, "param": None, "code": status}
+    return JSONResponse(body, status_code=status)
+
+
+class BadRequest(Exception):
+    pass
+
+
+def words(text):
+    return text.split()
+
+
+def content_text(content):
+    # A message's content is a string or a list of parts ({"type":"text","text":...}).
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def prompt_words(body):
+    """The prompt's tokens as words (or the ids themselves), and a key to hash."""
+    if "messages" in body:
+        if not isinstance(body["messages"], list):
+            raise BadRequest("messages must be a list")
+        toks = [w for m in body["messages"] for w in words(content_text(m.get("content")))]
+        return toks, json.dumps(body["messages"], sort_keys=True)
+    prompt = body.get("prompt")
+    if isinstance(prompt, str):
+        return words(prompt), prompt
+    if isinstance(prompt, list) and all(isinstance(t, int) and not isinstance(t, bool) for t in prompt):
+        return prompt, json.dumps(prompt)
+    raise BadRequest("prompt must be a string or a list of token ids")
+
+
+def token_ids(toks):
+    # Stable fake ids: the same word always gets the same id.
+    return [t if isinstance(t, int) else zlib.crc32(t.encode()) % 50000 for t in toks]
+
+
+def plan(body, chat):
+    """Checks the request as vLLM would; returns (prompt_tokens, output_tokens, max_tokens)."""
+    toks, key = prompt_words(body)
+    p = len(toks)
+    limit = args.max_model_len
+    max_tokens = body.get("max_completion_tokens") if chat else None
+    if max_tokens is None:
+        max_tokens = body.get("max_tokens")
+    if max_tokens is None:
+        max_tokens = limit - p  # vLLM's default: whatever the context has left
+    min_tokens = body.get("min_tokens") or 0
+    if not isinstance(max_tokens, int) or max_tokens < 1:
+        raise BadRequest(f"max_tokens must be at least 1, got {max_tokens}.")
+    if min_tokens > max_tokens:
+        raise BadRequest(f"min_tokens must be less than or equal to max_tokens={max_tokens}, got {min_tokens}.")
+    if p + max_tokens > limit:
+        raise BadRequest(
+            f"This model's maximum context length is {limit} tokens. However, you requested "
+            f"{p + max_tokens} tokens ({p} in the messages, {max_tokens} in the completion). "
+            "Please reduce the length of the messages or completion.")
+    if body.get("ignore_eos"):
+        return p, max_tokens, max_tokens
+    # A "natural" length: deterministic per prompt, so reruns match (hash() is salted).
+    lo = max(1, min_tokens)
+    h = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")
+    return p, lo + h % (max_tokens - lo + 1), max_tokens
+
+
+def usage(p, k):
+    return {"prompt_tokens": p, "total_tokens": p + k, "completion_tokens": k}
+
+
+async def read_body(request):
+    try:
+        body = await request.json()
+    except ValueError:
+        raise BadRequest("the request body is not valid JSON")
+    if not isinstance(body, dict):
+        raise BadRequest("the request body must be a JSON object")
+    return body
+
+
+async def completion(request, chat):
+    try:
+        body = await read_body(request)
+        model = body.get("model", args.model)  # vLLM defaults a missing model to the served one
+        if model != args.model:
+            return error(404, f"The model `{model}` does not exist.", "NotFoundError")
+        p, n, max_tokens = plan(body, chat)
+    except BadRequest as e:
+        return error(400, str(e), "BadRequestError")
+    # vLLM builds the id from the X-Request-Id header when there is one.
+    rid = ("chatcmpl-" if chat else "cmpl-") + request.headers.get("x-request-id", uuid.uuid4().hex)
+    created = int(time.time())
+    finish = "length" if n == max_tokens else "stop"
+    if not body.get("stream"):
+        await asyncio.sleep((args.ttft_ms + args.itl_ms * (n - 1)) / 1000)
+        text = " tok" * n
+        if chat:
+            choice = {"index": 0, "message": {"role": "assistant", "content": text, "tool_calls": []},
+                      "logprobs": None, "finish_reason": finish, "stop_reason": None}
+        else:
+            choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": finish,
+                      "stop_reason": None, "prompt_logprobs": None}
+        return JSONResponse({"id": rid, "object": "chat.completion" if chat else "text_completion",
+                             "created": created, "model": args.model, "choices": [choice],
+                             "usage": usage(p, n)})
+    opts = body.get("stream_options") or {}
+    include_usage = bool(opts.get("include_usage"))
+    continuous = include_usage and bool(opts.get("continuous_usage_stats"))  # vLLM needs both
+    obj = "chat.completion.chunk" if chat else "text_completion"
+
+    def event(choices, k):
+        chunk = {"id": rid, "object": obj, "created": created, "model": args.model, "choices": choices}
+        if continuous:
+            chunk["usage"] = usage(p, k)
+        return f"data: {json.dumps(chunk, separators=(',', ':'))}\n\n"
+
+    async def stream():
+        await asyncio.sleep(args.ttft_ms / 1000)  # "prefill"
+        if chat:  # vLLM's first chat chunk carries only the role
+            yield event([{"index": 0, "delta": {"role": "assistant", "content": ""},
+                          "logprobs": None, "finish_reason": None}], 0)
+        for k in range(1, n + 1):
+            if k > 1:
+                await asyncio.sleep(args.itl_ms / 1000)
+            last = k == n
+            if chat:
+                choice = {"index": 0, "delta": {"content": " tok"}, "logprobs": None,
+                          "finish_reason": finish if last else None}
+                if last:
+                    choice["stop_reason"] = None  # vLLM sets it on the last chunk only
+            else:  # completions chunks always carry stop_reason
+                choice = {"index": 0, "text": " tok", "logprobs": None,
+                          "finish_reason": finish if last else None, "stop_reason": None}
+            yield event([choice], k)
+        if include_usage:
+            chunk = {"id": rid, "object": obj, "created": created, "model": args.model,
+                     "choices": [], "usage": usage(p, n)}
+            yield f"data: {json.dumps(chunk, separators=(',', ':'))}\n\n"
+        yield "data: [DONE]\n\n"
+
+    return StreamingResponse(stream(), media_type="text/event-stream")
+
+
+@app.post("/v1/chat/completions")
+async def chat_completions(request: Request):
+    return await completion(request, chat=True)
+
+
+@app.post("/v1/completions")
+async def completions(request: Request):
+    return await completion(request, chat=False)
+
+
+@app.post("/tokenize")
+async def tokenize(request: Request):
+    if args.no_tokenize:
+        # As a server built without the endpoint answers (FastAPI's 404).
+        return JSONResponse({"detail": "Not Found"}, status_code=404)
+    try:
+        body = await read_body(request)
+        if "model" in body and body["model"] != args.model:
+            return error(404, f"The model `{body['model']}` does not exist.", "NotFoundError")
+        toks, _ = prompt_words(body)
+    except BadRequest as e:
+        return error(400, str(e), "BadRequestError")
+    return {"count": len(toks), "max_model_len": args.max_model_len, "tokens": token_ids(toks)}
+
+
+@app.get("/health")
+async def health():
+    return Response(status_code=200)
+
+
+@app.get("/v1/models")
+async def models():
+    return {"object": "list", "data": [{
+        "id": args.model, "object": "model", "created": int(time.time()), "owned_by": "vllm",
+        "root": args.model, "parent": None, "max_model_len": args.max_model_len}]}
+
+
+def echo_request_id(inner):
+    # Pure ASGI middleware (not @app.middleware, which re-wraps streaming bodies):
+    # copies X-Request-Id onto the response, as vLLM's --enable-request-id-headers does.
+    async def wrapped(scope, receive, send):
+        rid = next((v for k, v in scope.get("headers", []) if k == b"x-request-id"), None)
+        if scope["type"] != "http" or rid is None:
+            return await inner(scope, receive, send)
+
+        async def send_with_id(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + [(b"x-request-id", rid)]
+            await send(message)
+        return await inner(scope, receive, send_with_id)
+    return wrapped
+
+
+def main():
+    global args
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    ap.add_argument("--model", default="vllm-uvicorn")
+    ap.add_argument("--ttft-ms", type=float, default=5)
+    ap.add_argument("--itl-ms", type=float, default=2)
+    ap.add_argument("--timeout-keep-alive", type=float, default=5, help="vLLM's default")
+    ap.add_argument("--max-model-len", type=int, default=4096)
+    ap.add_argument("--no-tokenize", action="store_true", help="serve no /tokenize, like an OpenAI-only endpoint")
+    args = ap.parse_args()
+
+    # Bind ourselves, as vLLM does, so that port 0 works and the port is known
+    # (and listening) before the line that announces it. proto=IPPROTO_TCP is
+    # not decoration: asyncio sets TCP_NODELAY only on sockets whose proto says
+    # TCP, and with proto 0 Nagle holds each token behind the client's delayed
+    # ACK (~40 ms bursts). vLLM gets TCP_NODELAY from uvloop, which we lack.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((args.host, args.port))
+    sock.listen(2048)
+    print(f"vllm-uvicorn listening on http://{args.host}:{sock.getsockname()[1]}", flush=True)
+
+    # uvicorn installs its own SIGINT/SIGTERM handlers: a graceful shutdown, exit 0.
+    config = uvicorn.Config(echo_request_id(app), timeout_keep_alive=args.timeout_keep_alive,
+                            log_level="warning", access_log=False, lifespan="off")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,5 +1,7 @@
 #include "openloop/calibration.hpp"
 
+#include "openloop/sentencepiece_counter.hpp"
+
 #include <boost/json.hpp>
 
 #include <cstdio>
@@ -28,17 +30,22 @@ std::optional<int> count_with(tokenize_dialect d, const calibration_request& r, 
     return std::nullopt;
 }
 
-// The first dialect whose endpoint counts a one-word text as a few tokens.
-std::optional<tokenize_dialect> detect_dialect(const calibration_request& r, const http_post_fn& post) {
+// The first dialect whose endpoint counts a one-word text as a few tokens;
+// unreachable says why when no call got an answer at all.
+std::optional<tokenize_dialect> detect_dialect(const calibration_request& r, const http_post_fn& post,
+                                               std::string& unreachable) {
+    bool answered = false;
     for (const tokenize_dialect d : all_dialects) {
         std::optional<int> n;
         try {
             n = count_with(d, r, post, vocab_word(0));
-        } catch (const std::exception&) {
-            n.reset();  // a server that drops the connection on an unknown path offers nothing here
+            answered = true;
+        } catch (const std::exception& e) {
+            unreachable = e.what();  // a server that drops the connection on an unknown path offers nothing here
         }
         if (n && *n >= 1 && *n < 10'000) return d;
     }
+    if (answered) unreachable.clear();
     return std::nullopt;
 }
 
@@ -98,15 +105,16 @@ std::int64_t vocab_from_models(const std::string& body) {
 
 calibration_result server_costs(const calibration_request& r, const http_post_fn& post, bool required) {
     calibration_result out;
-    const auto dialect = detect_dialect(r, post);
+    std::string unreachable;
+    const auto dialect = detect_dialect(r, post, unreachable);
     if (!dialect) {
-        if (required)
-            throw std::runtime_error("--tokenizer server: the target offers no tokenize endpoint (tried vLLM/SGLang, "
-                                     "llama.cpp and TGI shapes under '" + r.root + "/'); use --tokenizer ids "
-                                     "(completions) or words");
-        out.label = "words (the server offers no tokenize endpoint)";
-        out.note = "openloop: the server offers no tokenize endpoint; prompts are one word per token "
-                   "(--tokenizer words), and the summary reports the server's counts beside them";
+        const std::string why = unreachable.empty() ? "the target offers no tokenize endpoint (tried vLLM/SGLang, "
+                                                      "llama.cpp and TGI shapes under '" + r.root + "/')"
+                                                    : "no answer from the tokenize endpoint: " + unreachable;
+        if (required) throw std::runtime_error("--tokenizer server: " + why + "; use --tokenizer ids (completions) or words");
+        out.label = "words (no tokenize endpoint)";
+        out.note = "openloop: " + why + "; prompts are one word per token (--tokenizer words), and the summary "
+                   "reports the server's counts beside them";
         return out;
     }
     const token_counter count = [&](std::string_view text) { return count_with(*dialect, r, post, text); };
@@ -162,8 +170,14 @@ calibration_result calibrate_tokenizer(const calibration_request& r, const http_
         out.label = out.builder.label();
         return out;
     }
-    case kind::sentencepiece:
-        throw std::runtime_error("--tokenizer sentencepiece: this build has no SentencePiece support");
+    case kind::sentencepiece: {
+        const token_counter count = sentencepiece_counter(r.choice.model_file);
+        const std::string name = std::filesystem::path(r.choice.model_file).filename().string();
+        out.label = "sentencepiece " + name + (r.chat ? " (content and BOS; no chat template)" : "");
+        out.builder = calibrate(count, out.label);
+        out.check = verify(out.builder, count, r.verify_samples, 1);
+        return out;
+    }
     case kind::server: return server_costs(r, post, true);
     case kind::automatic: return server_costs(r, post, false);
     }

@@ -559,7 +559,9 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
               "seed family. Reports the SLO knee (highest rate at which every SLO holds), the saturation knee\n"
               "(where achieved throughput stops following the offered rate: achieved/offered < 0.95), and what\n"
               "the knee means in requests in flight and users served. Writes sweep.json, sweep.md, sweep.csv and\n"
-              "one directory per stage; tools/plot-sweep turns sweep.json into PNG/SVG plots.\n"
+              "one directory per stage; tools/plot-sweep turns sweep.json into PNG/SVG plots. A stage whose\n"
+              "requests fail beyond --max-error-rate is marked 'errors' with its error classes, never 'saturated':\n"
+              "failed requests were answered, and a server that fails is not a server at capacity.\n"
               "With --concurrency 1,2,4,... it runs the closed-loop ladder instead.\n\n"
            << everything;
         cmd.help = true;

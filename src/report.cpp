@@ -305,13 +305,18 @@ void pretty(std::string& out, const boost::json::value& v, int indent) {
 }  // namespace
 
 std::string error_rate_breach(const run_stats& stats, double max_error_rate) {
-    const std::uint64_t ended = stats.completed + stats.failed;
-    if (ended == 0 || stats.failed == 0) return {};
-    const double rate = static_cast<double>(stats.failed) / static_cast<double>(ended);
+    // Requests openloop cancelled itself (Ctrl-C's grace, the drain or an
+    // overload abort ran out) are its own doing, not the server's failures.
+    const auto cancelled = stats.failed_by_class[static_cast<std::size_t>(error_class::cancelled)];
+    const std::uint64_t failed = stats.failed - std::min(stats.failed, cancelled);
+    const std::uint64_t ended = stats.completed + failed;
+    if (ended == 0 || failed == 0) return {};
+    const double rate = static_cast<double>(failed) / static_cast<double>(ended);
     if (rate <= max_error_rate) return {};
     std::vector<std::pair<std::uint64_t, int>> classes;
     for (int c = 0; c < error_class_count; ++c)
-        if (const auto n = stats.failed_by_class[static_cast<std::size_t>(c)]; n > 0) classes.emplace_back(n, c);
+        if (const auto n = stats.failed_by_class[static_cast<std::size_t>(c)]; n > 0 && c != int(error_class::cancelled))
+            classes.emplace_back(n, c);
     std::sort(classes.rbegin(), classes.rend());
     std::string why;
     for (const auto& [n, c] : classes) {

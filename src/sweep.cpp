@@ -130,7 +130,11 @@ json::object stage_row(std::size_t index, double offered_rate, int concurrency, 
     // Failed requests were answered, not left queueing: they count towards
     // following the offered load, so that failures read as errors and not as
     // saturation. The error rate has a verdict of its own.
-    const double failed_share = st.started > 0 ? static_cast<double>(st.failed) / static_cast<double>(st.started) : 0.0;
+    // Requests openloop itself cancelled (the drain after the last send ran
+    // out, or the stage was aborted) were not answered: that is queueing.
+    const auto cancelled = st.failed_by_class[static_cast<std::size_t>(error_class::cancelled)];
+    const double failed_share =
+        st.started > 0 ? static_cast<double>(st.failed - cancelled) / static_cast<double>(st.started) : 0.0;
     const double answered = achieved + failed_share * sent_rate;
     row["follow_ratio"] = sent_rate > 0 ? json::value(answered / sent_rate) : json::value(nullptr);
     row["request_throughput"] = opt(number(s, "request_throughput"));
@@ -167,8 +171,10 @@ json::object stage_row(std::size_t index, double offered_rate, int concurrency, 
     const double deficit = (sent_rate - answered) * window;
     const double in_flight = sent_rate * e2e_mean.value_or(0) / 1000.0;
     row["deficit"] = deficit;
+    // The allowance grows with the stage's own latency, which an overloaded
+    // server inflates: past a 10 % shortfall no noise explains it.
     const bool follows = concurrency > 0 || sent_rate <= 0 || answered / sent_rate >= follow_ratio ||
-                         deficit <= 3 * std::sqrt(2 * std::max(1.0, in_flight));
+                         (deficit <= 3 * std::sqrt(2 * std::max(1.0, in_flight)) && answered / sent_rate >= 0.9);
     row["follows"] = follows;
     row["aborted"] = outcome.overloaded;
     bool generator_ok = outcome.stats.lost_events == 0;

@@ -119,7 +119,9 @@ BOOST_AUTO_TEST_CASE(faults_end_in_their_error_classes) {
                         "--output-len", "16", "--ignore-eos", "--idle-timeout", "150ms", "--first-token-timeout",
                         "150ms", "--max-inflight", "1000", "--out", dir.file("out")},
                        dir.file("run.log"));
-    BOOST_TEST_REQUIRE((rc == 0 || rc == 3), slurp(dir.file("run.log")));
+    // A third of the requests fail: over the default --max-error-rate, exit 4.
+    BOOST_TEST_REQUIRE(rc == 4, slurp(dir.file("run.log")));
+    BOOST_TEST(slurp(dir.file("run.log")).rfind("INVALID: error rate", 0) == 0u, slurp(dir.file("run.log")));
     // Requests the client gave up on (timeouts) are logged when the server ends them.
     std::this_thread::sleep_for(std::chrono::milliseconds(800));
     sim.process.stop();
@@ -201,7 +203,7 @@ BOOST_AUTO_TEST_CASE(tls_with_and_without_the_ca) {
     rc = run({"--target", sim.url, "--model", "openloop-sim", "--rate", "20", "--num-requests", "5", "--input-len", "16",
               "--output-len", "8", "--out", dir.file("bad")},
              dir.file("bad.log"));
-    BOOST_TEST(rc == 3);
+    BOOST_TEST(rc == 4);  // every request failed
     auto bad = read_json(dir.file("bad/summary.json"));
     BOOST_TEST(bad.at("completed").to_number<int>() == 0);
     BOOST_TEST(bad.at("errors").as_object().at("tls").to_number<int>() == 5);

@@ -390,3 +390,15 @@ BOOST_AUTO_TEST_CASE(length_fidelity_compares_intended_with_the_server) {
     const std::string table = format_table(summary);
     BOOST_TEST(table.find("90.0 % exact as the server counted (9 of 10), server/intended 1.220") != std::string::npos, table);
 }
+
+// Requests openloop cancelled itself (the drain or the grace ran out) are
+// not the server's failures and do not count against --max-error-rate.
+BOOST_AUTO_TEST_CASE(own_cancellations_are_not_server_errors) {
+    run_stats s = healthy();
+    s.failed = 5;
+    s.failed_by_class[static_cast<std::size_t>(error_class::cancelled)] = 5;
+    BOOST_TEST(error_rate_breach(s, 0.01).empty());
+    s.failed = 6;
+    s.failed_by_class[static_cast<std::size_t>(error_class::http_5xx)] = 1;
+    BOOST_TEST(error_rate_breach(s, 0.01) == "error rate 9.09 % exceeds the 1 % bound (1 http_5xx)");
+}

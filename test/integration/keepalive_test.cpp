@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/process.hpp"
+#include "run_files.hpp"
 #include "test_http.hpp"
 
 #include <cmath>
@@ -17,32 +18,10 @@ using namespace test_http;
 
 namespace {
 
-json::object read_json(const std::string& path) {
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)), {});
-    return json::parse(text).as_object();
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
-std::vector<json::object> read_jsonl(const std::string& path) {
-    std::vector<json::object> out;
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line))
-        if (!line.empty()) out.push_back(json::parse(line).as_object());
-    return out;
-}
-
-int run(const std::vector<std::string>& args, const std::string& log) {
-    std::string cmd = std::string(OPENLOOP_BIN) + " run --progress off --lag-bound 250ms --tokenizer-cache off";
-    for (const auto& a : args) cmd += " '" + a + "'";
-    cmd += " > " + log + " 2>&1";
-    const int rc = std::system(cmd.c_str());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+// Calibration is not what these tests are about: no cache between them.
+int run(std::vector<std::string> args, const std::string& log) {
+    args.insert(args.begin(), {"--tokenizer-cache", "off"});
+    return run_openloop(args, log);
 }
 
 std::uint64_t count(const json::object& s, const char* key) { return s.at(key).to_number<std::uint64_t>(); }

@@ -3,6 +3,7 @@
 
 #include "openloop/event.hpp"
 #include "openloop/process.hpp"
+#include "run_files.hpp"
 #include "test_http.hpp"
 
 #include <algorithm>
@@ -14,37 +15,6 @@ namespace json = boost::json;
 using namespace test_http;
 
 namespace {
-
-std::vector<json::object> read_jsonl(const std::string& path) {
-    std::vector<json::object> out;
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line))
-        if (!line.empty()) out.push_back(json::parse(line).as_object());
-    return out;
-}
-
-json::object read_json(const std::string& path) {
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)), {});
-    return json::parse(text).as_object();
-}
-
-// Runs `openloop run ARGS` to completion; returns its exit status.
-int run(const std::vector<std::string>& args, const std::string& log) {
-    // The lag bound is loose here: these tests check accounting on a shared,
-    // busy machine; the lag itself is the benchmark's business (tools/bench).
-    std::string cmd = std::string(OPENLOOP_BIN) + " run --progress off --lag-bound 250ms";
-    for (const auto& a : args) cmd += " '" + a + "'";
-    cmd += " > " + log + " 2>&1";
-    const int rc = std::system(cmd.c_str());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    return std::string((std::istreambuf_iterator<char>(in)), {});
-}
 
 std::int64_t num(const json::value& v) { return v.is_null() ? -1 : v.to_number<std::int64_t>(); }
 
@@ -61,7 +31,7 @@ BOOST_AUTO_TEST_CASE(client_agrees_with_server_log) {
     temp_dir dir;
     const auto sim_log = dir.file("sim.jsonl");
     auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "h100-8b", "--log", sim_log});
-    const int rc = run({"--target", sim.url, "--rate", "10", "--num-requests", "60", "--input-len", "uniform:64:512",
+    const int rc = run_openloop({"--target", sim.url, "--rate", "10", "--num-requests", "60", "--input-len", "uniform:64:512",
                         "--output-len", "uniform:8:64", "--ignore-eos", "--out", dir.file("out")},
                        dir.file("run.log"));
     BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
@@ -115,7 +85,7 @@ BOOST_AUTO_TEST_CASE(faults_end_in_their_error_classes) {
                                                   "--fault-disconnect", "0.05", "--fault-bad-chunk", "0.05",
                                                   "--fault-stall", "0.05", "--stall-ms", "400",
                                                   "--fault-slow-first-byte", "0.05", "--slow-first-byte-ms", "400"});
-    const int rc = run({"--target", sim.url, "--rate", "100", "--num-requests", "400", "--input-len", "32",
+    const int rc = run_openloop({"--target", sim.url, "--rate", "100", "--num-requests", "400", "--input-len", "32",
                         "--output-len", "16", "--ignore-eos", "--idle-timeout", "150ms", "--first-token-timeout",
                         "150ms", "--max-inflight", "1000", "--out", dir.file("out")},
                        dir.file("run.log"));
@@ -164,7 +134,7 @@ BOOST_AUTO_TEST_CASE(faults_end_in_their_error_classes) {
 // The --max-inflight cap refuses arrivals, counts them, and never drops them silently.
 BOOST_AUTO_TEST_CASE(refused_by_cap_are_counted) {
     temp_dir dir;
-    const int rc = run({"--target", "sim:cpu-small", "--rate", "40", "--num-requests", "40", "--max-inflight", "3",
+    const int rc = run_openloop({"--target", "sim:cpu-small", "--rate", "40", "--num-requests", "40", "--max-inflight", "3",
                         "--input-len", "16", "--output-len", "16", "--ignore-eos", "--out", dir.file("out")},
                        dir.file("run.log"));
     BOOST_TEST_REQUIRE((rc == 0 || rc == 3), slurp(dir.file("run.log")));
@@ -178,7 +148,7 @@ BOOST_AUTO_TEST_CASE(refused_by_cap_are_counted) {
 
 BOOST_AUTO_TEST_CASE(closed_loop_concurrency) {
     temp_dir dir;
-    const int rc = run({"--target", "sim:firehose", "--concurrency", "4", "--num-requests", "50", "--input-len", "16",
+    const int rc = run_openloop({"--target", "sim:firehose", "--concurrency", "4", "--num-requests", "50", "--input-len", "16",
                         "--output-len", "8", "--ignore-eos", "--endpoint", "completions", "--out", dir.file("out")},
                        dir.file("run.log"));
     BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
@@ -193,14 +163,14 @@ BOOST_AUTO_TEST_CASE(tls_with_and_without_the_ca) {
     std::string cert, key;
     BOOST_TEST_REQUIRE(make_self_signed(dir, cert, key));
     auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--tls-cert", cert, "--tls-key", key});
-    int rc = run({"--target", sim.url, "--model", "openloop-sim", "--ca-file", cert, "--rate", "20",
+    int rc = run_openloop({"--target", sim.url, "--model", "openloop-sim", "--ca-file", cert, "--rate", "20",
                   "--num-requests", "20", "--input-len", "16", "--output-len", "8", "--ignore-eos", "--out",
                   dir.file("ok")},
                  dir.file("ok.log"));
     BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("ok.log")));
     BOOST_TEST(read_json(dir.file("ok/summary.json")).at("completed").to_number<int>() == 20);
 
-    rc = run({"--target", sim.url, "--model", "openloop-sim", "--rate", "20", "--num-requests", "5", "--input-len", "16",
+    rc = run_openloop({"--target", sim.url, "--model", "openloop-sim", "--rate", "20", "--num-requests", "5", "--input-len", "16",
               "--output-len", "8", "--out", dir.file("bad")},
              dir.file("bad.log"));
     BOOST_TEST(rc == 4);  // every request failed

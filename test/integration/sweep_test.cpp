@@ -4,6 +4,7 @@
 #include "openloop/engine.hpp"
 #include "openloop/slo.hpp"
 #include "openloop/sweep.hpp"
+#include "run_files.hpp"
 #include "test_http.hpp"
 
 #include <filesystem>
@@ -13,18 +14,6 @@ namespace json = boost::json;
 using namespace test_http;
 
 namespace {
-
-json::object read_json(const std::string& path) {
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)), {});
-    BOOST_TEST_REQUIRE(!text.empty(), "missing " << path);
-    return json::parse(text).as_object();
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    return std::string((std::istreambuf_iterator<char>(in)), {});
-}
 
 // An automatic sweep (ramp x2, bisect to 5 %) against a simulator preset, with
 // short stages: enough samples to see throughput stop following the offered rate.

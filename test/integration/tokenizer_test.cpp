@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/process.hpp"
+#include "run_files.hpp"
 #include "test_http.hpp"
 
 #include <fstream>
@@ -14,34 +15,6 @@ namespace json = boost::json;
 using namespace test_http;
 
 namespace {
-
-json::object read_json(const std::string& path) {
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)), {});
-    return json::parse(text).as_object();
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
-std::vector<json::object> read_jsonl(const std::string& path) {
-    std::vector<json::object> out;
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line))
-        if (!line.empty()) out.push_back(json::parse(line).as_object());
-    return out;
-}
-
-int run(const std::vector<std::string>& args, const std::string& log) {
-    std::string cmd = std::string(OPENLOOP_BIN) + " run --progress off --lag-bound 250ms";
-    for (const auto& a : args) cmd += " '" + a + "'";
-    cmd += " > " + log + " 2>&1";
-    const int rc = std::system(cmd.c_str());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
 
 struct fidelity {
     std::size_t requests = 0, exact = 0;
@@ -56,7 +29,7 @@ fidelity measure(const std::string& url, const std::vector<std::string>& extra, 
                                   "uniform:12:900", "--output-len", "4", "--ignore-eos", "--tokenizer-cache", cache,
                                   "--out", dir.file(name)};
     args.insert(args.end(), extra.begin(), extra.end());
-    const int rc = run(args, dir.file(name + ".log"));
+    const int rc = run_openloop(args, dir.file(name + ".log"));
     BOOST_TEST_REQUIRE(rc == 0, name << ": " << slurp(dir.file(name + ".log")));
     fidelity f;
     for (const auto& r : read_jsonl(dir.file(name + "/requests.jsonl"))) {
@@ -119,13 +92,13 @@ BOOST_AUTO_TEST_CASE(impossible_choices_fail_before_the_run) {
     auto server = openloop::start_server({"/usr/bin/python3", OPENLOOP_SOURCE_DIR "/test/servers/vllm_uvicorn.py",
                                           "--port", "0", "--no-tokenize"},
                                          std::chrono::seconds(30));
-    const int rc = run({"--target", server.url, "--model", "vllm-uvicorn", "--tokenizer", "server", "--num-requests", "2",
+    const int rc = run_openloop({"--target", server.url, "--model", "vllm-uvicorn", "--tokenizer", "server", "--num-requests", "2",
                         "--tokenizer-cache", "off", "--out", dir.file("none")},
                        dir.file("none.log"));
     BOOST_TEST(rc == 1);
     BOOST_TEST(slurp(dir.file("none.log")).find("offers no tokenize endpoint") != std::string::npos,
                slurp(dir.file("none.log")));
-    const int rc2 = run({"--target", server.url, "--model", "vllm-uvicorn", "--tokenizer", "ids", "--num-requests", "2",
+    const int rc2 = run_openloop({"--target", server.url, "--model", "vllm-uvicorn", "--tokenizer", "ids", "--num-requests", "2",
                          "--out", dir.file("ids-chat")},
                         dir.file("ids-chat.log"));
     BOOST_TEST(rc2 == 1);

@@ -1,0 +1,45 @@
+#pragma once
+// What integration tests read back from a run: its files, and `openloop run`
+// itself, started as a user would start it.
+
+#include <boost/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+namespace test_http {
+
+inline std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+inline boost::json::object read_json(const std::string& path) {
+    return boost::json::parse(slurp(path)).as_object();
+}
+
+inline std::vector<boost::json::object> read_jsonl(const std::string& path) {
+    std::vector<boost::json::object> out;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line))
+        if (!line.empty()) out.push_back(boost::json::parse(line).as_object());
+    return out;
+}
+
+// Runs `openloop run ARGS` to completion, output to log; returns its exit
+// status. The lag bound is loose: these tests check accounting on a shared,
+// busy machine; the lag itself is the benchmark's business (tools/bench).
+inline int run_openloop(const std::vector<std::string>& args, const std::string& log) {
+    std::string cmd = std::string(OPENLOOP_BIN) + " run --progress off --lag-bound 250ms";
+    for (const auto& a : args) cmd += " '" + a + "'";
+    cmd += " > " + log + " 2>&1";
+    const int rc = std::system(cmd.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+}  // namespace test_http

@@ -115,6 +115,36 @@ BOOST_AUTO_TEST_CASE(bad_run_flags_are_rejected) {
     BOOST_CHECK_THROW(parse_run_command({"--no-such-flag"}), usage_error);
 }
 
+// Against real servers: connections, token lengths and failures.
+BOOST_AUTO_TEST_CASE(real_server_flags) {
+    const auto d = parse_run_command({"--out", "-"});
+    BOOST_TEST(d.options.keep_alive_idle.count() == 4000);  // under the 5 s uvicorn and cpp-httplib close after
+    BOOST_TEST(d.options.max_error_rate == 0.01);
+    BOOST_TEST(int(d.options.tokenizer.type) == int(tokenizer_choice::kind::automatic));
+    const auto c = parse_run_command({"--out", "-", "--keep-alive-idle", "0", "--max-error-rate", "5%", "--tokenizer",
+                                      "ids", "--vocab-size", "128256", "--spare-connections", "0", "--tokenizer-cache",
+                                      "off"});
+    BOOST_TEST(c.options.keep_alive_idle.count() == 0);
+    BOOST_TEST(c.options.max_error_rate == 0.05);
+    BOOST_TEST(int(c.options.tokenizer.type) == int(tokenizer_choice::kind::ids));
+    BOOST_TEST(c.options.vocab_size == 128256);
+    BOOST_TEST(c.options.spare_connections == 0u);
+    BOOST_TEST(c.options.tokenizer_cache.empty());
+    BOOST_TEST(parse_run_command({"--max-error-rate", "0.2"}).options.max_error_rate == 0.2);
+    BOOST_CHECK_THROW(parse_run_command({"--max-error-rate", "150%"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--max-error-rate", "lots"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--tokenizer", "tiktoken"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--vocab-size", "-1"}), usage_error);
+
+    const auto sim = parse_sim_command({"--keep-alive-timeout", "2s", "--keep-alive-max-requests", "100", "--quirk",
+                                        "close-stale", "--quirk", "close-after-completion"});
+    BOOST_TEST(sim.config.keep_alive_timeout.count() == 2000);
+    BOOST_TEST(sim.config.keep_alive_max_requests == 100);
+    BOOST_TEST(sim.config.quirks.close_stale);
+    BOOST_TEST(sim.config.quirks.close_after_completion);
+    BOOST_CHECK_THROW(parse_sim_command({"--tokenizer", "bpe"}), usage_error);
+}
+
 BOOST_AUTO_TEST_CASE(goodput_slos) {
     const auto cmd = parse_run_command({"--goodput", "ttft=500ms", "--goodput", "tpot=0.05", "--goodput", "e2e=10s"});
     BOOST_TEST(cmd.options.slo.ttft_ms == 500.0);

@@ -49,8 +49,11 @@ std::optional<tokenize_dialect> detect_dialect(const calibration_request& r, con
     return std::nullopt;
 }
 
-std::string cache_key(tokenize_dialect d, const calibration_request& r) {
-    std::string material = std::string(dialect_name(d)) + '\n' + r.model + '\n' + (r.chat ? "chat" : "text") + '\n';
+// Keyed by model and vocabulary, and by the server's count of a probe text:
+// one model name served with another tokenizer gets a cache of its own.
+std::string cache_key(tokenize_dialect d, const calibration_request& r, int fingerprint) {
+    std::string material = std::string(dialect_name(d)) + '\n' + r.model + '\n' + (r.chat ? "chat" : "text") + '\n' +
+                           std::to_string(fingerprint) + '\n';
     for (std::size_t i = 0; i < vocab_size_words; ++i) material.append(vocab_word(i)).push_back(' ');
     std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
     for (unsigned char c : material) h = (h ^ c) * 0x100000001b3ULL;
@@ -119,9 +122,11 @@ calibration_result server_costs(const calibration_request& r, const http_post_fn
     }
     const token_counter count = [&](std::string_view text) { return count_with(*dialect, r, post, text); };
     out.label = "server (" + std::string(dialect_name(*dialect)) + (r.chat ? " chat template)" : " prompt)");
-    const std::string path = r.cache_dir.empty() ? std::string{}
-                                                 : (std::filesystem::path(r.cache_dir) /
-                                                    ("tokenizer-" + cache_key(*dialect, r) + ".json")).string();
+    std::string path;
+    if (!r.cache_dir.empty()) {
+        const int fingerprint = count("Calibrating openloop: a probe of subword splits, 12345 characterisation.").value_or(-1);
+        path = (std::filesystem::path(r.cache_dir) / ("tokenizer-" + cache_key(*dialect, r, fingerprint) + ".json")).string();
+    }
     if (!path.empty()) {
         if (auto cached = load_cached(path)) {
             out.builder = std::move(*cached);

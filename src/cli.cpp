@@ -244,7 +244,8 @@ po::options_description run_option_groups() {
         ("tokenizer", po::value<std::string>()->default_value("auto"),
          "how a length in tokens becomes a prompt: server (calibrated against the server's own tokenize endpoint, "
          "chat template included, so usage.prompt_tokens equals --input-len; vLLM, SGLang, llama.cpp, TGI), "
-         "ids (token-id prompts, exact; --endpoint completions), words (one word per token), or auto "
+         "ids (token-id prompts, exact; --endpoint completions), sentencepiece:FILE (a local SentencePiece "
+         "tokenizer.model: Llama 1/2, Mistral, Gemma, T5; no chat template), words (one word per token), or auto "
          "(server where offered, else words). The summary reports intended vs the server's counts")
         ("vocab-size", po::value<std::int64_t>()->default_value(0),
          "--tokenizer ids: the model's vocabulary size; 0 reads it from GET /v1/models (llama.cpp lists it)")

@@ -200,7 +200,7 @@ knee throughput_knee(const std::vector<stage_point>& curve, double ratio) {
     }
     const auto& bad = curve[i];
     if (i == 0) {
-        auto k = not_found(method, format("achieved %.1f of %.1f req/s offered (%.2f < %.2f) already at stage 0: the "
+        auto k = not_found(method, format("achieved %.1f of %.1f req/s offered (%.3f < %.2f) already at stage 0: the "
                                           "knee lies below the lowest rate swept",
                                           bad.achieved_rate, bad.offered_rate, ratio_of(0), ratio));
         k.below_range = true;
@@ -209,7 +209,7 @@ knee throughput_knee(const std::vector<stage_point>& curve, double ratio) {
     const auto& good = curve[i - 1];
     const double at = lerp_crossing(good.offered_rate, bad.offered_rate, ratio_of(i - 1), ratio_of(i), ratio);
     return found_at(method, curve, i - 1, at,
-                    format("achieved %.1f of %.1f req/s offered (%.2f < %.2f) at stage %zu; last following stage %zu "
+                    format("achieved %.1f of %.1f req/s offered (%.3f < %.2f) at stage %zu; last following stage %zu "
                            "at %.1f req/s (ratio crosses %.2f at %.1f req/s)",
                            bad.achieved_rate, bad.offered_rate, ratio_of(i), ratio, i, i - 1, good.offered_rate, ratio,
                            at));

@@ -109,7 +109,7 @@ std::uint64_t samples_for_percentile(double pct) {
 }
 
 json::object stage_row(std::size_t index, double offered_rate, int concurrency, const run_outcome& outcome,
-                       const std::vector<slo>& slos, double follow_ratio, bool& good) {
+                       const std::vector<slo>& slos, double follow_ratio, bool& good, double base_e2e_ms) {
     const auto& s = outcome.summary;
     const auto& st = outcome.stats;
     json::object row;
@@ -169,10 +169,13 @@ json::object stage_row(std::size_t index, double offered_rate, int concurrency, 
     // count, whose variance is about twice its mean L = rate x mean E2E.
     const double window = st.steady_window_s;
     const double deficit = (sent_rate - answered) * window;
-    const double in_flight = sent_rate * e2e_mean.value_or(0) / 1000.0;
+    // Below capacity the latency stays near its low-load value; a stage whose
+    // own E2E has run away (a backlog) must not widen its own allowance.
+    double e2e_ms = e2e_mean.value_or(0);
+    if (base_e2e_ms > 0) e2e_ms = std::min(e2e_ms, 2 * base_e2e_ms);
+    const double in_flight = sent_rate * e2e_ms / 1000.0;
     row["deficit"] = deficit;
-    // The allowance grows with the stage's own latency, which an overloaded
-    // server inflates: past a 10 % shortfall no noise explains it.
+    // Past a 10 % shortfall no noise explains it.
     const bool follows = concurrency > 0 || sent_rate <= 0 || answered / sent_rate >= follow_ratio ||
                          (deficit <= 3 * std::sqrt(2 * std::max(1.0, in_flight)) && answered / sent_rate >= 0.9);
     row["follows"] = follows;
@@ -580,7 +583,7 @@ sweep_result run_sweep(const sweep_options& opt) {
         }
         const run_outcome outcome = run_load(o);
         bool good = false;
-        json::object row = stage_row(index, rate, concurrency, outcome, opt.slos, opt.follow_ratio, good);
+        json::object row = stage_row(index, rate, concurrency, outcome, opt.slos, opt.follow_ratio, good, e2e_base_s * 1000);
         row["dir"] = dir;
         row["warmup_s"] = warmup;
         std::fprintf(stderr, "  -> achieved %.3g req/s, TTFT p99 %s ms, E2E p99 %s ms, %llu errors: %s\n",

@@ -52,9 +52,11 @@ struct sweep_result {
 // stage's results under out_dir/stage-NN and the sweep report beside them.
 sweep_result run_sweep(const sweep_options& options);
 
-// Pure: the stage row from a stage's summary and stats.
+// Pure: the stage row from a stage's summary and stats. base_e2e_ms is the
+// low-load E2E (the first stage's median; 0 when unknown), which bounds the
+// in-flight noise a throughput shortfall is weighed against.
 boost::json::object stage_row(std::size_t index, double offered_rate, int concurrency, const run_outcome& outcome,
-                              const std::vector<slo>& slos, double follow_ratio, bool& good);
+                              const std::vector<slo>& slos, double follow_ratio, bool& good, double base_e2e_ms = 0);
 
 // Pure: knees and capacity words from the stage rows (any order).
 boost::json::object analyse_sweep(std::vector<boost::json::object> rows, const std::vector<slo>& slos,

@@ -183,7 +183,7 @@ BOOST_AUTO_TEST_CASE(finds_a_clean_knee) {
     // The ratio falls from 1 to 10/11 between 10 and 11 req/s; it crosses 0.95 at 10.55.
     BOOST_TEST(s.throughput.interpolated_rate == 10.55, boost::test_tools::tolerance(1e-9));
     BOOST_TEST(s.throughput.explanation ==
-               "achieved 10.0 of 11.0 req/s offered (0.91 < 0.95) at stage 10; last following stage 9 at 10.0 req/s "
+               "achieved 10.0 of 11.0 req/s offered (0.909 < 0.95) at stage 10; last following stage 9 at 10.0 req/s "
                "(ratio crosses 0.95 at 10.6 req/s)");
 
     BOOST_TEST(s.latency.found);
@@ -208,7 +208,7 @@ BOOST_AUTO_TEST_CASE(explains_with_the_numbers) {
     const auto k = throughput_knee(curve);
     BOOST_TEST(k.stage == 5u);
     BOOST_TEST(contains(k.explanation,
-                        "achieved 11.0 of 14.0 req/s offered (0.79 < 0.95) at stage 6; last following stage 5 at "
+                        "achieved 11.0 of 14.0 req/s offered (0.786 < 0.95) at stage 6; last following stage 5 at "
                         "12.1 req/s"),
                k.explanation);
 }

@@ -284,7 +284,8 @@ po::options_description run_option_groups() {
         ("progress", po::value<std::string>()->default_value("auto"), "live progress line on stderr: auto (when a terminal), on, off")
         ("lag-bound", po::value<std::string>()->default_value("1ms"), "the run is INVALID when schedule lag p99 exceeds this")
         ("max-error-rate", po::value<std::string>()->default_value("1%"),
-         "the run fails (INVALID, exit 4) when more of its requests failed than this, e.g. 1%, 0.05 or 100%")
+         "the run fails (INVALID, exit 4) when more of its requests failed than this, e.g. 1%, 0.05 or 100%; "
+         "requests openloop cancelled itself (grace or drain ran out) do not count")
         ("goodput", po::value<std::vector<std::string>>()->composing(),
          "per-request SLO for goodput, METRIC=LIMIT with METRIC ttft, tpot, itl or e2e, e.g. ttft=500ms (repeatable)");
 

@@ -251,6 +251,23 @@ struct client::impl {
         c.lowest().socket().close(ignored);
     }
 
+    // A setup call on a connection of its own: the status and body of any
+    // answer, or an exception naming the call when there was none.
+    net::awaitable<std::pair<int, std::string>> setup_call(http::verb verb, std::string path, std::string json_body) {
+        const std::string what = std::string(http::to_string(verb)) + " " + path;
+        error_class cls{};
+        auto c = co_await open(cls);
+        if (!c) throw std::runtime_error(what + ": " + std::string(error_class_name(cls)) + " error");
+        http::request<http::string_body> req{verb, path, 11};
+        req.set(http::field::host, opt.target.host_header);
+        req.set(http::field::user_agent, "openloop/" OPENLOOP_VERSION);
+        if (verb == http::verb::post) req.set(http::field::content_type, "application/json");
+        for (const auto& [k, v] : opt.headers) req.set(k, v);
+        req.body() = std::move(json_body);
+        req.prepare_payload();
+        co_return co_await setup_exchange(*c, req);
+    }
+
     // One request and its whole answer, for setup calls.
     template <class Request>
     static net::awaitable<std::pair<int, std::string>> setup_exchange(connection& c, Request& req) {
@@ -316,30 +333,13 @@ void client::close_all() {
 }
 
 net::awaitable<std::string> client::get(std::string path) {
-    error_class cls{};
-    auto c = co_await impl_->open(cls);
-    if (!c) throw std::runtime_error("GET " + path + ": " + std::string(error_class_name(cls)) + " error");
-    http::request<http::empty_body> req{http::verb::get, path, 11};
-    req.set(http::field::host, impl_->opt.target.host_header);
-    req.set(http::field::user_agent, "openloop/" OPENLOOP_VERSION);
-    for (const auto& [k, v] : impl_->opt.headers) req.set(k, v);
-    auto [status, body] = co_await impl::setup_exchange(*c, req);
+    auto [status, body] = co_await impl_->setup_call(http::verb::get, path, {});
     if (status != 200) throw std::runtime_error("GET " + path + ": HTTP " + std::to_string(status));
     co_return body;
 }
 
 net::awaitable<std::pair<int, std::string>> client::post(std::string path, std::string json_body) {
-    error_class cls{};
-    auto c = co_await impl_->open(cls);
-    if (!c) throw std::runtime_error("POST " + path + ": " + std::string(error_class_name(cls)) + " error");
-    http::request<http::string_body> req{http::verb::post, path, 11};
-    req.set(http::field::host, impl_->opt.target.host_header);
-    req.set(http::field::user_agent, "openloop/" OPENLOOP_VERSION);
-    req.set(http::field::content_type, "application/json");
-    for (const auto& [k, v] : impl_->opt.headers) req.set(k, v);
-    req.body() = std::move(json_body);
-    req.prepare_payload();
-    co_return co_await impl::setup_exchange(*c, req);
+    co_return co_await impl_->setup_call(http::verb::post, std::move(path), std::move(json_body));
 }
 
 namespace {

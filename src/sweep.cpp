@@ -1,5 +1,7 @@
 #include "openloop/sweep.hpp"
 
+#include "openloop/sweep_row.hpp"
+
 #include "openloop/knee.hpp"
 #include "openloop/report.hpp"
 
@@ -19,14 +21,9 @@
 namespace openloop {
 
 namespace json = boost::json;
+using namespace sweep_row;
 
 namespace {
-
-std::optional<double> number(const json::object& o, std::string_view key) {
-    const auto* v = o.if_contains(key);
-    if (!v || !v->is_number()) return std::nullopt;
-    return v->to_number<double>();
-}
 
 json::value opt(std::optional<double> v) { return v ? json::value(*v) : json::value(nullptr); }
 
@@ -48,20 +45,6 @@ json::object latency(const json::object& summary, const histogram& h, std::strin
     return o;
 }
 
-std::optional<double> at(const json::object& row, std::string_view family, std::string_view stat) {
-    const auto* f = row.if_contains(family);
-    if (!f || !f->is_object()) return std::nullopt;
-    return number(f->as_object(), stat);
-}
-
-std::string fmt(const char* format, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-
-std::string cell(std::optional<double> v, const char* format = "%.1f") { return v ? fmt(format, *v) : "-"; }
-
 // Reads a summary key ("p99_ttft_ms", "median_e2el_ms", "error_rate") from a
 // stage row, so SLOs can be judged again on measured stages.
 std::optional<double> row_lookup(const json::object& row, std::string_view key) {
@@ -75,21 +58,6 @@ std::optional<double> row_lookup(const json::object& row, std::string_view key) 
     if (stat == "median") stat = "p50";
     if (metric == "e2el") metric = "e2e";
     return at(row, metric + "_ms", stat);
-}
-
-// "25.0 % (30 stream_truncated, 2 http_5xx)": a stage's failures in brief.
-std::string error_breakdown(const json::object& row) {
-    const auto rate = number(row, "error_rate");
-    std::string out = cell(rate ? std::optional<double>(*rate * 100) : std::nullopt, "%.1f") + " %";
-    const auto* e = row.if_contains("errors");
-    if (!e || !e->is_object() || e->as_object().empty()) return out;
-    std::string classes;
-    for (const auto& [name, n] : e->as_object()) {
-        if (!classes.empty()) classes += ", ";
-        classes += cell(n.is_number() ? std::optional<double>(n.to_number<double>()) : std::nullopt, "%.0f") + " " +
-                   std::string(name);
-    }
-    return out + " (" + classes + ")";
 }
 
 }  // namespace
@@ -363,116 +331,6 @@ json::object analyse_sweep(std::vector<json::object> rows, const std::vector<slo
     json::array stages;
     for (auto& r : rows) stages.push_back(std::move(r));
     return json::object{{"stages", std::move(stages)}, {"knees", std::move(knees)}, {"capacity", std::move(capacity)}};
-}
-
-namespace {
-
-struct table_column {
-    std::string title;
-    std::function<std::string(const json::object&)> value;
-};
-
-std::vector<table_column> columns(bool closed_loop) {
-    std::vector<table_column> c;
-    c.push_back({"stage", [](const json::object& r) { return cell(number(r, "index"), "%.0f"); }});
-    if (closed_loop) {
-        c.push_back({"concurrency", [](const json::object& r) { return cell(number(r, "concurrency"), "%g"); }});
-    } else {
-        c.push_back({"offered req/s", [](const json::object& r) { return cell(number(r, "offered_rate"), "%.3g"); }});
-    }
-    c.push_back({"achieved req/s", [](const json::object& r) { return cell(number(r, "achieved_rate"), "%.3g"); }});
-    c.push_back({"output tok/s", [](const json::object& r) { return cell(number(r, "output_throughput"), "%.0f"); }});
-    c.push_back({"TTFT p50 ms", [](const json::object& r) { return cell(at(r, "ttft_ms", "p50")); }});
-    c.push_back({"TTFT p95 ms", [](const json::object& r) { return cell(at(r, "ttft_ms", "p95")); }});
-    c.push_back({"TTFT p99 ms [95% CI]", [](const json::object& r) {
-                     std::string s = cell(at(r, "ttft_ms", "p99"));
-                     const auto* f = r.if_contains("ttft_ms");
-                     const auto* ci = f && f->is_object() ? f->as_object().if_contains("p99_ci") : nullptr;
-                     if (ci && ci->is_array())
-                         s += " [" + fmt("%.1f", ci->as_array()[0].to_number<double>()) + ", " +
-                              fmt("%.1f", ci->as_array()[1].to_number<double>()) + "]";
-                     else
-                         s += " [too few samples]";
-                     return s;
-                 }});
-    c.push_back({"ITL p50 ms", [](const json::object& r) { return cell(at(r, "itl_ms", "p50"), "%.2f"); }});
-    c.push_back({"ITL p99 ms", [](const json::object& r) { return cell(at(r, "itl_ms", "p99"), "%.2f"); }});
-    c.push_back({"E2E p99 ms", [](const json::object& r) { return cell(at(r, "e2e_ms", "p99"), "%.0f"); }});
-    c.push_back({"errors", [](const json::object& r) { return cell(number(r, "failed"), "%.0f"); }});
-    c.push_back({"goodput req/s", [](const json::object& r) { return cell(number(r, "goodput"), "%.3g"); }});
-    c.push_back({"verdict", [](const json::object& r) {
-                     const auto* v = r.if_contains("verdict");
-                     std::string s = v && v->is_string() ? std::string(v->as_string()) : std::string("-");
-                     if (s == "errors") s += " " + error_breakdown(r);
-                     const auto* g = r.if_contains("generator_ok");
-                     if (g && g->is_bool() && !g->as_bool()) s += " (generator lagged)";
-                     return s;
-                 }});
-    return c;
-}
-
-std::string knee_marks(const json::object& report, const json::object& row) {
-    std::string marks;
-    const auto index = number(row, "index");
-    const auto& knees = report.at("knees").as_object();
-    for (const auto& [name, label] : {std::pair{"slo", "SLO knee"}, std::pair{"saturation", "saturation knee"}}) {
-        const auto* k = knees.if_contains(name);
-        if (!k || !k->is_object()) continue;
-        const auto& o = k->as_object();
-        const auto* found = o.if_contains("found");
-        if (found && found->is_bool() && found->as_bool() && number(o, "stage") == index)
-            marks += (marks.empty() ? "" : ", ") + std::string(label);
-    }
-    return marks;
-}
-
-}  // namespace
-
-std::string sweep_markdown(const json::object& report) {
-    const bool closed = report.contains("mode") && report.at("mode").as_string() == "closed-loop";
-    const auto cols = columns(closed);
-    std::string out = "# openloop sweep: " + std::string(report.at("target").as_string()) + "\n\n";
-    out += "| ";
-    for (const auto& c : cols) out += c.title + " | ";
-    out += "knee |\n|";
-    for (std::size_t i = 0; i <= cols.size(); ++i) out += "---|";
-    out += "\n";
-    for (const auto& v : report.at("stages").as_array()) {
-        const auto& r = v.as_object();
-        out += "| ";
-        for (const auto& c : cols) out += c.value(r) + " | ";
-        out += knee_marks(report, r) + " |\n";
-    }
-    const auto& knees = report.at("knees").as_object();
-    out += "\n";
-    for (const auto& [name, label] : {std::pair{"slo", "SLO knee"}, std::pair{"saturation", "Saturation knee"},
-                                      std::pair{"latency", "Latency bend (evidence)"}}) {
-        const auto* k = knees.if_contains(name);
-        if (!k || !k->is_object()) continue;
-        const auto* e = k->as_object().if_contains("explanation");
-        out += "- **" + std::string(label) + "**: " + (e && e->is_string() ? std::string(e->as_string()) : "-") + "\n";
-    }
-    if (const auto* slos = report.if_contains("slos"); slos && slos->is_array() && !slos->as_array().empty()) {
-        out += "- **SLOs**:";
-        for (const auto& s : slos->as_array()) out += " `" + std::string(s.as_object().at("text").as_string()) + "`";
-        out += "\n";
-    }
-    out += "\n" + std::string(report.at("capacity").as_object().at("text").as_string()) + "\n";
-    return out;
-}
-
-std::string sweep_csv(const json::object& report) {
-    const bool closed = report.contains("mode") && report.at("mode").as_string() == "closed-loop";
-    const auto cols = columns(closed);
-    std::string out;
-    for (std::size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + std::string("\"") + cols[i].title + "\"";
-    out += ",knee\n";
-    for (const auto& v : report.at("stages").as_array()) {
-        const auto& r = v.as_object();
-        for (std::size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + std::string("\"") + cols[i].value(r) + "\"";
-        out += ",\"" + knee_marks(report, r) + "\"\n";
-    }
-    return out;
 }
 
 namespace {

@@ -12,6 +12,9 @@
 
 namespace openloop {
 
+// --help lines: wide enough that descriptions read as sentences.
+inline constexpr unsigned help_width = 120;
+
 // Thrown for bad flags and values; main prints it and exits with status 2.
 struct usage_error : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -27,6 +30,8 @@ struct sim_command {
     std::string help_text;
 };
 sim_command parse_sim_command(const std::vector<std::string>& args);
+// `openloop sim ARGS`: serves, or prints --capacity; returns the exit status.
+int sim_main(const std::vector<std::string>& args);
 
 struct run_command {
     run_options options;
@@ -53,6 +58,8 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args);
 
 // "250ms", "10s", "2m", "1h", or plain seconds; throws usage_error naming the flag.
 double parse_duration_s(std::string_view text, std::string_view flag);
+// "1%", "0.5 %" or "0.01": a fraction in [0, 1]; throws usage_error naming the flag.
+double parse_fraction(std::string text, std::string_view flag);
 
 // The whole program: dispatches on the command word. Returns the exit status.
 int cli_main(int argc, char** argv);

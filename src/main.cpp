@@ -1,3 +1,3 @@
-#include "openloop/cli.hpp"
+#include "openloop/cli/cli.hpp"
 
 int main(int argc, char** argv) { return openloop::cli_main(argc, argv); }

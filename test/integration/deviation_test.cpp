@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE deviation
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/process.hpp"
+#include "openloop/cli/child_process.hpp"
 #include "test_http.hpp"
 
 #include <fstream>

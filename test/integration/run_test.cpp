@@ -1,8 +1,8 @@
 #define BOOST_TEST_MODULE run
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/event.hpp"
-#include "openloop/process.hpp"
+#include "openloop/measure/event.hpp"
+#include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
 

@@ -1,9 +1,10 @@
 #define BOOST_TEST_MODULE sim_api
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/engine.hpp"
-#include "openloop/process.hpp"
-#include "openloop/tokens.hpp"
+#include "openloop/sim/engine.hpp"
+#include "openloop/measure/resource_usage.hpp"
+#include "openloop/cli/child_process.hpp"
+#include "openloop/load/tokens.hpp"
 #include "test_http.hpp"
 
 #include <chrono>

@@ -1,8 +1,8 @@
 #define BOOST_TEST_MODULE sim_fault
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/process.hpp"
-#include "openloop/sim.hpp"
+#include "openloop/cli/child_process.hpp"
+#include "openloop/sim/sim.hpp"
 #include "test_http.hpp"
 
 #include <cmath>

@@ -1,8 +1,8 @@
 #define BOOST_TEST_MODULE sim_queue
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/engine.hpp"
-#include "openloop/process.hpp"
+#include "openloop/sim/engine.hpp"
+#include "openloop/cli/child_process.hpp"
 #include "test_http.hpp"
 
 #include <atomic>

@@ -1,9 +1,9 @@
 #define BOOST_TEST_MODULE sweep
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/engine.hpp"
-#include "openloop/slo.hpp"
-#include "openloop/sweep.hpp"
+#include "openloop/sim/engine.hpp"
+#include "openloop/results/slo.hpp"
+#include "openloop/results/sweep.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
 

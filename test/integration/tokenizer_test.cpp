@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE tokenizer
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/process.hpp"
+#include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
 

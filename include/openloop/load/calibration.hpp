@@ -1,0 +1,48 @@
+#pragma once
+// Before a run: choose how lengths in tokens become prompts (--tokenizer) and,
+// for the server's tokenizer, find its tokenize endpoint, measure the token
+// cost of every vocabulary word (cached per model and vocabulary), and check
+// a few sample prompts against the server's count. Socket-free: HTTP calls
+// go through the functions the caller gives, so it is tested with fakes.
+
+#include "openloop/load/tokenize_endpoint.hpp"
+#include "openloop/load/tokenizer.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+
+namespace openloop {
+
+struct calibration_request {
+    tokenizer_choice choice;
+    bool chat = true;            // prompts are one user message of a chat request
+    std::string model;
+    std::string root;            // server_root() of the target
+    std::int64_t vocab_size = 0; // ids: 0 asks GET /v1/models for it
+    std::string models_path = "/v1/models";
+    std::string cache_dir;       // empty: no cache
+    int verify_samples = 8;
+};
+
+struct calibration_result {
+    prompt_builder builder;
+    std::string label;            // for the summary, e.g. "server (vllm /tokenize)"
+    calibration_check check;      // samples counted by the server (server mode)
+    bool from_cache = false;
+    std::string note;             // a line for stderr, empty when nothing to say
+};
+
+using http_post_fn = std::function<std::pair<int, std::string>(const http_call&)>;  // throws when no answer
+using http_get_fn = std::function<std::string(const std::string& path)>;           // throws unless 200
+
+// Throws std::runtime_error with what to do instead when the choice cannot
+// be honoured (no tokenize endpoint under --tokenizer server, ids on chat, ...).
+calibration_result calibrate_tokenizer(const calibration_request& request, const http_post_fn& post,
+                                       const http_get_fn& get);
+
+// The cache directory: $OPENLOOP_CACHE_DIR, else $XDG_CACHE_HOME/openloop, else ~/.cache/openloop.
+std::string default_cache_dir();
+
+}  // namespace openloop

@@ -1,0 +1,130 @@
+#pragma once
+// What each request carries: prompt text and lengths, prepared ahead of its
+// send time. Pure logic (no sockets, no clocks): every output is a function of
+// the configuration and its seed, so a run can be reproduced exactly.
+
+#include "openloop/load/tokenizer.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace openloop {
+
+// A distribution of token counts, parsed from a flag value:
+//   N                              always N
+//   uniform:MIN:MAX                integers in [MIN, MAX], each equally likely
+//   normal:MEAN:SD[:MIN:MAX]       rounded normal
+//   lognormal:MEDIAN:SIGMA[:MIN:MAX]
+//                                  rounded exp(N(ln MEDIAN, SIGMA²)); SIGMA is the
+//                                  sd of the log, so the mean is MEDIAN·e^(SIGMA²/2)
+// normal and lognormal samples are clamped (not redrawn) into [MIN, MAX],
+// default [1, 2^31-1]: a length is at least one token. Sampling uses only the
+// raw 64-bit outputs of the engine (not <random>'s distributions, which differ
+// between standard libraries), so a seed gives the same lengths everywhere.
+class length_dist {
+public:
+    enum class kind { fixed, uniform, normal, lognormal };
+
+    // Throws std::invalid_argument naming spec and the accepted syntax; what
+    // (e.g. "input_len") prefixes the message when given.
+    static length_dist parse(std::string_view spec, std::string_view what = {});
+
+    int sample(std::mt19937_64& rng) const;
+    // Mean of the clamped distribution (before rounding to integers).
+    double mean() const;
+    int min() const { return min_; }
+    int max() const { return max_; }
+    kind type() const { return kind_; }
+    // Canonical spec: parse(describe()) gives the same distribution.
+    std::string describe() const;
+
+private:
+    kind kind_ = kind::fixed;
+    double a_ = 1;  // fixed value, uniform MIN, normal MEAN or lognormal MEDIAN
+    double b_ = 0;  // uniform MAX, normal SD or lognormal SIGMA
+    int min_ = 1;
+    int max_ = 1;
+    bool clipped_ = false;  // bounds were given explicitly (kept by describe)
+};
+
+// One request's content.
+struct request_spec {
+    std::string prompt;      // text (for chat: the user message content)
+    std::vector<std::int32_t> prompt_ids;  // instead of text, under --tokenizer ids
+    int input_tokens = 0;    // intended prompt tokens (file prompts: their words)
+    int max_tokens = 0;      // output length asked
+    std::int64_t at_ns = -1; // intended send time for trace sources, else -1
+    int prefix_group = -1;   // shared-prefix group, -1 when none
+};
+
+struct workload_config {
+    // Synthetic prompts (used when no file or trace is given).
+    std::string input_len = "512";
+    std::string output_len = "128";  // also for prompt files without a length
+    // A shared prefix of prefix_len tokens, counted inside input_len; request i
+    // takes group i mod prefix_groups (prefix_groups <= 0 means one group).
+    int prefix_len = 0;
+    int prefix_groups = 0;
+
+    // At most one of these sources.
+    // JSONL, one object per line: "prompt" (or "text") string, optional
+    // integer "max_tokens" (or "output_len"). Blank lines are ignored.
+    std::string prompts_file;
+    // ShareGPT JSON: an array of {"conversations": [{"from", "value"}, ...]}.
+    // Prompt = first human turn ("human"/"user"); max_tokens = word count of the
+    // first reply after it ("gpt"/"assistant"/"chatgpt"/"bing"/"bard"), vLLM's
+    // convention. Entries without such a pair or with an empty side are skipped.
+    std::string sharegpt_file;
+    // A trace (see trace.hpp): each request gets the entry's lengths, time
+    // and prefix blocks.
+    std::string trace_file;
+    std::string trace_format = "auto";
+    bool trace_skip_bad_rows = false;
+    double trace_speed = 1.0;           // > 1 replays faster
+    std::int64_t trace_start_ns = 0;    // window in trace time, before speed
+    std::int64_t trace_end_ns = -1;     // -1: to the end
+    std::size_t trace_max_requests = 0; // 0: no limit
+
+    std::uint64_t seed = 0;
+};
+
+// The request source. Synthetic sources are unbounded; file sources yield
+// their items in a seeded permutation and start over after the last; trace
+// sources yield entries in time order and loop with at_ns shifted by one
+// period per lap (the span plus one mean gap), so a trace can drive a soak.
+// Configuration and file errors throw (std::invalid_argument for bad
+// values, std::runtime_error naming file and line for bad files).
+class workload {
+public:
+    explicit workload(const workload_config& config);
+    ~workload();
+    workload(workload&&) noexcept;
+    workload& operator=(workload&&) noexcept;
+
+    request_spec next();
+
+    // How synthetic and trace prompts turn lengths into content (default:
+    // one word per token). Set before the first next().
+    void set_prompt_builder(prompt_builder b);
+    // True when prompts come from a file, whose text is what it is.
+    bool file_prompts() const;
+
+    // Distinct items in a file or trace source; 0 for a synthetic source.
+    std::size_t size() const;
+    // Items a file or trace source dropped: ShareGPT entries without a usable
+    // pair, or trace rows skipped as bad.
+    std::size_t skipped() const;
+    // One line for the run summary, e.g. "synthetic input=512 output=128".
+    std::string describe() const;
+
+private:
+    struct state;
+    std::unique_ptr<state> state_;
+};
+
+}  // namespace openloop

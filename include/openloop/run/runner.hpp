@@ -1,0 +1,93 @@
+#pragma once
+// One benchmark run: the io thread's scheduler (open loop on an arrival
+// schedule, or closed loop with N workers), the client, the reporter thread,
+// Ctrl-C handling and the results. `openloop run` is one call; a sweep is many.
+
+#include "openloop/load/arrival.hpp"
+#include "openloop/results/report.hpp"
+#include "openloop/measure/reporter.hpp"
+#include "openloop/load/workload.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace openloop {
+
+struct run_options {
+    // Where: url is resolved by the caller (a sim:PRESET target is started first).
+    std::string url;
+    std::string target_label;   // as the user gave it, for the report
+    std::string endpoint = "chat";  // "chat" or "completions"
+    std::string model;              // empty: the first id of GET /v1/models
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string api_key_env = "OPENAI_API_KEY";
+    std::string ca_file;
+    bool insecure = false;
+    std::string request_id_prefix = "openloop-";
+
+    // What each request carries.
+    workload_config workload;
+    tokenizer_choice tokenizer;     // how lengths in tokens become prompts
+    std::int64_t vocab_size = 0;    // --tokenizer ids; 0: from GET /v1/models
+    std::string tokenizer_cache;    // calibration cache directory; empty: none
+    bool ignore_eos = false;
+    double temperature = 0.0;
+    std::int64_t sampling_seed = 0;  // sent as "seed"; < 0: not sent
+    bool continuous_usage = true;    // ask for usage on every chunk (per-chunk token counts)
+    std::string extra_body;          // JSON object merged into every request body
+
+    // When.
+    arrival_params arrival;
+    int concurrency = 0;  // > 0: closed loop with this many workers
+    double duration_s = 0;          // measured window; 0: no time bound
+    std::uint64_t num_requests = 0; // measured requests; 0: no count bound
+    bool all_bounds = false;        // stop when every bound is met (a sweep stage), not the first
+    double warmup_s = 0;
+    std::uint64_t warmup_requests = 0;
+    std::size_t max_inflight = 10'000;
+
+    // Limits.
+    std::chrono::milliseconds connect_timeout{10'000};
+    std::chrono::milliseconds first_token_timeout{0};
+    std::chrono::milliseconds idle_timeout{0};
+    std::chrono::milliseconds total_timeout{0};
+    std::size_t max_body = 256u << 20;
+    std::size_t spare_connections = 4;
+    std::chrono::milliseconds keep_alive_idle{4'000};  // see client_options::keep_alive_idle
+    double grace_s = 10;  // after Ctrl-C, how long in-flight requests may finish
+    double drain_s = 0;   // after the last send, how long in-flight requests may finish; 0: no limit
+    std::size_t overload_inflight = 0;  // abort when more than this many are in flight; 0: never
+
+    // Results.
+    std::string out_dir;  // empty: no files
+    bool progress = false;
+    double lag_bound_ms = 1.0;
+    double max_error_rate = 0.01;  // a run with more failed requests is INVALID (exit 4)
+    goodput_slo slo;
+    std::size_t ring_capacity = 1u << 20;
+    bool steady_throughput = false;  // see reporter_options::steady_throughput
+    boost::json::object config;  // every parameter as given, secrets redacted (goes into summary.json)
+};
+
+struct run_outcome {
+    run_stats stats;
+    boost::json::object summary;
+    verdict judgement;
+    bool interrupted = false;  // Ctrl-C / SIGTERM
+    bool overloaded = false;   // aborted: in flight exceeded overload_inflight
+    bool too_many_errors = false;  // the error rate exceeded max_error_rate
+};
+
+// Runs to completion (or interruption) on the calling thread; throws
+// std::runtime_error for setup problems (bad target, bad --extra-body, ...).
+run_outcome run_load(const run_options& options);
+
+// Environment facts for summary.json: host, cores, versions, start time.
+boost::json::object environment_info();
+
+}  // namespace openloop

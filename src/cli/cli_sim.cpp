@@ -1,0 +1,250 @@
+#include "openloop/cli/cli.hpp"
+
+#include <boost/json.hpp>
+#include <boost/program_options.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+// `openloop sim`: its options and its main.
+
+namespace openloop {
+
+namespace po = boost::program_options;
+
+namespace {
+
+void check_probability(const po::variables_map& vm, const char* name, double& out) {
+    if (!vm.count(name)) return;
+    const double p = vm[name].as<double>();
+    if (!(p >= 0.0 && p <= 1.0)) throw usage_error(std::string("--") + name + " must be a probability in [0, 1]");
+    out = p;
+}
+
+template <class T>
+void override_if(const po::variables_map& vm, const char* name, T& field) {
+    if (vm.count(name)) field = vm[name].as<T>();
+}
+
+std::chrono::milliseconds ms_flag(const po::variables_map& vm, const char* name) {
+    return std::chrono::milliseconds(
+        std::llround(parse_duration_s(vm[name].as<std::string>(), std::string("--") + name) * 1000));
+}
+
+}  // namespace
+
+int sim_main(const std::vector<std::string>& args) {
+    auto cmd = parse_sim_command(args);
+    if (cmd.help) {
+        std::cout << cmd.help_text;
+        return 0;
+    }
+    if (cmd.capacity) {
+        const auto c = predict_capacity(cmd.config.model, cmd.input_len, cmd.output_len);
+        if (cmd.json) {
+            boost::json::object o{{"preset", cmd.config.model.name},
+                                  {"input_len", cmd.input_len},
+                                  {"output_len", cmd.output_len},
+                                  {"max_request_rate", std::isfinite(c.max_request_rate) ? boost::json::value(c.max_request_rate) : boost::json::value(nullptr)},
+                                  {"output_token_rate", std::isfinite(c.output_token_rate) ? boost::json::value(c.output_token_rate) : boost::json::value(nullptr)},
+                                  {"batch", c.batch},
+                                  {"step_ms", c.step_ms},
+                                  {"limited_by", c.limited_by}};
+            std::cout << boost::json::serialize(o) << "\n";
+            return 0;
+        }
+        std::printf("preset %s, input %d tokens, output %d tokens\n", cmd.config.model.name.c_str(), cmd.input_len,
+                    cmd.output_len);
+        if (!std::isfinite(c.max_request_rate)) {
+            std::printf("  no compute limit: the rate is bounded by the network and the client only\n");
+            return 0;
+        }
+        std::printf("  max sustainable rate  %.3f req/s (%.0f output tok/s)\n", c.max_request_rate, c.output_token_rate);
+        std::printf("  batch at saturation   %d sequences, step %.2f ms, limited by %s\n", c.batch, c.step_ms,
+                    c.limited_by.c_str());
+        return 0;
+    }
+    run_sim(cmd.config);
+    return 0;
+}
+
+sim_command parse_sim_command(const std::vector<std::string>& args) {
+    po::options_description server("Server", help_width, help_width / 2);
+    server.add_options()
+        ("help,h", "show this help")
+        ("preset", po::value<std::string>()->default_value("h100-8b"),
+         "cost-model preset: h100-8b (7-8B model on one H100), cpu-small (knee at a few req/s), "
+         "firehose (no compute cost; for benchmarking the generator)")
+        ("host", po::value<std::string>()->default_value("127.0.0.1"), "address to listen on")
+        ("port", po::value<unsigned>()->default_value(8000), "port to listen on; 0 picks a free one (printed)")
+        ("seed", po::value<std::uint64_t>()->default_value(0), "seed for faults and sampled output lengths")
+        ("served-model-name", po::value<std::string>()->default_value("openloop-sim"), "model id the server answers to")
+        ("log", po::value<std::string>(), "write one JSONL line per completion request (server timestamps, tokens) to FILE")
+        ("tls-cert", po::value<std::string>(), "serve HTTPS with this PEM certificate chain")
+        ("tls-key", po::value<std::string>(), "PEM private key for --tls-cert")
+        ("config", po::value<std::string>(), "read options from FILE (key = value lines); the command line wins")
+        ("keep-alive-timeout", po::value<std::string>()->default_value("5s"),
+         "close a connection that stays idle this long (no byte of a next request, or of the first one), as "
+         "uvicorn (vLLM, SGLang: timeout_keep_alive 5 s) and cpp-httplib (llama.cpp: 5 s) do; nginx waits 75 s; "
+         "0 never closes one")
+        ("keep-alive-max-requests", po::value<int>()->default_value(0),
+         "answer the N-th request of a connection with Connection: close and close it, as nginx "
+         "(keepalive_requests 1000) and cpp-httplib (keep_alive_max_count: 100, 5 in older releases) do; uvicorn has no "
+         "limit; 0: none")
+        ("tokenizer", po::value<std::string>()->default_value("words"),
+         "how prompts are counted: words (a token is a whitespace-separated word, as openloop's synthetic "
+         "prompts are built) or subword (1-3 tokens a word by its length, BOS on text prompts, chat template "
+         "tokens: 1 BOS + 4 per message + 3 for the generation prompt)")
+        ("exit-with-parent", po::bool_switch(), "exit when the parent process goes (used when openloop starts the simulator)");
+
+    po::options_description model("Cost model (each overrides the preset)", help_width, help_width / 2);
+    model.add_options()
+        ("step-base-ms", po::value<double>(), "fixed cost of one engine step, ms")
+        ("prefill-token-ms", po::value<double>(), "cost per prompt token computed in a step, ms")
+        ("decode-seq-ms", po::value<double>(), "cost per decoding sequence in a step, ms")
+        ("kv-token-ms", po::value<double>(), "cost per KV-cache token read in a step, ms")
+        ("max-num-seqs", po::value<int>(), "sequences in the running batch at most")
+        ("max-batched-tokens", po::value<int>(), "token budget per step (chunked prefill)")
+        ("kv-capacity-tokens", po::value<std::int64_t>(), "KV-cache capacity in tokens; requests wait when it is full")
+        ("max-model-len", po::value<int>(), "prompt + output tokens at most per request")
+        ("block-size", po::value<int>(), "KV block size in tokens (prefix-cache granularity)")
+        ("prefix-cache", po::value<bool>(), "enable the prefix cache (true/false)")
+        ("tokens-per-chunk", po::value<int>(), "tokens each decode step produces per sequence, sent as one chunk "
+                                               "(models speculative decoding)");
+
+    po::options_description faults("Fault injection (probability per request, at most one fault each)", help_width, help_width / 2);
+    faults.add_options()
+        ("fault-429", po::value<double>(), "answer HTTP 429 with Retry-After")
+        ("fault-500", po::value<double>(), "answer HTTP 500")
+        ("fault-503", po::value<double>(), "answer HTTP 503")
+        ("fault-disconnect", po::value<double>(), "close the connection halfway through the stream")
+        ("fault-bad-chunk", po::value<double>(), "send one malformed JSON chunk halfway through the stream")
+        ("fault-stall", po::value<double>(), "pause --stall-ms between two tokens halfway through")
+        ("fault-slow-first-byte", po::value<double>(), "pause --slow-first-byte-ms before responding")
+        ("stall-ms", po::value<int>()->default_value(1000), "length of an injected stall")
+        ("slow-first-byte-ms", po::value<int>()->default_value(1000), "delay of an injected slow first byte")
+        ("retry-after", po::value<int>()->default_value(1), "seconds sent in Retry-After with 429");
+
+    po::options_description capacity("Capacity prediction", help_width, help_width / 2);
+    capacity.add_options()
+        ("capacity", "print the model's maximum sustainable request rate for --input-len/--output-len and exit")
+        ("input-len", po::value<int>()->default_value(512), "prompt tokens of the workload")
+        ("output-len", po::value<int>()->default_value(128), "output tokens of the workload")
+        ("json", "with --capacity: print JSON");
+
+    po::options_description quirks("Server deviations (to test clients against)", help_width, help_width / 2);
+    quirks.add_options()
+        ("quirk", po::value<std::vector<std::string>>()->composing(),
+         (std::string("behave like a server that deviates from the OpenAI stream shape (repeatable): ") +
+          std::string(quirk_names())).c_str());
+
+    po::options_description all;
+    all.add(server).add(model).add(faults).add(quirks).add(capacity);
+
+    sim_command cmd;
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(args).options(all).run(), vm);
+        if (vm.count("config")) {
+            const auto path = vm["config"].as<std::string>();
+            std::ifstream in(path);
+            if (!in) throw usage_error("cannot read config file " + path);
+            po::store(po::parse_config_file(in, all), vm);
+        }
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw usage_error(std::string("sim: ") + e.what() + " (see openloop sim --help)");
+    }
+    if (vm.count("help")) {
+        std::ostringstream os;
+        os << "Usage: openloop sim [options]\n\n"
+              "An OpenAI-compatible streaming server that models an inference engine (continuous batching,\n"
+              "chunked prefill, KV-cache capacity, prefix cache). Endpoints: POST /v1/chat/completions,\n"
+              "POST /v1/completions, POST /tokenize, GET /v1/models, GET /health, GET /metrics (vLLM metric\n"
+              "names). A prompt token is a whitespace-separated word of the prompt text, or one token id\n"
+              "(--tokenizer subword counts like a real tokenizer and chat template instead).\n\n"
+           << all;
+        cmd.help = true;
+        cmd.help_text = os.str();
+        return cmd;
+    }
+
+    const auto preset_name = vm["preset"].as<std::string>();
+    auto preset = find_preset(preset_name);
+    if (!preset) {
+        std::string names;
+        for (const auto& n : preset_names()) names += (names.empty() ? "" : ", ") + n;
+        throw usage_error("sim: unknown --preset '" + preset_name + "' (choose one of: " + names + ")");
+    }
+    auto& c = cmd.config;
+    c.model = *preset;
+    override_if(vm, "step-base-ms", c.model.step_base_ms);
+    override_if(vm, "prefill-token-ms", c.model.prefill_token_ms);
+    override_if(vm, "decode-seq-ms", c.model.decode_seq_ms);
+    override_if(vm, "kv-token-ms", c.model.kv_token_ms);
+    override_if(vm, "max-num-seqs", c.model.max_num_seqs);
+    override_if(vm, "max-batched-tokens", c.model.max_batched_tokens);
+    override_if(vm, "kv-capacity-tokens", c.model.kv_capacity_tokens);
+    override_if(vm, "max-model-len", c.model.max_model_len);
+    override_if(vm, "block-size", c.model.block_size);
+    override_if(vm, "prefix-cache", c.model.prefix_cache);
+    override_if(vm, "tokens-per-chunk", c.model.tokens_per_step);
+    if (c.model.step_base_ms < 0 || c.model.prefill_token_ms < 0 || c.model.decode_seq_ms < 0 || c.model.kv_token_ms < 0)
+        throw usage_error("sim: cost parameters must not be negative");
+    if (c.model.max_num_seqs < 1 || c.model.max_batched_tokens < 1 || c.model.kv_capacity_tokens < 1 ||
+        c.model.max_model_len < 2 || c.model.block_size < 1 || c.model.tokens_per_step < 1)
+        throw usage_error("sim: --max-num-seqs, --max-batched-tokens, --kv-capacity-tokens, --block-size and "
+                          "--tokens-per-chunk must be at least 1, --max-model-len at least 2");
+
+    c.host = vm["host"].as<std::string>();
+    const unsigned port = vm["port"].as<unsigned>();
+    if (port > 65535) throw usage_error("sim: --port must be at most 65535");
+    c.port = static_cast<std::uint16_t>(port);
+    c.seed = vm["seed"].as<std::uint64_t>();
+    c.served_model_name = vm["served-model-name"].as<std::string>();
+    if (vm.count("log")) c.log_path = vm["log"].as<std::string>();
+    if (vm.count("tls-cert")) c.tls_cert = vm["tls-cert"].as<std::string>();
+    if (vm.count("tls-key")) c.tls_key = vm["tls-key"].as<std::string>();
+    c.exit_with_parent = vm["exit-with-parent"].as<bool>();
+    c.keep_alive_timeout = ms_flag(vm, "keep-alive-timeout");
+    c.keep_alive_max_requests = vm["keep-alive-max-requests"].as<int>();
+    if (c.keep_alive_max_requests < 0) throw usage_error("sim: --keep-alive-max-requests must not be negative");
+    const auto tokenizer = vm["tokenizer"].as<std::string>();
+    if (auto kind = sim_tokenizer_from_name(tokenizer)) {
+        c.tokenizer = *kind;
+    } else {
+        throw usage_error("sim: unknown --tokenizer '" + tokenizer + "' (choose words or subword)");
+    }
+
+    if (vm.count("quirk")) {
+        for (const auto& q : vm["quirk"].as<std::vector<std::string>>())
+            if (!set_quirk(c.quirks, q))
+                throw usage_error("sim: unknown --quirk '" + q + "' (choose from: " + std::string(quirk_names()) + ")");
+    }
+    auto& f = c.faults;
+    check_probability(vm, "fault-429", f.http_429);
+    check_probability(vm, "fault-500", f.http_500);
+    check_probability(vm, "fault-503", f.http_503);
+    check_probability(vm, "fault-disconnect", f.disconnect);
+    check_probability(vm, "fault-bad-chunk", f.bad_chunk);
+    check_probability(vm, "fault-stall", f.stall);
+    check_probability(vm, "fault-slow-first-byte", f.slow_first_byte);
+    if (f.total() > 1.0 + 1e-9) throw usage_error("sim: the fault probabilities add up to more than 1");
+    f.stall_ms = vm["stall-ms"].as<int>();
+    f.slow_first_byte_ms = vm["slow-first-byte-ms"].as<int>();
+    f.retry_after_s = vm["retry-after"].as<int>();
+    if (f.stall_ms < 0 || f.slow_first_byte_ms < 0 || f.retry_after_s < 0)
+        throw usage_error("sim: --stall-ms, --slow-first-byte-ms and --retry-after must not be negative");
+
+    cmd.capacity = vm.count("capacity") > 0;
+    cmd.json = vm.count("json") > 0;
+    cmd.input_len = vm["input-len"].as<int>();
+    cmd.output_len = vm["output-len"].as<int>();
+    if (cmd.input_len < 1 || cmd.output_len < 1) throw usage_error("sim: --input-len and --output-len must be at least 1");
+    return cmd;
+}
+
+}  // namespace openloop

@@ -1,0 +1,192 @@
+#include "openloop/load/calibration.hpp"
+
+#include "openloop/load/sentencepiece_counter.hpp"
+
+#include <boost/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace openloop {
+namespace {
+
+namespace json = boost::json;
+
+// One count through the dialect's calls (llama.cpp chat takes two).
+std::optional<int> count_with(tokenize_dialect d, const calibration_request& r, const http_post_fn& post,
+                              std::string_view text) {
+    http_call call = tokenize_call(d, r.root, r.model, text, r.chat);
+    for (int step = 0; step < 2; ++step) {
+        const auto [status, body] = post(call);
+        tokenize_answer a = read_tokenize_answer(d, r.root, call, status, body, r.chat);
+        if (a.count) return a.count;
+        if (!a.next) return std::nullopt;
+        call = std::move(*a.next);
+    }
+    return std::nullopt;
+}
+
+// The first dialect whose endpoint counts a one-word text as a few tokens;
+// unreachable says why when no call got an answer at all.
+std::optional<tokenize_dialect> detect_dialect(const calibration_request& r, const http_post_fn& post,
+                                               std::string& unreachable) {
+    bool answered = false;
+    for (const tokenize_dialect d : all_dialects) {
+        std::optional<int> n;
+        try {
+            n = count_with(d, r, post, vocab_word(0));
+            answered = true;
+        } catch (const std::exception& e) {
+            unreachable = e.what();  // a server that drops the connection on an unknown path offers nothing here
+        }
+        if (n && *n >= 1 && *n < 10'000) return d;
+    }
+    if (answered) unreachable.clear();
+    return std::nullopt;
+}
+
+// Keyed by model and vocabulary, and by the server's count of a probe text:
+// one model name served with another tokenizer gets a cache of its own.
+std::string cache_key(tokenize_dialect d, const calibration_request& r, int fingerprint) {
+    std::string material = std::string(dialect_name(d)) + '\n' + r.model + '\n' + (r.chat ? "chat" : "text") + '\n' +
+                           std::to_string(fingerprint) + '\n';
+    for (std::size_t i = 0; i < vocab_size_words; ++i) material.append(vocab_word(i)).push_back(' ');
+    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+    for (unsigned char c : material) h = (h ^ c) * 0x100000001b3ULL;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return hex;
+}
+
+std::optional<prompt_builder> load_cached(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) return std::nullopt;
+    std::stringstream text;
+    text << in.rdbuf();
+    json::error_code ec;
+    const json::value v = json::parse(text.str(), ec);
+    if (ec || !v.is_object()) return std::nullopt;
+    try {
+        return prompt_builder::from_json(v.get_object());
+    } catch (const std::exception&) {
+        return std::nullopt;  // an unreadable cache is recalibrated, not fatal
+    }
+}
+
+void store_cached(const std::string& dir, const std::string& path, const prompt_builder& b, std::string& note) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp);
+        out << json::serialize(b.to_json()) << '\n';
+        if (!out) {
+            note += " (could not write the cache in " + dir + ")";
+            return;
+        }
+    }
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) note += " (could not write the cache in " + dir + ": " + ec.message() + ")";
+}
+
+// llama.cpp lists the vocabulary size in its model metadata.
+std::int64_t vocab_from_models(const std::string& body) {
+    json::error_code ec;
+    const json::value doc = json::parse(body, ec);
+    if (ec || !doc.is_object()) return 0;
+    const auto* data = doc.get_object().if_contains("data");
+    if (!data || !data->is_array() || data->get_array().empty()) return 0;
+    const auto* first = data->get_array()[0].if_object();
+    const auto* meta = first ? first->if_contains("meta") : nullptr;
+    const auto* n = meta && meta->is_object() ? meta->get_object().if_contains("n_vocab") : nullptr;
+    return n && n->is_int64() ? n->get_int64() : 0;
+}
+
+calibration_result server_costs(const calibration_request& r, const http_post_fn& post, bool required) {
+    calibration_result out;
+    std::string unreachable;
+    const auto dialect = detect_dialect(r, post, unreachable);
+    if (!dialect) {
+        const std::string why = unreachable.empty() ? "the target offers no tokenize endpoint (tried vLLM/SGLang, "
+                                                      "llama.cpp and TGI shapes under '" + r.root + "/')"
+                                                    : "no answer from the tokenize endpoint: " + unreachable;
+        if (required) throw std::runtime_error("--tokenizer server: " + why + "; use --tokenizer ids (completions) or words");
+        out.label = "words (no tokenize endpoint)";
+        out.note = "openloop: " + why + "; prompts are one word per token (--tokenizer words), and the summary "
+                   "reports the server's counts beside them";
+        return out;
+    }
+    const token_counter count = [&](std::string_view text) { return count_with(*dialect, r, post, text); };
+    out.label = "server (" + std::string(dialect_name(*dialect)) + (r.chat ? " chat template)" : " prompt)");
+    std::string path;
+    if (!r.cache_dir.empty()) {
+        const int fingerprint = count("Calibrating openloop: a probe of subword splits, 12345 characterisation.").value_or(-1);
+        path = (std::filesystem::path(r.cache_dir) / ("tokenizer-" + cache_key(*dialect, r, fingerprint) + ".json")).string();
+    }
+    if (!path.empty()) {
+        if (auto cached = load_cached(path)) {
+            out.builder = std::move(*cached);
+            out.check = verify(out.builder, count, r.verify_samples, 1);
+            out.from_cache = out.check.exact == out.check.samples;
+        }
+    }
+    if (!out.from_cache) {
+        out.builder = calibrate(count, out.label);
+        out.check = verify(out.builder, count, r.verify_samples, 1);
+        if (!path.empty()) store_cached(r.cache_dir, path, out.builder, out.note);
+    }
+    char line[256];
+    std::snprintf(line, sizeof line, "openloop: tokenizer %s%s: %d of %d sample prompts counted exactly by the server",
+                  out.label.c_str(), out.from_cache ? ", cached" : ", calibrated", out.check.exact, out.check.samples);
+    std::string note = line;
+    if (!out.check.first_miss.empty()) note += " (" + out.check.first_miss + ")";
+    out.note = note + out.note;
+    return out;
+}
+
+}  // namespace
+
+std::string default_cache_dir() {
+    if (const char* d = std::getenv("OPENLOOP_CACHE_DIR"); d && *d) return d;
+    if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/openloop";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/openloop";
+    return {};
+}
+
+calibration_result calibrate_tokenizer(const calibration_request& r, const http_post_fn& post, const http_get_fn& get) {
+    using kind = tokenizer_choice::kind;
+    calibration_result out;
+    switch (r.choice.type) {
+    case kind::words: out.label = "words"; return out;
+    case kind::ids: {
+        if (r.chat)
+            throw std::runtime_error("--tokenizer ids sends token-id prompts, which only /v1/completions takes: "
+                                     "add --endpoint completions");
+        std::int64_t vocab = r.vocab_size;
+        if (vocab == 0) vocab = vocab_from_models(get(r.models_path));
+        if (vocab == 0)
+            throw std::runtime_error("--tokenizer ids: GET " + r.models_path +
+                                     " does not give the vocabulary size; give --vocab-size N");
+        out.builder = prompt_builder::with_ids(vocab);
+        out.label = out.builder.label();
+        return out;
+    }
+    case kind::sentencepiece: {
+        const token_counter count = sentencepiece_counter(r.choice.model_file);
+        const std::string name = std::filesystem::path(r.choice.model_file).filename().string();
+        out.label = "sentencepiece " + name + (r.chat ? " (content and BOS; no chat template)" : "");
+        out.builder = calibrate(count, out.label);
+        out.check = verify(out.builder, count, r.verify_samples, 1);
+        return out;
+    }
+    case kind::server: return server_costs(r, post, true);
+    case kind::automatic: return server_costs(r, post, false);
+    }
+    return out;
+}
+
+}  // namespace openloop

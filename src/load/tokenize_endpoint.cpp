@@ -1,0 +1,91 @@
+#include "openloop/load/tokenize_endpoint.hpp"
+
+#include <boost/json.hpp>
+
+namespace openloop {
+namespace {
+
+namespace json = boost::json;
+
+json::array user_message(std::string_view text) {
+    return json::array{json::object{{"role", "user"}, {"content", text}}};
+}
+
+std::optional<int> array_size(const json::value* v) {
+    if (v == nullptr || !v->is_array()) return std::nullopt;
+    return static_cast<int>(v->get_array().size());
+}
+
+}  // namespace
+
+std::string_view dialect_name(tokenize_dialect d) {
+    switch (d) {
+    case tokenize_dialect::vllm: return "vllm";
+    case tokenize_dialect::llamacpp: return "llama.cpp";
+    case tokenize_dialect::tgi: return "tgi";
+    }
+    return "?";
+}
+
+std::string server_root(std::string_view base_path) {
+    if (base_path.size() >= 3 && base_path.substr(base_path.size() - 3) == "/v1") base_path.remove_suffix(3);
+    return std::string(base_path);
+}
+
+http_call tokenize_call(tokenize_dialect d, std::string_view root, std::string_view model, std::string_view text, bool chat) {
+    const std::string r(root);
+    switch (d) {
+    case tokenize_dialect::vllm:
+        if (chat)
+            return {r + "/tokenize", json::serialize(json::object{
+                                         {"model", model}, {"messages", user_message(text)}, {"add_generation_prompt", true}})};
+        return {r + "/tokenize", json::serialize(json::object{{"model", model}, {"prompt", text}})};
+    case tokenize_dialect::llamacpp:
+        if (chat) return {r + "/apply-template", json::serialize(json::object{{"messages", user_message(text)}})};
+        // As llama-server tokenizes a completion prompt: with BOS, specials parsed.
+        return {r + "/tokenize",
+                json::serialize(json::object{{"content", text}, {"add_special", true}, {"parse_special", true}})};
+    case tokenize_dialect::tgi:
+        if (chat)
+            return {r + "/chat_tokenize", json::serialize(json::object{{"model", model}, {"messages", user_message(text)}})};
+        return {r + "/tokenize", json::serialize(json::object{{"inputs", text}})};
+    }
+    return {};
+}
+
+tokenize_answer read_tokenize_answer(tokenize_dialect d, std::string_view root, const http_call& call, int status,
+                                     std::string_view body, bool chat) {
+    tokenize_answer out;
+    if (status != 200) return out;
+    json::error_code ec;
+    const json::value doc = json::parse(body, ec);
+    if (ec) return out;
+    const json::object* o = doc.if_object();
+    switch (d) {
+    case tokenize_dialect::vllm:
+        if (o)
+            if (const auto* c = o->if_contains("count"); c && c->is_int64()) out.count = static_cast<int>(c->get_int64());
+        break;
+    case tokenize_dialect::llamacpp:
+        if (!o) break;
+        if (chat && call.path.ends_with("/apply-template")) {
+            const auto* p = o->if_contains("prompt");
+            if (!p || !p->is_string()) break;
+            // A chat request's templated prompt is tokenized like a completion's.
+            out.next = tokenize_call(d, root, {}, p->get_string(), false);
+        } else {
+            out.count = array_size(o->if_contains("tokens"));
+        }
+        break;
+    case tokenize_dialect::tgi:
+        if (chat) {
+            if (o) out.count = array_size(o->if_contains("tokenize_response"));
+        } else {
+            out.count = array_size(&doc);
+        }
+        break;
+    }
+    return out;
+}
+
+}  // namespace openloop

@@ -1,0 +1,453 @@
+#include "openloop/load/workload.hpp"
+
+#include "openloop/load/tokens.hpp"
+#include "openloop/load/trace.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <numbers>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace openloop {
+namespace {
+
+namespace json = boost::json;
+
+constexpr std::string_view length_syntax =
+    "expected N, uniform:MIN:MAX, normal:MEAN:SD[:MIN:MAX] or lognormal:MEDIAN:SIGMA[:MIN:MAX] "
+    "(N, MIN, MAX integers >= 1; SD, SIGMA >= 0; MEDIAN > 0)";
+
+constexpr std::uint64_t prefix_salt = 0x3c6ef372fe94f82bULL;
+constexpr std::uint64_t unique_salt = 0xa54ff53a5f1d36f1ULL;
+constexpr std::uint64_t order_salt = 0x510e527fade682d1ULL;
+
+// Uniform in (0, 1), from the top 53 bits.
+double unit_open(std::mt19937_64& rng) { return (double(rng() >> 11) + 0.5) * 0x1.0p-53; }
+
+// Uniform integer in [0, n) by multiply-shift; the bias is below 2^-32 for any
+// n that fits in 32 bits.
+std::uint64_t below(std::mt19937_64& rng, std::uint64_t n) {
+    return std::uint64_t((static_cast<unsigned __int128>(rng()) * n) >> 64);
+}
+
+double std_normal(std::mt19937_64& rng) {
+    const double r = std::sqrt(-2.0 * std::log(unit_open(rng)));
+    return r * std::cos(2.0 * std::numbers::pi * unit_open(rng));
+}
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
+double normal_pdf(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2.0 * std::numbers::pi); }
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+    std::vector<std::string_view> out;
+    for (;;) {
+        std::size_t at = s.find(sep);
+        out.push_back(s.substr(0, at));
+        if (at == std::string_view::npos) return out;
+        s.remove_prefix(at + 1);
+    }
+}
+
+template <class T>
+bool parse_number(std::string_view s, T& out) {
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return !s.empty() && ec == std::errc{} && ptr == s.data() + s.size();
+}
+
+std::string format_number(double v) {
+    char buf[32];
+    auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, ec == std::errc{} ? ptr : buf);
+}
+
+std::string read_file(const std::string& path, std::string_view what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(path + ": cannot open " + std::string(what));
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad()) throw std::runtime_error(path + ": read error");
+    return std::move(buffer).str();
+}
+
+// A prompt read from a file; max_tokens 0 means "sample output_len".
+struct file_item {
+    std::string prompt;
+    int input_tokens = 0;
+    int max_tokens = 0;
+};
+
+std::vector<file_item> load_prompts(const std::string& path) {
+    const std::string text = read_file(path, "prompts file");
+    std::vector<file_item> items;
+    std::size_t number = 0;
+    std::string_view rest = text;
+    while (!rest.empty()) {
+        ++number;
+        const std::size_t end = rest.find('\n');
+        std::string_view line = rest.substr(0, end);
+        rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+        auto fail = [&](const std::string& what) {
+            return std::runtime_error(path + ":" + std::to_string(number) + ": " + what);
+        };
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+
+        boost::system::error_code ec;
+        const json::value v = json::parse(line, ec);
+        if (ec) throw fail("invalid JSON: " + ec.message());
+        const json::object* obj = v.if_object();
+        if (!obj) throw fail("expected a JSON object");
+        const json::value* p = obj->if_contains("prompt");
+        if (!p) p = obj->if_contains("text");
+        if (!p || !p->is_string()) throw fail("missing string field \"prompt\" (or \"text\")");
+
+        file_item item;
+        item.prompt = std::string(p->get_string());
+        item.input_tokens = count_text_tokens(item.prompt);
+        if (item.input_tokens == 0) throw fail("field \"prompt\" has no words");
+        const json::value* m = obj->if_contains("max_tokens");
+        if (!m) m = obj->if_contains("output_len");
+        if (m) {
+            if (!m->is_int64() || m->get_int64() < 1 || m->get_int64() > std::numeric_limits<int>::max())
+                throw fail("field \"max_tokens\" (or \"output_len\") must be a positive integer, got " +
+                           json::serialize(*m));
+            item.max_tokens = int(m->get_int64());
+        }
+        items.push_back(std::move(item));
+    }
+    if (items.empty()) throw std::runtime_error(path + ": no prompts");
+    return items;
+}
+
+bool role_is(const json::value* from, std::initializer_list<std::string_view> names) {
+    if (!from || !from->is_string()) return false;
+    const std::string_view s = from->get_string();
+    return std::find(names.begin(), names.end(), s) != names.end();
+}
+
+std::vector<file_item> load_sharegpt(const std::string& path, std::size_t& skipped) {
+    const std::string text = read_file(path, "ShareGPT file");
+    json::stream_parser parser;
+    boost::system::error_code ec;
+    const std::size_t used = parser.write(text.data(), text.size(), ec);
+    if (!ec) parser.finish(ec);
+    if (ec) {
+        const auto line = 1 + std::count(text.begin(), text.begin() + std::ptrdiff_t(std::min(used, text.size())), '\n');
+        throw std::runtime_error(path + ":" + std::to_string(line) + ": invalid JSON: " + ec.message());
+    }
+    const json::value root = parser.release();
+    const json::array* entries = root.if_array();
+    if (!entries) throw std::runtime_error(path + ": expected a JSON array of {\"conversations\": [...]} entries");
+
+    std::vector<file_item> items;
+    for (const json::value& entry : *entries) {
+        const json::object* obj = entry.if_object();
+        const json::value* conv = obj ? obj->if_contains("conversations") : nullptr;
+        const json::array* turns = conv ? conv->if_array() : nullptr;
+        const json::string* prompt = nullptr;
+        const json::string* reply = nullptr;
+        if (turns && turns->size() >= 2) {
+            for (const json::value& turn : *turns) {
+                const json::object* t = turn.if_object();
+                const json::value* value = t ? t->if_contains("value") : nullptr;
+                if (!value || !value->is_string()) continue;
+                const json::value* from = t->if_contains("from");
+                if (!prompt && role_is(from, {"human", "user"})) {
+                    prompt = &value->get_string();
+                } else if (prompt && role_is(from, {"gpt", "assistant", "chatgpt", "bing", "bard"})) {
+                    reply = &value->get_string();
+                    break;
+                }
+            }
+        }
+        file_item item;
+        if (prompt && reply) {
+            item.prompt = std::string(*prompt);
+            item.input_tokens = count_text_tokens(item.prompt);
+            item.max_tokens = count_text_tokens(*reply);
+        }
+        if (item.input_tokens == 0 || item.max_tokens == 0) {
+            ++skipped;
+            continue;
+        }
+        items.push_back(std::move(item));
+    }
+    if (items.empty())
+        throw std::runtime_error(path + ": no usable conversations (need a human turn and a reply, both non-empty)");
+    return items;
+}
+
+}  // namespace
+
+// ---- length_dist -------------------------------------------------------------
+
+length_dist length_dist::parse(std::string_view spec, std::string_view what) {
+    auto fail = [&](std::string_view why) {
+        std::string message = "invalid length distribution \"" + std::string(spec) + "\"";
+        if (!what.empty()) message += " for " + std::string(what);
+        message += ": " + std::string(why) + "; " + std::string(length_syntax);
+        return std::invalid_argument(message);
+    };
+    auto count = [&](std::string_view s, std::string_view name) {
+        int v = 0;
+        if (!parse_number(s, v) || v < 1) throw fail(std::string(name) + " must be an integer >= 1");
+        return v;
+    };
+    auto real = [&](std::string_view s, std::string_view name) {
+        double v = 0;
+        if (!parse_number(s, v) || !std::isfinite(v)) throw fail(std::string(name) + " must be a number");
+        return v;
+    };
+
+    const std::vector<std::string_view> parts = split(spec, ':');
+    length_dist d;
+    if (parts.size() == 1) {
+        d.kind_ = kind::fixed;
+        d.min_ = d.max_ = count(parts[0], "N");
+        d.a_ = d.min_;
+        return d;
+    }
+    if (parts[0] == "uniform") {
+        if (parts.size() != 3) throw fail("uniform takes MIN:MAX");
+        d.kind_ = kind::uniform;
+        d.min_ = count(parts[1], "MIN");
+        d.max_ = count(parts[2], "MAX");
+        if (d.min_ > d.max_) throw fail("MIN must not exceed MAX");
+        d.a_ = d.min_;
+        d.b_ = d.max_;
+        return d;
+    }
+    const bool normal = parts[0] == "normal";
+    if (!normal && parts[0] != "lognormal") throw fail("unknown kind \"" + std::string(parts[0]) + "\"");
+    if (parts.size() != 3 && parts.size() != 5) throw fail(std::string(parts[0]) + " takes 2 parameters and optional MIN:MAX");
+    d.kind_ = normal ? kind::normal : kind::lognormal;
+    d.a_ = real(parts[1], normal ? "MEAN" : "MEDIAN");
+    d.b_ = real(parts[2], normal ? "SD" : "SIGMA");
+    if (d.b_ < 0) throw fail(normal ? "SD must be >= 0" : "SIGMA must be >= 0");
+    if (!normal && d.a_ <= 0) throw fail("MEDIAN must be > 0");
+    d.min_ = 1;
+    d.max_ = std::numeric_limits<int>::max();
+    if (parts.size() == 5) {
+        d.min_ = count(parts[3], "MIN");
+        d.max_ = count(parts[4], "MAX");
+        if (d.min_ > d.max_) throw fail("MIN must not exceed MAX");
+        d.clipped_ = true;
+    }
+    return d;
+}
+
+int length_dist::sample(std::mt19937_64& rng) const {
+    double x = 0;
+    switch (kind_) {
+        case kind::fixed: return min_;
+        case kind::uniform: return min_ + int(below(rng, std::uint64_t(max_ - min_) + 1));
+        case kind::normal: x = a_ + b_ * std_normal(rng); break;
+        case kind::lognormal: x = a_ * std::exp(b_ * std_normal(rng)); break;
+    }
+    // Clamp before rounding so a far tail cannot overflow the conversion.
+    return int(std::llround(std::clamp(x, double(min_), double(max_))));
+}
+
+double length_dist::mean() const {
+    const double lo = min_, hi = max_;
+    switch (kind_) {
+        case kind::fixed: return a_;
+        case kind::uniform: return (lo + hi) / 2;
+        case kind::normal: {
+            if (b_ == 0) return std::clamp(a_, lo, hi);
+            const double alpha = (lo - a_) / b_, beta = (hi - a_) / b_;
+            return lo * normal_cdf(alpha) + hi * (1 - normal_cdf(beta)) +
+                   a_ * (normal_cdf(beta) - normal_cdf(alpha)) + b_ * (normal_pdf(alpha) - normal_pdf(beta));
+        }
+        case kind::lognormal: {
+            if (b_ == 0) return std::clamp(a_, lo, hi);
+            const double mu = std::log(a_), s = b_;
+            auto z = [&](double v) { return (std::log(v) - mu) / s; };
+            // E[X; lo < X < hi] for a lognormal is e^(mu+s²/2)·[Φ(z(hi)-s) - Φ(z(lo)-s)].
+            return lo * normal_cdf(z(lo)) + hi * (1 - normal_cdf(z(hi))) +
+                   std::exp(mu + s * s / 2) * (normal_cdf(z(hi) - s) - normal_cdf(z(lo) - s));
+        }
+    }
+    return a_;
+}
+
+std::string length_dist::describe() const {
+    switch (kind_) {
+        case kind::fixed: return std::to_string(min_);
+        case kind::uniform: return "uniform:" + std::to_string(min_) + ":" + std::to_string(max_);
+        case kind::normal:
+        case kind::lognormal: {
+            std::string s = (kind_ == kind::normal ? "normal:" : "lognormal:") + format_number(a_) + ":" + format_number(b_);
+            if (clipped_) s += ":" + std::to_string(min_) + ":" + std::to_string(max_);
+            return s;
+        }
+    }
+    return {};
+}
+
+// ---- workload ----------------------------------------------------------------
+
+struct workload::state {
+    enum class source { synthetic, prompts, sharegpt, trace };
+
+    workload_config config;
+    source kind = source::synthetic;
+    length_dist input, output;
+    std::mt19937_64 rng;
+    std::uint64_t index = 0;
+    std::size_t skipped = 0;
+    prompt_builder builder;
+
+    std::vector<file_item> items;
+    std::vector<std::size_t> order;  // seeded permutation of items
+
+    std::vector<trace_entry> entries;
+    std::string trace_format;
+    std::int64_t period_ns = 0;  // shift of at_ns per lap over the trace
+};
+
+workload::workload(const workload_config& config) : state_(std::make_unique<state>()) {
+    state& s = *state_;
+    s.config = config;
+    s.rng.seed(config.seed);
+    s.input = length_dist::parse(config.input_len, "input_len");
+    s.output = length_dist::parse(config.output_len, "output_len");
+
+    const int sources = int(!config.prompts_file.empty()) + int(!config.sharegpt_file.empty()) +
+                        int(!config.trace_file.empty());
+    if (sources > 1) throw std::invalid_argument("give at most one of prompts_file, sharegpt_file and trace_file");
+    if (config.prefix_len < 0) throw std::invalid_argument("prefix_len must be >= 0");
+    if (config.prefix_len > 0 && sources > 0)
+        throw std::invalid_argument("prefix_len applies to synthetic prompts only, not to prompt files or traces");
+    if (config.prefix_len > 0 && config.prefix_len >= s.input.max())
+        throw std::invalid_argument("prefix_len (" + std::to_string(config.prefix_len) +
+                                    ") must be less than the largest input_len (" + s.input.describe() +
+                                    "): the prefix is counted inside input_len");
+
+    if (!config.prompts_file.empty()) {
+        s.kind = state::source::prompts;
+        s.items = load_prompts(config.prompts_file);
+    } else if (!config.sharegpt_file.empty()) {
+        s.kind = state::source::sharegpt;
+        s.items = load_sharegpt(config.sharegpt_file, s.skipped);
+    } else if (!config.trace_file.empty()) {
+        s.kind = state::source::trace;
+        trace_parse_options options;
+        options.format = parse_trace_format(config.trace_format);
+        options.skip_bad_rows = config.trace_skip_bad_rows;
+        trace t = load_trace(config.trace_file, options);
+        s.skipped = t.skipped_rows;
+        s.trace_format = std::string(to_string(t.format));
+        trace_selection selection;
+        selection.start_ns = config.trace_start_ns;
+        selection.end_ns = config.trace_end_ns;
+        selection.speed = config.trace_speed;
+        selection.max_count = config.trace_max_requests;
+        s.entries = select_trace(std::move(t.entries), selection);
+        if (s.entries.empty()) throw std::runtime_error(config.trace_file + ": no requests in the selected window");
+        // One mean gap after the last request, and at least 1 s, so that
+        // laps neither overlap nor collapse when every entry has one time.
+        const std::int64_t last = s.entries.back().at_ns;
+        const auto n = std::int64_t(s.entries.size());
+        s.period_ns = std::max<std::int64_t>(last + (n > 1 ? last / (n - 1) : 0), 1'000'000'000);
+    }
+
+    if (!s.items.empty()) {
+        // Fisher-Yates on our own sampler: std::shuffle differs between libraries.
+        std::mt19937_64 order_rng(mix64(config.seed ^ order_salt));
+        s.order.resize(s.items.size());
+        for (std::size_t i = 0; i < s.order.size(); ++i) s.order[i] = i;
+        for (std::size_t i = s.order.size(); i > 1; --i) std::swap(s.order[i - 1], s.order[below(order_rng, i)]);
+    }
+}
+
+workload::~workload() = default;
+workload::workload(workload&&) noexcept = default;
+workload& workload::operator=(workload&&) noexcept = default;
+
+request_spec workload::next() {
+    state& s = *state_;
+    const std::uint64_t i = s.index++;
+    request_spec spec;
+    switch (s.kind) {
+        case state::source::synthetic: {
+            const workload_config& c = s.config;
+            spec.input_tokens = s.input.sample(s.rng);
+            spec.max_tokens = s.output.sample(s.rng);
+            int unique = spec.input_tokens;
+            if (c.prefix_len > 0) {
+                // At least one unique word, so requests of a group differ.
+                spec.input_tokens = std::max(spec.input_tokens, c.prefix_len + 1);
+                spec.prefix_group = int(i % std::uint64_t(std::max(c.prefix_groups, 1)));
+                s.builder.append(spec.prompt, spec.prompt_ids, c.prefix_len,
+                                 mix64(mix64(c.seed ^ prefix_salt) ^ std::uint64_t(spec.prefix_group)));
+                unique = spec.input_tokens - c.prefix_len;
+            }
+            s.builder.append(spec.prompt, spec.prompt_ids, unique, mix64(mix64(c.seed ^ unique_salt) ^ i));
+            break;
+        }
+        case state::source::prompts:
+        case state::source::sharegpt: {
+            const file_item& item = s.items[s.order[i % s.items.size()]];
+            spec.prompt = item.prompt;
+            spec.input_tokens = item.input_tokens;
+            spec.max_tokens = item.max_tokens > 0 ? item.max_tokens : s.output.sample(s.rng);
+            break;
+        }
+        case state::source::trace: {
+            const std::uint64_t n = s.entries.size();
+            spec = trace_request(s.entries[i % n], s.config.seed, i, s.builder);
+            spec.at_ns += std::int64_t(i / n) * s.period_ns;
+            break;
+        }
+    }
+    return spec;
+}
+
+std::size_t workload::size() const {
+    return state_->kind == state::source::trace ? state_->entries.size() : state_->items.size();
+}
+
+std::size_t workload::skipped() const { return state_->skipped; }
+
+void workload::set_prompt_builder(prompt_builder b) { state_->builder = std::move(b); }
+
+bool workload::file_prompts() const {
+    return state_->kind == state::source::prompts || state_->kind == state::source::sharegpt;
+}
+
+std::string workload::describe() const {
+    const state& s = *state_;
+    const workload_config& c = s.config;
+    std::string out;
+    switch (s.kind) {
+        case state::source::synthetic:
+            out = "synthetic input=" + s.input.describe() + " output=" + s.output.describe();
+            if (c.prefix_len > 0)
+                out += " prefix=" + std::to_string(c.prefix_len) + " groups=" + std::to_string(std::max(c.prefix_groups, 1));
+            break;
+        case state::source::prompts:
+            out = "prompts file=" + c.prompts_file + " items=" + std::to_string(s.items.size()) +
+                  " output=" + s.output.describe();
+            break;
+        case state::source::sharegpt:
+            out = "sharegpt file=" + c.sharegpt_file + " items=" + std::to_string(s.items.size()) +
+                  " skipped=" + std::to_string(s.skipped);
+            break;
+        case state::source::trace:
+            out = "trace file=" + c.trace_file + " format=" + s.trace_format + " requests=" +
+                  std::to_string(s.entries.size()) + " skipped=" + std::to_string(s.skipped) +
+                  " speed=" + format_number(c.trace_speed);
+            break;
+    }
+    return out + " seed=" + std::to_string(c.seed);
+}
+
+}  // namespace openloop

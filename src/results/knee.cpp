@@ -1,0 +1,392 @@
+#include "openloop/results/knee.hpp"
+
+#include <boost/math/distributions/binomial.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <utility>
+
+namespace openloop {
+
+namespace {
+
+template <class... Args>
+std::string format(const char* pattern, Args... args) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, pattern, args...);
+    return buf;
+}
+
+// The smallest k in [0, n - 1] with pred(k), pred monotone false → true; n when none.
+template <class Pred>
+std::uint64_t first_true(std::uint64_t n, Pred pred) {
+    std::uint64_t lo = 0;
+    std::uint64_t hi = n;
+    while (lo < hi) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        if (pred(mid)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return lo;
+}
+
+void check_curve(const std::vector<stage_point>& curve) {
+    for (std::size_t i = 0; i < curve.size(); ++i) {
+        const auto& s = curve[i];
+        if (!(std::isfinite(s.offered_rate) && s.offered_rate > 0 && std::isfinite(s.achieved_rate) &&
+              s.achieved_rate >= 0 && std::isfinite(s.latency_ms) && s.latency_ms >= 0)) {
+            throw std::invalid_argument(format(
+                "knee: stage %zu needs a positive offered rate and finite, non-negative achieved rate and latency", i));
+        }
+        if (i > 0 && !(s.offered_rate > curve[i - 1].offered_rate)) {
+            throw std::invalid_argument(format("knee: stage %zu: offered rates must be strictly ascending", i));
+        }
+    }
+}
+
+void check_rates(const std::vector<double>& rates, std::size_t verdicts) {
+    if (rates.size() != verdicts) {
+        throw std::invalid_argument(
+            format("slo knee: %zu offered rates but %zu stage verdicts", rates.size(), verdicts));
+    }
+    for (std::size_t i = 1; i < rates.size(); ++i) {
+        if (!(rates[i] > rates[i - 1])) {
+            throw std::invalid_argument(format("slo knee: stage %zu: offered rates must be strictly ascending", i));
+        }
+    }
+}
+
+double lerp_crossing(double x0, double x1, double y0, double y1, double y) {
+    return y1 == y0 ? x0 : x0 + (y - y0) / (y1 - y0) * (x1 - x0);
+}
+
+knee not_found(std::string method, std::string explanation) {
+    knee k;
+    k.method = std::move(method);
+    k.explanation = std::move(explanation);
+    return k;
+}
+
+knee found_at(std::string method, const std::vector<stage_point>& curve, std::size_t stage, double interpolated,
+              std::string explanation) {
+    knee k;
+    k.found = true;
+    k.method = std::move(method);
+    k.stage = stage;
+    k.break_stage = stage + 1;
+    k.rate = curve[stage].offered_rate;
+    k.interpolated_rate = interpolated;
+    k.explanation = std::move(explanation);
+    return k;
+}
+
+// The knee over a pass/fail sequence (true = good).
+slo_knee prefix_knee(const std::vector<double>& rates, const std::vector<bool>& good, const char* what) {
+    slo_knee k;
+    const auto first_bad = static_cast<std::size_t>(std::find(good.begin(), good.end(), false) - good.begin());
+    for (std::size_t i = first_bad + 1; i < good.size(); ++i) {
+        if (good[i]) {
+            k.non_monotonic.push_back(i);
+        }
+    }
+    if (!k.non_monotonic.empty()) {
+        std::string stages;
+        for (const auto i : k.non_monotonic) {
+            stages += (stages.empty() ? "" : ", ") + format("%zu (%.4g req/s)", i, rates[i]);
+        }
+        k.warning = format("non-monotonic: stage %zu fails but higher stage(s) %s %s again; the knee ignores them",
+                           first_bad, stages.c_str(), what);
+    }
+    if (rates.empty()) {
+        k.explanation = "no stages";
+    } else if (first_bad == 0) {
+        k.explanation = format("the lowest stage (%.4g req/s) already fails: the SLO knee lies below the sweep",
+                               rates[0]);
+    } else {
+        k.found = true;
+        k.stage = first_bad - 1;
+        k.rate = rates[k.stage];
+        k.explanation =
+            first_bad == rates.size()
+                ? format("every stage %s, up to %.4g req/s (the SLO knee may lie higher)", what, k.rate)
+                : format("stages 0-%zu %s up to %.4g req/s; stage %zu at %.4g req/s does not", k.stage, what, k.rate,
+                         first_bad, rates[first_bad]);
+    }
+    return k;
+}
+
+}  // namespace
+
+rank_interval percentile_ci(std::uint64_t n, double pct, double confidence) {
+    if (!(pct > 0 && pct < 100)) {
+        throw std::invalid_argument(format("percentile_ci: the percentile must lie in (0, 100), got %g", pct));
+    }
+    if (!(confidence > 0 && confidence < 1)) {
+        throw std::invalid_argument(format("percentile_ci: the confidence must lie in (0, 1), got %g", confidence));
+    }
+    rank_interval r;
+    if (n == 0) {
+        return r;
+    }
+    const boost::math::binomial_distribution<double> b(static_cast<double>(n), pct / 100.0);
+    const double tail = (1.0 - confidence) / 2.0;
+    const auto below = [&](std::uint64_t k) { return boost::math::cdf(b, static_cast<double>(k)); };
+    const auto above = [&](std::uint64_t k) { return boost::math::cdf(boost::math::complement(b, static_cast<double>(k))); };
+    // lo - 1 = the largest k with P(B <= k) <= tail; the complement keeps the
+    // upper tail accurate where the CDF is within rounding of 1.
+    const std::uint64_t k_lo = first_true(n, [&](std::uint64_t k) { return below(k) > tail; });
+    const std::uint64_t k_hi = first_true(n, [&](std::uint64_t k) { return above(k) <= tail; });
+    if (k_lo == 0 || k_hi == n) {
+        return r;
+    }
+    r.sufficient = true;
+    r.lo = k_lo;
+    r.hi = k_hi + 1;
+    r.coverage = 1.0 - below(r.lo - 1) - above(r.hi - 1);
+    return r;
+}
+
+std::uint64_t min_samples_for(double pct, std::uint64_t beyond) {
+    if (!(pct >= 0 && pct < 100)) {
+        throw std::invalid_argument(format("min_samples_for: the percentile must lie in [0, 100), got %g", pct));
+    }
+    // The nudge keeps a quotient that is an integer in exact arithmetic
+    // (100 / (100 - 99.9)) from rounding up to the next one.
+    const double n = static_cast<double>(beyond) * 100.0 / (100.0 - pct);
+    return static_cast<std::uint64_t>(std::ceil(n * (1.0 - 1e-9)));
+}
+
+double rank_percentile(std::uint64_t rank, std::uint64_t n) {
+    if (n == 0 || rank > n) {
+        throw std::invalid_argument(format("rank_percentile: rank %llu of %llu samples",
+                                           static_cast<unsigned long long>(rank), static_cast<unsigned long long>(n)));
+    }
+    return 100.0 * static_cast<double>(rank) / static_cast<double>(n);
+}
+
+value_interval ci_values(const rank_interval& ranks, std::uint64_t n,
+                         const std::function<double(double pct)>& percentile) {
+    value_interval v;
+    if (!ranks.sufficient) {
+        return v;
+    }
+    v.sufficient = true;
+    v.lo = percentile(rank_percentile(ranks.lo, n));
+    v.hi = percentile(rank_percentile(ranks.hi, n));
+    v.coverage = ranks.coverage;
+    return v;
+}
+
+knee throughput_knee(const std::vector<stage_point>& curve, double ratio) {
+    check_curve(curve);
+    const std::string method = "throughput_ratio";
+    if (curve.empty()) {
+        return not_found(method, "no stages");
+    }
+    const auto ratio_of = [&](std::size_t i) { return curve[i].achieved_rate / curve[i].offered_rate; };
+    std::size_t i = 0;
+    while (i < curve.size() && ratio_of(i) >= ratio) {
+        ++i;
+    }
+    if (i == curve.size()) {
+        return not_found(method, format("throughput followed offered load (achieved/offered >= %.2f) at all %zu "
+                                        "stages, up to %.1f req/s",
+                                        ratio, curve.size(), curve.back().offered_rate));
+    }
+    const auto& bad = curve[i];
+    if (i == 0) {
+        auto k = not_found(method, format("achieved %.1f of %.1f req/s offered (%.3f < %.2f) already at stage 0: the "
+                                          "knee lies below the lowest rate swept",
+                                          bad.achieved_rate, bad.offered_rate, ratio_of(0), ratio));
+        k.below_range = true;
+        return k;
+    }
+    const auto& good = curve[i - 1];
+    const double at = lerp_crossing(good.offered_rate, bad.offered_rate, ratio_of(i - 1), ratio_of(i), ratio);
+    return found_at(method, curve, i - 1, at,
+                    format("achieved %.1f of %.1f req/s offered (%.3f < %.2f) at stage %zu; last following stage %zu "
+                           "at %.1f req/s (ratio crosses %.2f at %.1f req/s)",
+                           bad.achieved_rate, bad.offered_rate, ratio_of(i), ratio, i, i - 1, good.offered_rate, ratio,
+                           at));
+}
+
+knee latency_multiple_knee(const std::vector<stage_point>& curve, double multiple) {
+    check_curve(curve);
+    if (!(multiple > 1)) {
+        throw std::invalid_argument(format("latency_multiple_knee: the multiple must exceed 1, got %g", multiple));
+    }
+    const std::string method = "latency_multiple";
+    if (curve.empty()) {
+        return not_found(method, "no stages");
+    }
+    // The running minimum, not the first stage alone: one slow (cold) first
+    // stage must not inflate the baseline.
+    double baseline = curve[0].latency_ms;
+    std::size_t i = 1;
+    for (; i < curve.size(); ++i) {
+        baseline = std::min(baseline, curve[i].latency_ms);
+        if (curve[i].latency_ms > multiple * baseline) {
+            break;
+        }
+    }
+    if (i == curve.size()) {
+        return not_found(method, format("latency stayed within %.1fx its low-load baseline %.1f ms at all %zu stages, "
+                                        "up to %.1f req/s",
+                                        multiple, baseline, curve.size(), curve.back().offered_rate));
+    }
+    const auto& good = curve[i - 1];
+    const auto& bad = curve[i];
+    const double bound = multiple * baseline;
+    const double at = lerp_crossing(good.offered_rate, bad.offered_rate, good.latency_ms, bad.latency_ms, bound);
+    return found_at(method, curve, i - 1, at,
+                    format("latency %.1f ms at stage %zu (%.1f req/s) exceeds %.1fx the low-load baseline %.1f ms; "
+                           "last stage within it %zu at %.1f req/s (crosses %.1f ms at %.1f req/s)",
+                           bad.latency_ms, i, bad.offered_rate, multiple, baseline, i - 1, good.offered_rate, bound,
+                           at));
+}
+
+knee kneedle_knee(const std::vector<stage_point>& curve, double sensitivity, double min_rise) {
+    check_curve(curve);
+    if (!(sensitivity > 0) || !(min_rise >= 0)) {
+        throw std::invalid_argument("kneedle_knee: sensitivity must be positive and min_rise non-negative");
+    }
+    const std::string method = "kneedle";
+    const std::size_t n = curve.size();
+    if (n < 3) {
+        return not_found(method, format("Kneedle needs at least 3 stages, got %zu", n));
+    }
+    const auto [lo_it, hi_it] = std::minmax_element(
+        curve.begin(), curve.end(), [](const stage_point& a, const stage_point& b) { return a.latency_ms < b.latency_ms; });
+    const double y_min = lo_it->latency_ms;
+    const double y_max = hi_it->latency_ms;
+    if (y_max - y_min <= min_rise * y_min) {
+        return not_found(method, format("latency is flat: %.1f … %.1f ms varies by less than %.0f%% of its minimum",
+                                        y_min, y_max, min_rise * 100));
+    }
+    if (!(curve.back().latency_ms > curve.front().latency_ms)) {
+        return not_found(method, "latency does not increase with offered rate");
+    }
+    const double x0 = curve.front().offered_rate;
+    const double x_span = curve.back().offered_rate - x0;
+    std::vector<double> d(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        d[i] = (curve[i].offered_rate - x0) / x_span - (curve[i].latency_ms - y_min) / (y_max - y_min);
+    }
+    // Normalised x runs 0 … 1 over n points: its mean spacing is 1 / (n - 1).
+    const double drop = sensitivity / static_cast<double>(n - 1);
+    for (std::size_t i = 1; i + 1 < n; ++i) {
+        if (!(d[i] > 0 && d[i] > d[i - 1] && d[i] >= d[i + 1])) {
+            continue;
+        }
+        const double threshold = d[i] - drop;
+        for (std::size_t j = i + 1; j < n; ++j) {
+            if (d[j] < threshold) {
+                return found_at(method, curve, i, curve[i].offered_rate,
+                                format("Kneedle (S=%.1f): latency bends at stage %zu (%.1f req/s, %.1f ms), normalised "
+                                       "distance below the chord %.2f",
+                                       sensitivity, i, curve[i].offered_rate, curve[i].latency_ms, d[i]));
+            }
+            if (j + 1 < n && d[j] > d[j - 1] && d[j] >= d[j + 1]) {
+                break;  // the next local maximum: this one was not a knee
+            }
+        }
+    }
+    return not_found(method, format("Kneedle (S=%.1f): no bend of the latency curve beyond the threshold", sensitivity));
+}
+
+saturation find_saturation(const std::vector<stage_point>& curve, const knee_options& options) {
+    saturation s;
+    s.throughput = throughput_knee(curve, options.throughput_ratio);
+    s.latency = latency_multiple_knee(curve, options.latency_multiple);
+    s.evidence = kneedle_knee(curve, options.kneedle_sensitivity, options.kneedle_min_rise);
+    if (s.throughput.found && s.latency.found) {
+        s.result = s.latency.rate < s.throughput.rate ? s.latency : s.throughput;
+    } else if (s.throughput.found || s.latency.found) {
+        s.result = s.throughput.found ? s.throughput : s.latency;
+    } else {
+        s.result = s.throughput;
+    }
+    return s;
+}
+
+slo_knee find_slo_knee(const std::vector<double>& offered_rates, const std::vector<bool>& pass) {
+    check_rates(offered_rates, pass.size());
+    return prefix_knee(offered_rates, pass, "pass");
+}
+
+slo_status classify_slo(double point, std::optional<double> upper, double limit) {
+    if (!(point <= limit)) {
+        return slo_status::fail;
+    }
+    return upper && *upper <= limit ? slo_status::pass : slo_status::marginal;
+}
+
+confident_slo_knee find_confident_slo_knee(const std::vector<double>& offered_rates,
+                                           const std::vector<slo_status>& status) {
+    check_rates(offered_rates, status.size());
+    std::vector<bool> confident(status.size());
+    std::vector<bool> point(status.size());
+    for (std::size_t i = 0; i < status.size(); ++i) {
+        confident[i] = status[i] == slo_status::pass;
+        point[i] = status[i] != slo_status::fail;
+    }
+    return {prefix_knee(offered_rates, confident, "pass with confidence"),
+            prefix_knee(offered_rates, point, "pass at the point estimate")};
+}
+
+rate_planner::rate_planner(planner_options options) : options_(options) {
+    const auto& o = options_;
+    if (!(o.start_rate > 0 && o.factor > 1 && o.precision > 0 && o.min_rate > 0 && o.min_rate <= o.start_rate &&
+          o.start_rate <= o.max_rate && std::isfinite(o.max_rate) && o.max_stages > 0)) {
+        throw std::invalid_argument(
+            "rate_planner: need 0 < min_rate <= start_rate <= max_rate (finite), factor > 1, precision > 0 and "
+            "max_stages > 0");
+    }
+    next_ = o.start_rate;
+}
+
+void rate_planner::stop(std::string reason) {
+    next_.reset();
+    reason_ = std::move(reason);
+}
+
+void rate_planner::record(bool good) {
+    if (!next_) {
+        throw std::logic_error("rate_planner::record: the planner is done (" + reason_ + ")");
+    }
+    const double rate = *next_;
+    ++stages_;
+    (good ? good_ : bad_) = rate;
+    if (stages_ >= options_.max_stages) {
+        stop(format("stopped after %zu stages (max_stages)", stages_));
+    } else if (!good_) {
+        const double lower = *bad_ / options_.factor;
+        if (lower < options_.min_rate) {
+            stop(format("even %.4g req/s is bad; not searching below min_rate %.4g", *bad_, options_.min_rate));
+        } else {
+            next_ = lower;
+        }
+    } else if (!bad_) {
+        if (*good_ >= options_.max_rate) {
+            stop(format("good up to max_rate %.4g req/s", options_.max_rate));
+        } else {
+            next_ = std::min(*good_ * options_.factor, options_.max_rate);
+        }
+    } else if ((*bad_ - *good_) / *good_ <= options_.precision) {
+        stop(format("converged: good at %.4g, bad at %.4g req/s (within %.3g)", *good_, *bad_, options_.precision));
+    } else {
+        const double mid = std::sqrt(*good_ * *bad_);
+        if (mid > *good_ && mid < *bad_) {
+            next_ = mid;
+        } else {
+            stop(format("good at %.4g and bad at %.4g req/s are as close as doubles get", *good_, *bad_));
+        }
+    }
+}
+
+}  // namespace openloop

@@ -1,0 +1,437 @@
+#include "openloop/run/runner.hpp"
+
+#include "openloop/load/calibration.hpp"
+#include "openloop/wire/client.hpp"
+#include "openloop/measure/ring.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/json.hpp>
+#include <boost/version.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+namespace openloop {
+
+namespace net = boost::asio;
+namespace json = boost::json;
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
+
+std::int64_t to_ns(steady::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+// Everything the io thread's coroutines share during one run.
+class load_run {
+public:
+    load_run(const run_options& o, const client_options& co, net::io_context& io, client& cl, workload& w)
+        : o_(o), co_(co), io_(io), client_(cl), workload_(w), timer_(io), grace_(io), signals_(io, SIGINT, SIGTERM),
+          chat_(o.endpoint == "chat") {
+        if (!o.extra_body.empty()) {
+            json::error_code ec;
+            auto extra = json::parse(o.extra_body, ec);
+            if (ec || !extra.is_object())
+                throw std::runtime_error("--extra-body must be a JSON object, e.g. '{\"top_p\": 0.9}'");
+            extra_ = extra.as_object();
+        }
+    }
+
+    void start(std::string model) {
+        model_ = std::move(model);
+        signals_.async_wait([this](const boost::system::error_code& ec, int) { on_signal(ec); });
+        if (o_.concurrency > 0) {
+            workers_ = o_.concurrency;
+            origin_ = steady::now();
+            for (int i = 0; i < o_.concurrency; ++i) net::co_spawn(io_, worker(), net::detached);
+        } else {
+            net::co_spawn(io_, open_loop(), net::detached);
+        }
+        if (o_.overload_inflight > 0) net::co_spawn(io_, watch_overload(), net::detached);
+    }
+
+    bool overloaded() const { return overloaded_; }
+
+    bool interrupted() const { return interrupted_; }
+    // Measured requests per second of schedule: what a trace replay offered.
+    double offered_rate() const {
+        const double span = static_cast<double>(last_offset_ - first_offset_) / 1e9;
+        return offered_ > 1 && span > 0 ? static_cast<double>(offered_ - 1) / span : 0.0;
+    }
+    std::int64_t origin_ns() const { return to_ns(origin_); }
+
+private:
+    // The request body, prepared before its send time.
+    prepared_request prepare(const request_spec& spec, std::uint64_t index) {
+        json::object body = extra_;
+        body["model"] = model_;
+        if (chat_) {
+            body["messages"] = json::array{json::object{{"role", "user"}, {"content", spec.prompt}}};
+        } else if (!spec.prompt_ids.empty()) {
+            json::array ids;
+            ids.reserve(spec.prompt_ids.size());
+            for (const auto id : spec.prompt_ids) ids.emplace_back(id);
+            body["prompt"] = std::move(ids);
+        } else {
+            body["prompt"] = spec.prompt;
+        }
+        body["max_tokens"] = spec.max_tokens;
+        if (!extra_.contains("temperature")) body["temperature"] = o_.temperature;
+        if (o_.sampling_seed >= 0 && !extra_.contains("seed")) body["seed"] = o_.sampling_seed;
+        if (o_.ignore_eos) {
+            // min_tokens holds the length where a server honours it but not ignore_eos.
+            body["ignore_eos"] = true;
+            if (!extra_.contains("min_tokens")) body["min_tokens"] = spec.max_tokens;
+        }
+        body["stream"] = true;
+        json::object so{{"include_usage", true}};
+        if (o_.continuous_usage) so["continuous_usage_stats"] = true;
+        if (!extra_.contains("stream_options")) body["stream_options"] = std::move(so);
+        prepared_request p;
+        p.bytes = build_http_request(co_, o_.request_id_prefix + std::to_string(index), json::serialize(body));
+        p.input_tokens = spec.input_tokens;
+        p.max_tokens = spec.max_tokens;
+        return p;
+    }
+
+    bool is_warmup(std::int64_t offset_ns, std::uint64_t index) const {
+        return index < o_.warmup_requests || offset_ns < static_cast<std::int64_t>(o_.warmup_s * 1e9);
+    }
+
+    // True when the measured window is over for a request at offset_ns, the
+    // measured-th after warm-up.
+    bool past_bounds(std::int64_t offset_ns, std::uint64_t measured) const {
+        const bool count = o_.num_requests > 0 && measured >= o_.num_requests;
+        const bool time =
+            o_.duration_s > 0 && offset_ns >= static_cast<std::int64_t>((o_.warmup_s + o_.duration_s) * 1e9);
+        if (o_.all_bounds) return (count || o_.num_requests == 0) && (time || o_.duration_s == 0);
+        return count || time;
+    }
+
+    net::awaitable<void> one(std::uint64_t index, prepared_request p, std::int64_t intended, std::int64_t flags) {
+        co_await client_.run(index, p, intended, flags);
+        maybe_finish();
+    }
+
+    net::awaitable<void> open_loop() {
+        arrival_process arrivals(o_.arrival);
+        const bool trace = !o_.workload.trace_file.empty();
+        // A short lead-in lets the spare connections open before the first send.
+        origin_ = steady::now() + std::chrono::milliseconds(200);
+        const std::int64_t origin = to_ns(origin_);
+        std::uint64_t index = 0, measured = 0;
+        while (!stopping_) {
+            // A trace without explicit bounds is replayed once.
+            if (trace && o_.duration_s == 0 && o_.num_requests == 0 && index >= workload_.size()) break;
+            request_spec spec = workload_.next();
+            std::int64_t offset;
+            if (trace) {
+                offset = spec.at_ns;
+            } else {
+                auto next = arrivals.next_ns();
+                if (!next) break;
+                offset = *next;
+            }
+            const bool warm = is_warmup(offset, index);
+            if (!warm && past_bounds(offset, measured)) break;
+            prepared_request p = prepare(spec, index);
+            timer_.expires_at(origin_ + std::chrono::nanoseconds(offset));
+            co_await timer_.async_wait(use_tuple);
+            if (stopping_) break;
+            const std::int64_t intended = origin + offset;
+            const std::int64_t flags = warm ? std::int64_t{flag_warmup} : 0;
+            if (!warm) {
+                if (offered_ == 0) first_offset_ = offset;
+                last_offset_ = offset;
+                ++offered_;
+            }
+            if (client_.in_flight() >= o_.max_inflight) {
+                client_.emit(event{intended, flags, index, p.input_tokens, p.max_tokens, event_kind::refused});
+            } else {
+                net::co_spawn(io_, one(index, std::move(p), intended, flags), net::detached);
+                // Let the request reach its socket before the next body is prepared.
+                co_await net::post(io_, net::use_awaitable);
+            }
+            ++index;
+            if (!warm) ++measured;
+        }
+        schedule_done();
+    }
+
+    // Closed loop: each worker sends its next request when the last one ends.
+    net::awaitable<void> worker() {
+        while (!stopping_) {
+            const std::int64_t offset = to_ns(steady::now()) - to_ns(origin_);
+            const std::uint64_t index = next_index_;
+            const bool warm = is_warmup(offset, index);
+            if (!warm && past_bounds(offset, measured_)) break;
+            ++next_index_;
+            if (!warm) ++measured_;
+            prepared_request p = prepare(workload_.next(), index);
+            co_await client_.run(index, p, to_ns(steady::now()), warm ? std::int64_t{flag_warmup} : 0);
+        }
+        --workers_;
+        if (workers_ == 0) {
+            schedule_done();
+        } else {
+            maybe_finish();
+        }
+    }
+
+    // A server that cannot keep up makes in-flight grow without bound; past
+    // the limit nothing more is learned by waiting, so the run stops.
+    net::awaitable<void> watch_overload() {
+        net::steady_timer tick(io_);
+        while (!finished_ && !stopping_) {
+            tick.expires_after(std::chrono::milliseconds(250));
+            co_await tick.async_wait(use_tuple);
+            if (client_.in_flight() > o_.overload_inflight) {
+                overloaded_ = true;
+                stopping_ = true;
+                timer_.cancel();
+                client_.close_all();
+                maybe_finish();
+            }
+        }
+    }
+
+    void schedule_done() {
+        scheduling_ = false;
+        if (o_.drain_s > 0 && !stopping_) {
+            grace_.expires_after(std::chrono::milliseconds(static_cast<std::int64_t>(o_.drain_s * 1000)));
+            grace_.async_wait([this](const boost::system::error_code& e) {
+                if (!e) client_.close_all();
+            });
+        }
+        maybe_finish();
+    }
+
+    void maybe_finish() {
+        if (scheduling_ || client_.in_flight() > 0 || finished_) return;
+        finished_ = true;
+        io_.stop();
+    }
+
+    void on_signal(const boost::system::error_code& ec) {
+        if (ec) return;
+        if (stopping_) {
+            std::fprintf(stderr, "\nopenloop: aborting %zu in-flight requests\n", client_.in_flight());
+            client_.close_all();
+            return;
+        }
+        stopping_ = true;
+        interrupted_ = true;
+        timer_.cancel();
+        std::fprintf(stderr, "\nopenloop: stopping; up to %.0f s for %zu in-flight requests to finish "
+                             "(Ctrl-C again aborts them)\n", o_.grace_s, client_.in_flight());
+        grace_.expires_after(std::chrono::milliseconds(static_cast<std::int64_t>(o_.grace_s * 1000)));
+        grace_.async_wait([this](const boost::system::error_code& e) {
+            if (!e) client_.close_all();
+        });
+        signals_.async_wait([this](const boost::system::error_code& e, int) { on_signal(e); });
+        maybe_finish();
+    }
+
+    const run_options& o_;
+    const client_options& co_;
+    net::io_context& io_;
+    client& client_;
+    workload& workload_;
+    net::steady_timer timer_;
+    net::steady_timer grace_;
+    net::signal_set signals_;
+    json::object extra_;
+    std::string model_;
+    const bool chat_;
+    steady::time_point origin_ = steady::now();
+    std::uint64_t next_index_ = 0;
+    std::uint64_t offered_ = 0;
+    std::int64_t first_offset_ = 0;
+    std::int64_t last_offset_ = 0;
+    std::uint64_t measured_ = 0;
+    int workers_ = 0;
+    bool scheduling_ = true;
+    bool stopping_ = false;
+    bool interrupted_ = false;
+    bool overloaded_ = false;
+    bool finished_ = false;
+};
+
+// Runs one setup coroutine to completion on io, before the run starts.
+template <class T>
+T run_setup(net::io_context& io, net::awaitable<T> op) {
+    std::optional<T> result;
+    std::exception_ptr error;
+    net::co_spawn(io, std::move(op), [&](std::exception_ptr e, T value) {
+        error = e;
+        if (!e) result = std::move(value);
+    });
+    io.run();
+    io.restart();
+    if (error) std::rethrow_exception(error);
+    return std::move(*result);
+}
+
+std::string discover_model(net::io_context& io, client& cl, const std::string& base) {
+    std::string body;
+    try {
+        body = run_setup(io, cl.get(base + "/models"));
+    } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("cannot discover the model (give --model): ") + e.what());
+    }
+    json::error_code ec;
+    auto doc = json::parse(body, ec);
+    const json::value* id = nullptr;
+    if (!ec && doc.is_object()) {
+        if (const auto* data = doc.as_object().if_contains("data"); data && data->is_array() && !data->as_array().empty())
+            if (const auto* first = data->as_array()[0].if_object()) id = first->if_contains("id");
+    }
+    if (!id || !id->is_string()) throw std::runtime_error("GET " + base + "/models: no model id in the answer (give --model)");
+    return std::string(id->as_string());
+}
+
+}  // namespace
+
+boost::json::object environment_info() {
+    json::object env;
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    env["hostname"] = host;
+    env["cpus"] = std::thread::hardware_concurrency();
+    utsname u{};
+    if (uname(&u) == 0) env["kernel"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
+    env["openloop_version"] = OPENLOOP_VERSION;
+    env["boost_version"] = BOOST_LIB_VERSION;
+    env["compiler"] = __VERSION__;
+    const std::time_t now = std::time(nullptr);
+    char iso[32];
+    std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    env["started_at"] = iso;
+    return env;
+}
+
+run_outcome run_load(const run_options& o) {
+    if (o.endpoint != "chat" && o.endpoint != "completions")
+        throw std::runtime_error("--endpoint must be chat or completions, got '" + o.endpoint + "'");
+    client_options co;
+    co.target = parse_target_url(o.url);
+    const std::string base = co.target.base_path.empty() ? "/v1" : co.target.base_path;
+    co.path = base + (o.endpoint == "chat" ? "/chat/completions" : "/completions");
+    co.headers = o.headers;
+    if (const char* key = std::getenv(o.api_key_env.c_str()); key && *key)
+        co.headers.emplace_back("Authorization", std::string("Bearer ") + key);
+    co.ca_file = o.ca_file;
+    co.insecure = o.insecure;
+    co.connect_timeout = o.connect_timeout;
+    co.first_token_timeout = o.first_token_timeout;
+    co.idle_timeout = o.idle_timeout;
+    co.total_timeout = o.total_timeout;
+    co.max_body = o.max_body;
+    co.spare_connections = o.concurrency > 0 ? 0 : std::min(o.spare_connections, o.max_inflight);
+    co.keep_alive_idle = o.keep_alive_idle;
+
+    workload w(o.workload);
+    net::io_context io{1};
+    spsc_ring<event> ring(o.ring_capacity);
+    client cl(io, co, ring);
+    cl.setup();
+    const std::string model = o.model.empty() ? discover_model(io, cl, base) : o.model;
+
+    calibration_request cr;
+    cr.choice = o.tokenizer;
+    cr.chat = o.endpoint == "chat";
+    cr.model = model;
+    cr.root = server_root(co.target.base_path);
+    cr.vocab_size = o.vocab_size;
+    cr.models_path = base + "/models";
+    cr.cache_dir = o.tokenizer_cache;
+    calibration_result tokenizer;
+    if (w.file_prompts() && o.tokenizer.type != tokenizer_choice::kind::words) {
+        // A file's prompts are what they are; their lengths stay word counts.
+        tokenizer.label = "words (prompts from a file)";
+    } else {
+        tokenizer = calibrate_tokenizer(
+            cr, [&](const http_call& c) { return run_setup(io, cl.post(c.path, c.body)); },
+            [&](const std::string& path) { return run_setup(io, cl.get(path)); });
+        if (!tokenizer.note.empty()) std::fprintf(stderr, "%s\n", tokenizer.note.c_str());
+        w.set_prompt_builder(tokenizer.builder);
+    }
+
+    if (!o.out_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(o.out_dir, ec);
+        if (ec) throw std::runtime_error("cannot create --out directory " + o.out_dir + ": " + ec.message());
+    }
+
+    load_run run(o, co, io, cl, w);
+    net::co_spawn(io, cl.open_spare(co.spare_connections), net::detached);
+
+    reporter_options ro;
+    ro.out_dir = o.out_dir;
+    ro.progress = o.progress;
+    ro.request_id_prefix = o.request_id_prefix;
+    ro.slo = o.slo;
+    ro.steady_throughput = o.steady_throughput;
+    ro.run_start_ns = to_ns(steady::now());
+    reporter rep(ring, ro);
+    rep.start();
+    run.start(model);
+    io.run();
+    rep.finish();
+
+    run_outcome out;
+    out.stats = rep.stats();
+    out.stats.lost_events = cl.lost_events();
+    out.interrupted = run.interrupted();
+    out.overloaded = run.overloaded();
+
+    run_context ctx;
+    ctx.config = o.config;
+    ctx.config["model"] = model;
+    ctx.environment = environment_info();
+    ctx.target = o.target_label.empty() ? co.target.display() : o.target_label;
+    ctx.mode = o.concurrency > 0 ? "closed-loop" : "open-loop";
+    const bool trace = !o.workload.trace_file.empty();
+    ctx.request_rate = o.concurrency > 0 ? 0 : trace ? run.offered_rate() : o.arrival.rate;
+    ctx.burstiness = o.arrival.burstiness;
+    char words[160];
+    if (o.concurrency > 0) {
+        std::snprintf(words, sizeof words, "%d workers back to back", o.concurrency);
+    } else if (trace) {
+        std::snprintf(words, sizeof words, "trace replay x%g, %.3g req/s offered", o.workload.trace_speed, ctx.request_rate);
+    } else if (!o.arrival.profile.empty()) {
+        std::snprintf(words, sizeof words, "%s, rate profile of %zu segments", std::string(to_string(o.arrival.kind)).c_str(),
+                      o.arrival.profile.size());
+    } else if (o.arrival.kind == arrival_kind::gamma) {
+        std::snprintf(words, sizeof words, "gamma %g req/s, burstiness %g", o.arrival.rate, o.arrival.burstiness);
+    } else {
+        std::snprintf(words, sizeof words, "%s %g req/s", std::string(to_string(o.arrival.kind)).c_str(), o.arrival.rate);
+    }
+    ctx.arrival = words;
+    ctx.max_concurrency = o.concurrency > 0 ? o.concurrency : static_cast<int>(o.max_inflight);
+    ctx.lag_bound_ms = o.lag_bound_ms;
+    ctx.max_error_rate = o.max_error_rate;
+    ctx.tokenizer = tokenizer.label;
+    ctx.partial = out.interrupted || out.overloaded;
+    if (out.interrupted) ctx.partial_reason = "interrupted by a signal";
+    if (out.overloaded)
+        ctx.partial_reason = "aborted: more than " + std::to_string(o.overload_inflight) + " requests in flight (overloaded)";
+    out.judgement = judge(out.stats, ctx);
+    out.too_many_errors = !error_rate_breach(out.stats, o.max_error_rate).empty();
+    out.summary = make_summary(out.stats, ctx);
+    if (!o.out_dir.empty()) write_json_file((std::filesystem::path(o.out_dir) / "summary.json").string(), out.summary);
+    return out;
+}
+
+}  // namespace openloop

@@ -1,0 +1,172 @@
+#include "openloop/sim/sim_tokenizer.hpp"
+
+#include "openloop/load/tokens.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+
+namespace openloop {
+namespace json = boost::json;
+
+namespace {
+
+// Special tokens, below sim_first_text_id.
+constexpr std::uint64_t bos_id = 1;
+constexpr std::uint64_t end_of_turn_id = 2;
+constexpr std::uint64_t header_start_id = 3;
+constexpr std::uint64_t header_end_id = 4;
+
+// The whitespace tokens.hpp splits words on.
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::uint64_t piece_id(std::string_view word, int piece) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+    for (unsigned char c : word) h = (h ^ c) * 0x100000001b3ULL;
+    return sim_first_text_id + mix64(h ^ mix64(static_cast<std::uint64_t>(piece))) % (sim_vocab_size - sim_first_text_id);
+}
+
+void append_text(sim_tokenizer_kind kind, std::string_view text, std::vector<std::uint64_t>& ids) {
+    if (kind == sim_tokenizer_kind::words) {
+        const auto words = text_token_ids(text);
+        ids.insert(ids.end(), words.begin(), words.end());
+        return;
+    }
+    std::size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && is_space(text[i])) ++i;
+        std::size_t j = i;
+        while (j < text.size() && !is_space(text[j])) ++j;
+        const auto word = text.substr(i, j - i);
+        if (!word.empty())
+            for (int k = 0, n = subword_tokens(word); k < n; ++k) ids.push_back(piece_id(word, k));
+        i = j;
+    }
+}
+
+void append_header(std::string_view role, std::vector<std::uint64_t>& ids) {
+    ids.push_back(header_start_id);
+    ids.push_back(piece_id(role, 0));  // a role name is one token in real vocabularies
+    ids.push_back(header_end_id);
+}
+
+bool read_bool(const json::object& o, std::string_view key, bool fallback) {
+    const auto* v = o.if_contains(key);
+    return v && v->is_bool() ? v->get_bool() : fallback;
+}
+
+bool completion_prompt_ids(sim_tokenizer_kind kind, const json::value& prompt, bool add_special_tokens,
+                           std::vector<std::uint64_t>& ids, std::string& err) {
+    const json::value* p = &prompt;
+    if (p->is_array() && !p->get_array().empty() && (p->get_array()[0].is_string() || p->get_array()[0].is_array())) {
+        if (p->get_array().size() != 1) {
+            err = "prompt: the simulator serves one prompt per request";
+            return false;
+        }
+        p = &p->get_array()[0];
+    }
+    if (p->is_string()) {
+        if (kind == sim_tokenizer_kind::subword && add_special_tokens) ids.push_back(bos_id);
+        append_text(kind, p->get_string(), ids);
+        return true;
+    }
+    if (!p->is_array()) {
+        err = "prompt: a string or a list of token ids is required";
+        return false;
+    }
+    // Token ids are what the model sees, under either tokenizer: nothing is added.
+    for (const auto& t : p->get_array()) {
+        if (!t.is_int64() && !t.is_uint64()) {
+            err = "prompt: token ids must be integers";
+            return false;
+        }
+        ids.push_back(t.to_number<std::uint64_t>());
+    }
+    return true;
+}
+
+bool chat_prompt_ids(sim_tokenizer_kind kind, const json::value& messages, bool add_generation_prompt,
+                     bool add_special_tokens, std::vector<std::uint64_t>& ids, std::string& err) {
+    if (!messages.is_array() || messages.get_array().empty()) {
+        err = "messages: a non-empty list is required";
+        return false;
+    }
+    const bool subword = kind == sim_tokenizer_kind::subword;
+    if (subword) {
+        if (add_special_tokens) ids.push_back(bos_id);
+        ids.push_back(bos_id);
+    }
+    for (const auto& msg : messages.get_array()) {
+        const auto* mo = msg.if_object();
+        if (!mo) {
+            err = "messages[]: each message must be an object";
+            return false;
+        }
+        if (subword) {
+            const auto* role = mo->if_contains("role");
+            append_header(role && role->is_string() ? std::string_view(role->get_string()) : "user", ids);
+        }
+        if (const auto* content = mo->if_contains("content"); content && content->is_string()) {
+            append_text(kind, content->get_string(), ids);
+        } else if (content && content->is_array()) {
+            for (const auto& part : content->get_array()) {
+                const auto* po = part.if_object();
+                const auto* text = po ? po->if_contains("text") : nullptr;
+                if (text && text->is_string()) append_text(kind, text->get_string(), ids);
+            }
+        } else if (content && !content->is_null()) {
+            err = "messages[].content must be a string or a list of content parts";
+            return false;
+        }
+        if (subword) ids.push_back(end_of_turn_id);
+    }
+    if (subword && add_generation_prompt) append_header("assistant", ids);
+    return true;
+}
+
+}  // namespace
+
+std::optional<sim_tokenizer_kind> sim_tokenizer_from_name(std::string_view name) {
+    if (name == "words") return sim_tokenizer_kind::words;
+    if (name == "subword") return sim_tokenizer_kind::subword;
+    return std::nullopt;
+}
+
+int subword_tokens(std::string_view word) { return std::min<int>(3, static_cast<int>((word.size() + 2) / 3)); }
+
+std::vector<std::uint64_t> sim_token_ids(sim_tokenizer_kind kind, std::string_view text) {
+    std::vector<std::uint64_t> ids;
+    append_text(kind, text, ids);
+    return ids;
+}
+
+bool request_prompt_ids(sim_tokenizer_kind kind, const json::object& body, bool chat, std::vector<std::uint64_t>& ids,
+                        std::string& err) {
+    if (chat) {
+        const auto* messages = body.if_contains("messages");
+        if (!messages) {
+            err = "messages: a non-empty list is required";
+            return false;
+        }
+        return chat_prompt_ids(kind, *messages, read_bool(body, "add_generation_prompt", true),
+                               read_bool(body, "add_special_tokens", false), ids, err);
+    }
+    const auto* prompt = body.if_contains("prompt");
+    if (!prompt) {
+        err = "prompt: field required";
+        return false;
+    }
+    return completion_prompt_ids(kind, *prompt, read_bool(body, "add_special_tokens", true), ids, err);
+}
+
+bool tokenize_request_ids(sim_tokenizer_kind kind, const json::object& body, std::vector<std::uint64_t>& ids,
+                          std::string& err) {
+    const bool chat = body.contains("messages");
+    if (const auto* p = body.if_contains("prompt"); !chat && !(p && p->is_string())) {
+        err = "prompt: a string is required (or messages: a list of messages)";
+        return false;
+    }
+    return request_prompt_ids(kind, body, chat, ids, err);
+}
+
+}  // namespace openloop

@@ -1,0 +1,175 @@
+#include "openloop/wire/chunk.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <algorithm>
+#include <limits>
+
+namespace openloop {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+    const auto first = s.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos)
+        return {};
+    return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+const json::value* member(const json::object& o, std::string_view key) {
+    const json::value* v = o.if_contains(key);
+    return v && !v->is_null() ? v : nullptr;
+}
+
+const json::object* object_member(const json::object& o, std::string_view key) {
+    const json::value* v = o.if_contains(key);
+    return v ? v->if_object() : nullptr;
+}
+
+// Code points of a string member; 0 when absent, null or not a string.
+std::size_t string_chars(const json::object& o, std::string_view key) {
+    const json::value* v = o.if_contains(key);
+    const json::string* s = v ? v->if_string() : nullptr;
+    return s ? utf8_length(*s) : 0;
+}
+
+// An integer member (servers may write 12.0 for 12); -1 when absent or not integral.
+std::int64_t int_member(const json::object& o, std::string_view key) {
+    const json::value* v = o.if_contains(key);
+    if (!v || !v->is_number())
+        return -1;
+    json::error_code ec;
+    const auto n = v->to_number<std::int64_t>(ec);
+    return ec ? -1 : n;
+}
+
+void add_saturating(std::uint32_t& total, std::size_t n) {
+    constexpr std::size_t max = std::numeric_limits<std::uint32_t>::max();
+    total = static_cast<std::uint32_t>(std::min<std::size_t>(max, std::size_t{total} + std::min(n, max)));
+}
+
+std::size_t tool_call_chars(const json::object& call) {
+    const json::object* fn = object_member(call, "function");
+    return fn ? string_chars(*fn, "name") + string_chars(*fn, "arguments") : 0;
+}
+
+}  // namespace
+
+std::size_t utf8_length(std::string_view s) {
+    std::size_t n = 0;
+    for (const char c : s)
+        n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return n;
+}
+
+chunk_decoder::chunk_decoder()
+    : resource_(arena_, sizeof arena_),
+      parser_(json::storage_ptr(), [] {
+          // A server that splits a multi-byte character across chunks should not
+          // cost us the chunk's timing; code points are then approximate.
+          json::parse_options opt;
+          opt.allow_invalid_utf8 = true;
+          return opt;
+      }(), stack_, sizeof stack_) {}
+
+chunk_info chunk_decoder::decode(std::string_view payload) {
+    chunk_info info;
+    payload = trim(payload);
+    if (payload == "[DONE]") {
+        info.kind = chunk_kind::done;
+        return info;
+    }
+
+    resource_.release();
+    parser_.reset(&resource_);
+    json::error_code ec;
+    parser_.write(payload.data(), payload.size(), ec);
+    if (ec)
+        return info;
+    const json::value root = parser_.release();
+    const json::object* obj = root.if_object();
+    if (!obj)
+        return info;
+
+    // Mid-stream errors: {"error":{"message":..,"code":..}} (OpenAI, vLLM,
+    // llama.cpp), {"error":"..."} (TGI), or {"object":"error",...} (older vLLM).
+    const json::value* err = member(*obj, "error");
+    const json::value* type = obj->if_contains("object");
+    const bool error_object = type && type->is_string() && type->get_string() == "error";
+    if (err || error_object) {
+        info.kind = chunk_kind::error;
+        const json::object* detail = err ? err->if_object() : obj;
+        const json::value* msg = detail ? detail->if_contains("message") : err;
+        error_message_.assign(msg && msg->is_string() ? std::string_view(msg->get_string()) : std::string_view());
+        info.error_code = std::max<std::int64_t>(detail ? int_member(*detail, "code") : -1, 0);
+        return info;
+    }
+
+    if (const json::object* usage = object_member(*obj, "usage")) {
+        info.has_usage = true;
+        info.prompt_tokens = int_member(*usage, "prompt_tokens");
+        info.completion_tokens = int_member(*usage, "completion_tokens");
+        if (const json::object* details = object_member(*usage, "prompt_tokens_details"))
+            info.cached_tokens = int_member(*details, "cached_tokens");
+    }
+
+    const json::value* choices_value = obj->if_contains("choices");
+    if (!choices_value) {
+        info.kind = info.has_usage ? chunk_kind::usage_only : chunk_kind::malformed;
+        return info;
+    }
+    const json::array* choices = choices_value->if_array();
+    if (!choices)
+        return info;
+
+    bool has_content = false;
+    bool has_role = false;
+    for (const json::value& c : *choices) {
+        const json::object* choice = c.if_object();
+        if (!choice)
+            return chunk_info{};
+        ++info.choices;
+
+        const json::value* finish = choice->if_contains("finish_reason");
+        if (finish && !finish->is_null() && !(finish->is_string() && finish->get_string().empty()))
+            info.finished = true;
+
+        std::size_t chars = string_chars(*choice, "text");
+        if (const json::object* delta = object_member(*choice, "delta")) {
+            has_role = has_role || member(*delta, "role");
+            chars += string_chars(*delta, "content");
+            // vLLM renamed reasoning_content to reasoning and may send both; count once.
+            std::size_t reasoning = string_chars(*delta, "reasoning_content");
+            if (reasoning == 0)
+                reasoning = string_chars(*delta, "reasoning");
+            chars += reasoning;
+            add_saturating(info.reasoning_chars, reasoning);
+            const json::value* tools = delta->if_contains("tool_calls");
+            if (const json::array* calls = tools ? tools->if_array() : nullptr; calls && !calls->empty()) {
+                // The first tool-call delta may carry only an id: it is still generated output.
+                has_content = true;
+                for (const json::value& call : *calls)
+                    if (const json::object* o = call.if_object())
+                        chars += tool_call_chars(*o);
+            }
+            if (const json::object* legacy = object_member(*delta, "function_call"))
+                chars += string_chars(*legacy, "name") + string_chars(*legacy, "arguments");
+        }
+        has_content = has_content || chars > 0;
+        add_saturating(info.content_chars, chars);
+    }
+
+    if (has_content)
+        info.kind = chunk_kind::content;
+    else if (has_role)
+        info.kind = chunk_kind::role_only;
+    else if (info.has_usage)
+        info.kind = chunk_kind::usage_only;
+    else
+        info.kind = chunk_kind::empty;
+    return info;
+}
+
+}  // namespace openloop

@@ -1,0 +1,227 @@
+#define BOOST_TEST_MODULE cli
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/cli/cli.hpp"
+#include "openloop/wire/client.hpp"
+
+#include <boost/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+using namespace openloop;
+
+namespace {
+
+struct scenario_file {
+    std::string path;
+    explicit scenario_file(const std::string& text) {
+        path = (std::filesystem::temp_directory_path() / ("openloop-cli-test-" + std::to_string(::getpid()) + ".ini")).string();
+        std::ofstream(path) << text;
+    }
+    ~scenario_file() { std::remove(path.c_str()); }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(durations) {
+    BOOST_TEST(parse_duration_s("250ms", "--x") == 0.25);
+    BOOST_TEST(parse_duration_s("10s", "--x") == 10.0);
+    BOOST_TEST(parse_duration_s("2m", "--x") == 120.0);
+    BOOST_TEST(parse_duration_s("1h", "--x") == 3600.0);
+    BOOST_TEST(parse_duration_s("1.5", "--x") == 1.5);
+    BOOST_TEST(parse_duration_s("0", "--x") == 0.0);
+    BOOST_CHECK_THROW(parse_duration_s("", "--x"), usage_error);
+    BOOST_CHECK_THROW(parse_duration_s("10 s", "--x"), usage_error);
+    BOOST_CHECK_THROW(parse_duration_s("-1s", "--x"), usage_error);
+    BOOST_CHECK_THROW(parse_duration_s("5days", "--x"), usage_error);
+    try {
+        parse_duration_s("soon", "--duration");
+        BOOST_FAIL("no error");
+    } catch (const usage_error& e) {
+        BOOST_TEST(std::string(e.what()).find("--duration") != std::string::npos);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(run_defaults_bound_the_run) {
+    const auto cmd = parse_run_command({"--out", "-"});
+    BOOST_TEST(cmd.target == "sim:cpu-small");
+    BOOST_TEST(cmd.options.duration_s == 60.0);  // no run is endless
+    BOOST_TEST(cmd.options.num_requests == 0u);
+    BOOST_TEST(cmd.options.endpoint == "chat");
+    BOOST_TEST(cmd.options.temperature == 0.0);
+    BOOST_TEST(cmd.options.continuous_usage);
+    BOOST_TEST(cmd.options.out_dir.empty());
+    const auto counted = parse_run_command({"--num-requests", "10"});
+    BOOST_TEST(counted.options.duration_s == 0.0);
+    BOOST_TEST(counted.options.num_requests == 10u);
+    BOOST_TEST(counted.options.out_dir.rfind("results/run-", 0) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(warmup_is_a_time_or_a_count) {
+    BOOST_TEST(parse_run_command({"--warmup", "20"}).options.warmup_requests == 20u);
+    BOOST_TEST(parse_run_command({"--warmup", "5s"}).options.warmup_s == 5.0);
+}
+
+BOOST_AUTO_TEST_CASE(command_line_wins_over_the_scenario) {
+    scenario_file f("rate = 7\narrival = gamma\nburstiness = 0.5\ninput-len = 64\nignore-eos = true\n");
+    const auto cmd = parse_run_command({f.path, "--rate", "3"});
+    BOOST_TEST(cmd.options.arrival.rate == 3.0);
+    BOOST_TEST((cmd.options.arrival.kind == arrival_kind::gamma));
+    BOOST_TEST(cmd.options.arrival.burstiness == 0.5);
+    BOOST_TEST(cmd.options.workload.input_len == "64");
+    BOOST_TEST(cmd.options.ignore_eos);
+}
+
+BOOST_AUTO_TEST_CASE(scenario_errors_name_the_file) {
+    scenario_file f("rate = 7\nnot-an-option = 1\n");
+    try {
+        parse_run_command({f.path});
+        BOOST_FAIL("no error");
+    } catch (const usage_error& e) {
+        BOOST_TEST(std::string(e.what()).find(f.path) != std::string::npos, e.what());
+    }
+    BOOST_CHECK_THROW(parse_run_command({"/nonexistent/scenario.ini"}), usage_error);
+}
+
+BOOST_AUTO_TEST_CASE(every_shipped_scenario_parses) {
+    for (const auto& entry : std::filesystem::directory_iterator(OPENLOOP_SOURCE_DIR "/scenarios")) {
+        if (entry.path().extension() != ".ini") continue;
+        BOOST_CHECK_NO_THROW(parse_run_command({entry.path().string(), "--out", "-"}));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(secret_headers_are_redacted_in_the_config) {
+    const auto cmd = parse_run_command({"--header", "Authorization: Bearer sk-verysecret", "--header", "X-Api-Key: abc123",
+                                        "--header", "X-Tenant: blue"});
+    BOOST_TEST(cmd.options.headers.size() == 3u);
+    BOOST_TEST(cmd.options.headers[0].second == "Bearer sk-verysecret");  // still sent
+    const std::string config = boost::json::serialize(cmd.options.config);
+    BOOST_TEST(config.find("sk-verysecret") == std::string::npos, config);
+    BOOST_TEST(config.find("abc123") == std::string::npos, config);
+    BOOST_TEST(config.find("X-Tenant: blue") != std::string::npos, config);
+}
+
+BOOST_AUTO_TEST_CASE(bad_run_flags_are_rejected) {
+    BOOST_CHECK_THROW(parse_run_command({"--rate", "0"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--endpoint", "embeddings"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--arrival", "weibull"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--header", "no-colon"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--goodput", "ttft"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--goodput", "latency=1s"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--concurrency", "0"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--prompts", "a.jsonl", "--sharegpt", "b.json"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--no-such-flag"}), usage_error);
+}
+
+// Against real servers: connections, token lengths and failures.
+BOOST_AUTO_TEST_CASE(real_server_flags) {
+    const auto d = parse_run_command({"--out", "-"});
+    BOOST_TEST(d.options.keep_alive_idle.count() == 4000);  // under the 5 s uvicorn and cpp-httplib close after
+    BOOST_TEST(d.options.max_error_rate == 0.01);
+    BOOST_TEST(int(d.options.tokenizer.type) == int(tokenizer_choice::kind::automatic));
+    const auto c = parse_run_command({"--out", "-", "--keep-alive-idle", "0", "--max-error-rate", "5%", "--tokenizer",
+                                      "ids", "--vocab-size", "128256", "--spare-connections", "0", "--tokenizer-cache",
+                                      "off"});
+    BOOST_TEST(c.options.keep_alive_idle.count() == 0);
+    BOOST_TEST(c.options.max_error_rate == 0.05);
+    BOOST_TEST(int(c.options.tokenizer.type) == int(tokenizer_choice::kind::ids));
+    BOOST_TEST(c.options.vocab_size == 128256);
+    BOOST_TEST(c.options.spare_connections == 0u);
+    BOOST_TEST(c.options.tokenizer_cache.empty());
+    BOOST_TEST(parse_run_command({"--max-error-rate", "0.2"}).options.max_error_rate == 0.2);
+    BOOST_CHECK_THROW(parse_run_command({"--max-error-rate", "150%"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--max-error-rate", "lots"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--tokenizer", "tiktoken"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--vocab-size", "-1"}), usage_error);
+
+    const auto sim = parse_sim_command({"--keep-alive-timeout", "2s", "--keep-alive-max-requests", "100", "--quirk",
+                                        "close-stale", "--quirk", "close-after-completion"});
+    BOOST_TEST(sim.config.keep_alive_timeout.count() == 2000);
+    BOOST_TEST(sim.config.keep_alive_max_requests == 100);
+    BOOST_TEST(sim.config.quirks.close_stale);
+    BOOST_TEST(sim.config.quirks.close_after_completion);
+    BOOST_CHECK_THROW(parse_sim_command({"--tokenizer", "bpe"}), usage_error);
+}
+
+BOOST_AUTO_TEST_CASE(goodput_slos) {
+    const auto cmd = parse_run_command({"--goodput", "ttft=500ms", "--goodput", "tpot=0.05", "--goodput", "e2e=10s"});
+    BOOST_TEST(cmd.options.slo.ttft_ms == 500.0);
+    BOOST_TEST(cmd.options.slo.tpot_ms == 50.0);
+    BOOST_TEST(cmd.options.slo.e2e_ms == 10000.0);
+    BOOST_TEST(cmd.options.slo.itl_ms < 0);
+}
+
+BOOST_AUTO_TEST_CASE(sim_options_override_the_preset) {
+    const auto cmd = parse_sim_command({"--preset", "cpu-small", "--max-num-seqs", "3", "--step-base-ms", "5",
+                                        "--fault-500", "0.25", "--quirk", "no-done"});
+    BOOST_TEST(cmd.config.model.name == "cpu-small");
+    BOOST_TEST(cmd.config.model.max_num_seqs == 3);
+    BOOST_TEST(cmd.config.model.step_base_ms == 5.0);
+    BOOST_TEST(cmd.config.model.decode_seq_ms == find_preset("cpu-small")->decode_seq_ms);
+    BOOST_TEST(cmd.config.faults.http_500 == 0.25);
+    BOOST_TEST(cmd.config.quirks.no_done);
+    BOOST_TEST(cmd.config.host == "127.0.0.1");  // loopback unless told otherwise
+    BOOST_CHECK_THROW(parse_sim_command({"--preset", "a100"}), usage_error);
+    BOOST_CHECK_THROW(parse_sim_command({"--fault-429", "1.5"}), usage_error);
+    BOOST_CHECK_THROW(parse_sim_command({"--fault-429", "0.6", "--fault-500", "0.6"}), usage_error);
+    BOOST_CHECK_THROW(parse_sim_command({"--quirk", "telepathy"}), usage_error);
+    BOOST_CHECK_THROW(parse_sim_command({"--max-num-seqs", "0"}), usage_error);
+}
+
+BOOST_AUTO_TEST_CASE(target_urls) {
+    auto t = parse_target_url("http://127.0.0.1:8000");
+    BOOST_TEST(!t.tls);
+    BOOST_TEST(t.host == "127.0.0.1");
+    BOOST_TEST(t.port == "8000");
+    BOOST_TEST(t.base_path == "");
+    BOOST_TEST(t.host_header == "127.0.0.1:8000");
+    t = parse_target_url("https://api.example.com/v1/");
+    BOOST_TEST(t.tls);
+    BOOST_TEST(t.port == "443");
+    BOOST_TEST(t.base_path == "/v1");
+    BOOST_TEST(t.host_header == "api.example.com");
+    t = parse_target_url("http://[::1]:9000/openai/v1");
+    BOOST_TEST(t.host == "::1");
+    BOOST_TEST(t.host_header == "[::1]:9000");
+    BOOST_TEST(t.base_path == "/openai/v1");
+    BOOST_TEST(t.display() == "http://[::1]:9000/openai/v1");
+    BOOST_CHECK_THROW(parse_target_url("127.0.0.1:8000"), std::invalid_argument);
+    BOOST_CHECK_THROW(parse_target_url("http://:80"), std::invalid_argument);
+    BOOST_CHECK_THROW(parse_target_url("http://h:99999"), std::invalid_argument);
+    BOOST_CHECK_THROW(parse_target_url("http://user:pw@h/v1"), std::invalid_argument);
+    BOOST_CHECK_THROW(parse_target_url("http://h/v1?x=1"), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(prepared_request_bytes) {
+    client_options o;
+    o.target = parse_target_url("http://127.0.0.1:8000");
+    o.path = "/v1/chat/completions";
+    o.headers = {{"X-Tenant", "blue"}};
+    const std::string body = R"({"model":"m"})";
+    const auto bytes = build_http_request(o, "openloop-7", body);
+    BOOST_TEST(bytes.rfind("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n", 0) == 0u);
+    BOOST_TEST(bytes.find("\r\nx-request-id: openloop-7\r\n") != std::string::npos);
+    BOOST_TEST(bytes.find("\r\nX-Tenant: blue\r\n") != std::string::npos);
+    BOOST_TEST(bytes.find("\r\nContent-Length: 13\r\n\r\n" + body) != std::string::npos);
+    BOOST_TEST(bytes.size() == bytes.find("\r\n\r\n") + 4 + body.size());
+}
+
+BOOST_AUTO_TEST_CASE(sweep_slos_define_goodput_and_stage_length) {
+    const auto cmd = parse_sweep_command({"--slo", "ttft_p99=1s", "--slo", "e2e_p95=10s", "--slo", "error_rate=1%",
+                                          "--rates", "1,2,4", "--out", "-"});
+    BOOST_TEST(cmd.options.slos.size() == 3u);
+    BOOST_TEST(cmd.options.base.slo.ttft_ms == 1000.0);
+    BOOST_TEST(cmd.options.base.slo.e2e_ms == 10000.0);
+    BOOST_TEST(cmd.options.base.slo.tpot_ms < 0);
+    BOOST_TEST(!cmd.options.rates.automatic);
+    BOOST_TEST(cmd.options.rates.rates.size() == 3u);
+    BOOST_TEST(cmd.options.warmup_s == 5.0);  // a stage always warms up
+    BOOST_TEST(samples_for_percentile(99) == 368u);
+    BOOST_CHECK_THROW(parse_sweep_command({"--rates", "4,2"}), usage_error);
+    BOOST_CHECK_THROW(parse_sweep_command({"--slo", "ttft_p99"}), usage_error);
+    BOOST_CHECK_THROW(parse_sweep_command({"--factor", "1"}), usage_error);
+    const auto ladder = parse_sweep_command({"--concurrency", "1,2,4,8"});
+    BOOST_TEST(ladder.options.concurrency.size() == 4u);
+}

@@ -1,0 +1,404 @@
+#define BOOST_TEST_MODULE workload
+#include <boost/test/unit_test.hpp>
+
+#include "words.hpp"
+
+#include "openloop/load/tokens.hpp"
+#include "openloop/load/trace.hpp"
+#include "openloop/load/workload.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+using namespace openloop;
+
+namespace {
+
+const std::string mooncake_path =
+    OPENLOOP_SOURCE_DIR "/test/data/traces/mooncake-conversation/conversation_trace.first600s.jsonl";
+
+// A file under the system temp directory, removed at the end of the test.
+struct temp_file {
+    std::filesystem::path path;
+    temp_file(std::string_view name, std::string_view content)
+        : path(std::filesystem::temp_directory_path() /
+               ("openloop-workload-test-" + std::to_string(::getpid()) + "-" + std::string(name))) {
+        std::ofstream(path, std::ios::binary) << content;
+    }
+    ~temp_file() { std::filesystem::remove(path); }
+    std::string str() const { return path.string(); }
+};
+
+
+template <class E, class F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const E& e) {
+        return e.what();
+    }
+    return {};
+}
+
+bool contains(const std::string& haystack, std::string_view needle) {
+    return haystack.find(needle) != std::string::npos;
+}
+
+struct moments {
+    double mean = 0, median = 0;
+    int min = 0, max = 0;
+};
+
+moments sample_moments(const length_dist& d, std::uint64_t seed, int n) {
+    std::mt19937_64 rng(seed);
+    std::vector<int> v(n);
+    for (int& x : v) x = d.sample(rng);
+    std::sort(v.begin(), v.end());
+    double sum = 0;
+    for (int x : v) sum += x;
+    return {sum / n, double(v[v.size() / 2]), v.front(), v.back()};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(length_specs_parse_and_round_trip) {
+    const length_dist fixed = length_dist::parse("512");
+    BOOST_TEST((fixed.type() == length_dist::kind::fixed));
+    BOOST_TEST(fixed.mean() == 512.0);
+    BOOST_TEST(fixed.min() == 512);
+    BOOST_TEST(fixed.max() == 512);
+
+    const length_dist uniform = length_dist::parse("uniform:64:256");
+    BOOST_TEST((uniform.type() == length_dist::kind::uniform));
+    BOOST_TEST(uniform.mean() == 160.0);
+    BOOST_TEST(uniform.min() == 64);
+    BOOST_TEST(uniform.max() == 256);
+
+    const length_dist normal = length_dist::parse("normal:512:128:16:2048");
+    BOOST_TEST(normal.min() == 16);
+    BOOST_TEST(normal.max() == 2048);
+    BOOST_TEST(length_dist::parse("normal:512.5:128").min() == 1);
+
+    for (std::string_view spec : {"512", "uniform:64:256", "normal:512:128", "normal:512.5:0.25:16:2048",
+                                  "lognormal:300:0.8", "lognormal:300:0.8:10:4000"})
+        BOOST_TEST(length_dist::parse(spec).describe() == spec);
+}
+
+BOOST_AUTO_TEST_CASE(length_spec_errors_name_value_and_syntax) {
+    for (std::string_view bad : {"", "0", "-3", "abc", "12x", "uniform:5", "uniform:9:3", "uniform:0:3",
+                                 "normal:1:-1", "normal:1:2:3", "normal:a:2", "normal:5:1:10:5", "lognormal:0:1",
+                                 "gamma:1:2", "normal:inf:1"}) {
+        const std::string e = error_of<std::invalid_argument>([&] { length_dist::parse(bad, "input_len"); });
+        BOOST_TEST(contains(e, "\"" + std::string(bad) + "\" for input_len"), bad << " -> " << e);
+        BOOST_TEST(contains(e, "uniform:MIN:MAX"), e);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(sampling_matches_the_distributions) {
+    const int n = 200'000;
+    const length_dist uniform = length_dist::parse("uniform:10:20");
+    const moments u = sample_moments(uniform, 1, n);
+    BOOST_TEST(u.min == 10);
+    BOOST_TEST(u.max == 20);
+    BOOST_TEST(std::abs(u.mean - 15.0) < 0.05);
+
+    const length_dist normal = length_dist::parse("normal:512:128");
+    const moments m = sample_moments(normal, 2, n);
+    BOOST_TEST(std::abs(m.mean - normal.mean()) < 1.5);
+    // The implicit clamp at 1 (4 SD below) moves the mean up by about 1e-3.
+    BOOST_TEST(normal.mean() > 512.0);
+    BOOST_TEST(normal.mean() < 512.01);
+
+    // Heavy clipping moves the mean; mean() accounts for it.
+    const length_dist clipped = length_dist::parse("normal:100:100:80:400");
+    const moments c = sample_moments(clipped, 3, n);
+    BOOST_TEST(c.min == 80);
+    BOOST_TEST(c.max <= 400);
+    BOOST_TEST(clipped.mean() > 130.0);
+    BOOST_TEST(std::abs(c.mean - clipped.mean()) < 0.5);
+
+    const length_dist lognormal = length_dist::parse("lognormal:300:0.8");
+    const moments l = sample_moments(lognormal, 4, n);
+    BOOST_TEST(std::abs(l.median - 300.0) < 4.0);
+    BOOST_TEST(std::abs(lognormal.mean() - 300.0 * std::exp(0.32)) < 0.01);
+    BOOST_TEST(std::abs(l.mean - lognormal.mean()) / lognormal.mean() < 0.01);
+
+    const length_dist lclipped = length_dist::parse("lognormal:300:1.5:50:1000");
+    const moments lc = sample_moments(lclipped, 5, n);
+    BOOST_TEST(lc.min == 50);
+    BOOST_TEST(lc.max == 1000);
+    BOOST_TEST(std::abs(lc.mean - lclipped.mean()) / lclipped.mean() < 0.01);
+
+    // A far tail is clamped, never overflows.
+    const moments wide = sample_moments(length_dist::parse("normal:10:1e12"), 6, 1000);
+    BOOST_TEST(wide.min == 1);
+    BOOST_TEST(wide.max == 2147483647);
+}
+
+BOOST_AUTO_TEST_CASE(sampling_is_a_function_of_the_seed) {
+    const length_dist d = length_dist::parse("normal:512:128");
+    std::mt19937_64 a(42), b(42), c(43);
+    std::vector<int> va, vb, vc;
+    for (int i = 0; i < 100; ++i) {
+        va.push_back(d.sample(a));
+        vb.push_back(d.sample(b));
+        vc.push_back(d.sample(c));
+    }
+    BOOST_TEST(va == vb);
+    BOOST_TEST(va != vc);
+}
+
+BOOST_AUTO_TEST_CASE(synthetic_prompts_have_exact_lengths) {
+    workload_config config;
+    config.input_len = "normal:300:100:20:600";
+    config.output_len = "uniform:5:9";
+    config.seed = 11;
+    workload w(config);
+    BOOST_TEST(w.size() == 0u);
+    std::set<std::string> prompts;
+    for (int i = 0; i < 300; ++i) {
+        const request_spec r = w.next();
+        BOOST_TEST(count_text_tokens(r.prompt) == r.input_tokens);
+        BOOST_TEST((r.input_tokens >= 20 && r.input_tokens <= 600));
+        BOOST_TEST((r.max_tokens >= 5 && r.max_tokens <= 9));
+        BOOST_TEST(r.at_ns == -1);
+        BOOST_TEST(r.prefix_group == -1);
+        prompts.insert(r.prompt);
+    }
+    BOOST_TEST(prompts.size() == 300u);
+    BOOST_TEST(w.describe() == "synthetic input=normal:300:100:20:600 output=uniform:5:9 seed=11");
+}
+
+BOOST_AUTO_TEST_CASE(synthetic_workload_is_reproducible) {
+    workload_config config;
+    config.input_len = "lognormal:200:0.5";
+    config.prefix_len = 16;
+    config.prefix_groups = 3;
+    config.seed = 5;
+    workload a(config), b(config);
+    config.seed = 6;
+    workload c(config);
+    bool differs = false;
+    for (int i = 0; i < 50; ++i) {
+        const request_spec ra = a.next(), rb = b.next(), rc = c.next();
+        BOOST_TEST(ra.prompt == rb.prompt);
+        BOOST_TEST(ra.max_tokens == rb.max_tokens);
+        differs = differs || ra.prompt != rc.prompt;
+    }
+    BOOST_TEST(differs);
+}
+
+BOOST_AUTO_TEST_CASE(prefix_groups_share_exact_prefixes) {
+    workload_config config;
+    config.input_len = "100";
+    config.prefix_len = 60;
+    config.prefix_groups = 3;
+    workload w(config);
+    std::vector<request_spec> r;
+    for (int i = 0; i < 9; ++i) r.push_back(w.next());
+    auto prefix = [](const request_spec& s, std::size_t n) {
+        const auto v = words(s.prompt);
+        return std::vector<std::string_view>(v.begin(), v.begin() + std::ptrdiff_t(n));
+    };
+    for (int i = 0; i < 9; ++i) {
+        BOOST_TEST(r[i].prefix_group == i % 3);
+        BOOST_TEST(r[i].input_tokens == 100);
+        BOOST_TEST(count_text_tokens(r[i].prompt) == 100);
+    }
+    BOOST_TEST(prefix(r[0], 60) == prefix(r[3], 60));
+    BOOST_TEST(prefix(r[1], 60) == prefix(r[7], 60));
+    BOOST_TEST(prefix(r[0], 60) != prefix(r[1], 60));
+    BOOST_TEST(prefix(r[1], 60) != prefix(r[2], 60));
+    // The rest is unique per request, even within a group.
+    BOOST_TEST(prefix(r[0], 100) != prefix(r[3], 100));
+    BOOST_TEST(r[0].prompt != r[3].prompt);
+
+    // A sampled length below the prefix still leaves one unique word.
+    config.input_len = "uniform:1:100";
+    workload short_ones(config);
+    for (int i = 0; i < 200; ++i) {
+        const request_spec s = short_ones.next();
+        BOOST_TEST(s.input_tokens >= 61);
+        BOOST_TEST(count_text_tokens(s.prompt) == s.input_tokens);
+    }
+
+    config.prefix_groups = 0;  // one group
+    workload one(config);
+    BOOST_TEST(one.next().prefix_group == 0);
+    BOOST_TEST(one.next().prefix_group == 0);
+}
+
+BOOST_AUTO_TEST_CASE(configuration_errors) {
+    workload_config config;
+    config.prefix_len = 512;
+    std::string e = error_of<std::invalid_argument>([&] { workload{config}; });
+    BOOST_TEST(contains(e, "prefix_len (512)"), e);
+    config.prefix_len = -1;
+    BOOST_CHECK_THROW(workload{config}, std::invalid_argument);
+
+    config = {};
+    config.output_len = "uniform:0:4";
+    e = error_of<std::invalid_argument>([&] { workload{config}; });
+    BOOST_TEST(contains(e, "\"uniform:0:4\" for output_len"), e);
+
+    config = {};
+    config.prompts_file = "a.jsonl";
+    config.trace_file = "b.csv";
+    BOOST_CHECK_THROW(workload{config}, std::invalid_argument);
+
+    config = {};
+    config.trace_file = mooncake_path;
+    config.trace_format = "parquet";
+    BOOST_CHECK_THROW(workload{config}, std::invalid_argument);
+    config.trace_format = "mooncake";
+    config.trace_speed = 0;
+    BOOST_CHECK_THROW(workload{config}, std::invalid_argument);
+    config.trace_speed = 1;
+    config.trace_start_ns = 700'000'000'000;
+    e = error_of<std::runtime_error>([&] { workload{config}; });
+    BOOST_TEST(contains(e, "no requests"), e);
+    config.trace_start_ns = 0;
+    config.prefix_len = 8;
+    BOOST_CHECK_THROW(workload{config}, std::invalid_argument);
+
+    config = {};
+    config.prompts_file = "/nonexistent/openloop/prompts.jsonl";
+    e = error_of<std::runtime_error>([&] { workload{config}; });
+    BOOST_TEST(contains(e, "/nonexistent/openloop/prompts.jsonl: cannot open"), e);
+}
+
+BOOST_AUTO_TEST_CASE(prompts_file_cycles_in_seeded_order) {
+    const temp_file file("prompts.jsonl",
+                         "{\"prompt\": \"one two three\"}\n"
+                         "\n"
+                         "{\"text\": \"four five\", \"max_tokens\": 7}\r\n"
+                         "{\"prompt\": \"six\", \"output_len\": 3, \"extra\": true}\n"
+                         "{\"prompt\": \"  seven   eight \\n nine ten \"}");
+    workload_config config;
+    config.prompts_file = file.str();
+    config.output_len = "42";
+    config.seed = 3;
+    workload w(config);
+    BOOST_REQUIRE_EQUAL(w.size(), 4u);
+    std::vector<std::string> lap1, lap2;
+    for (int i = 0; i < 4; ++i) {
+        const request_spec r = w.next();
+        BOOST_TEST(r.input_tokens == count_text_tokens(r.prompt));
+        BOOST_TEST(r.at_ns == -1);
+        if (r.prompt == "four five") BOOST_TEST(r.max_tokens == 7);
+        if (r.prompt == "six") BOOST_TEST(r.max_tokens == 3);
+        if (r.prompt == "one two three") BOOST_TEST(r.max_tokens == 42);
+        lap1.push_back(r.prompt);
+    }
+    for (int i = 0; i < 4; ++i) lap2.push_back(w.next().prompt);
+    BOOST_TEST(lap1 == lap2);
+    std::vector<std::string> sorted = lap1;
+    std::sort(sorted.begin(), sorted.end());
+    BOOST_TEST(std::set<std::string>(lap1.begin(), lap1.end()).size() == 4u);  // each once per lap
+
+    // Another seed, another order (4! orders; these two seeds differ).
+    config.seed = 4;
+    workload other(config);
+    std::vector<std::string> lap3;
+    for (int i = 0; i < 4; ++i) lap3.push_back(other.next().prompt);
+    BOOST_TEST(lap3 != lap1);
+    std::sort(lap3.begin(), lap3.end());
+    BOOST_TEST(lap3 == sorted);
+}
+
+BOOST_AUTO_TEST_CASE(prompts_file_errors_name_file_and_line) {
+    auto error_for = [](std::string_view content) {
+        const temp_file file("bad.jsonl", content);
+        workload_config config;
+        config.prompts_file = file.str();
+        return error_of<std::runtime_error>([&] { workload{config}; });
+    };
+    std::string e = error_for("{\"prompt\": \"a\"}\n{\"prompt\": \"b\"}\n{\"promt\": \"c\"}\n");
+    BOOST_TEST(contains(e, "bad.jsonl:3: missing string field \"prompt\""), e);
+    e = error_for("{\"prompt\": \"a\"}\n{\"prompt\": 5}\n");
+    BOOST_TEST(contains(e, "bad.jsonl:2: missing string field \"prompt\""), e);
+    e = error_for("{\"prompt\": \"a\"\n");
+    BOOST_TEST(contains(e, "bad.jsonl:1: invalid JSON"), e);
+    e = error_for("[1]\n");
+    BOOST_TEST(contains(e, "bad.jsonl:1: expected a JSON object"), e);
+    e = error_for("{\"prompt\": \"a\", \"max_tokens\": 0}\n");
+    BOOST_TEST(contains(e, "bad.jsonl:1: field \"max_tokens\""), e);
+    e = error_for("\n{\"prompt\": \"   \"}\n");
+    BOOST_TEST(contains(e, "bad.jsonl:2: field \"prompt\" has no words"), e);
+    e = error_for("\n\n");
+    BOOST_TEST(contains(e, "bad.jsonl: no prompts"), e);
+}
+
+BOOST_AUTO_TEST_CASE(sharegpt_takes_first_human_turn_and_reply) {
+    const temp_file file("sharegpt.json", R"([
+  {"id": "a", "conversations": [
+      {"from": "human", "value": "what is a cache"},
+      {"from": "gpt", "value": "a cache keeps recent data close"},
+      {"from": "human", "value": "ignored"}]},
+  {"id": "short", "conversations": [{"from": "human", "value": "alone"}]},
+  {"id": "b", "conversations": [
+      {"from": "system", "value": "be brief"},
+      {"from": "human", "value": "hi there"},
+      {"from": "gpt", "value": "hello"}]},
+  {"id": "no-reply", "conversations": [
+      {"from": "human", "value": "x"}, {"from": "human", "value": "y"}]},
+  {"id": "empty", "conversations": [
+      {"from": "human", "value": "q"}, {"from": "gpt", "value": "  "}]},
+  {"id": "odd"}
+])");
+    workload_config config;
+    config.sharegpt_file = file.str();
+    workload w(config);
+    BOOST_TEST(w.size() == 2u);
+    BOOST_TEST(w.skipped() == 4u);
+    std::set<std::pair<std::string, int>> seen;
+    for (int i = 0; i < 2; ++i) {
+        const request_spec r = w.next();
+        BOOST_TEST(r.input_tokens == count_text_tokens(r.prompt));
+        seen.emplace(r.prompt, r.max_tokens);
+    }
+    BOOST_TEST((seen == std::set<std::pair<std::string, int>>{{"what is a cache", 6}, {"hi there", 1}}));
+
+    const temp_file broken("broken.json", "[\n  {\"conversations\": []},\n  {\"conversations\": [}\n]\n");
+    config.sharegpt_file = broken.str();
+    const std::string e = error_of<std::runtime_error>([&] { workload{config}; });
+    BOOST_TEST(contains(e, "broken.json:3: invalid JSON"), e);
+    const temp_file object("object.json", "{\"conversations\": []}");
+    config.sharegpt_file = object.str();
+    BOOST_CHECK_THROW(workload{config}, std::runtime_error);
+}
+
+BOOST_AUTO_TEST_CASE(trace_source_replays_times_lengths_and_loops) {
+    workload_config config;
+    config.trace_file = mooncake_path;
+    config.trace_speed = 2.0;
+    config.trace_max_requests = 40;
+    config.seed = 9;
+    workload w(config);
+    BOOST_REQUIRE_EQUAL(w.size(), 40u);
+    BOOST_TEST(contains(w.describe(), "format=mooncake requests=40"), w.describe());
+
+    const trace t = load_trace(mooncake_path);
+    std::vector<request_spec> lap;
+    for (std::size_t i = 0; i < 40; ++i) {
+        request_spec r = w.next();
+        BOOST_TEST(r.at_ns == t.entries[i].at_ns / 2);
+        BOOST_TEST(r.input_tokens == t.entries[i].input_tokens);
+        BOOST_TEST(r.max_tokens == t.entries[i].output_tokens);
+        BOOST_TEST(count_text_tokens(r.prompt) == r.input_tokens);
+        lap.push_back(std::move(r));
+    }
+    // Second lap: same lengths, times shifted by one period, same shared blocks.
+    const request_spec again = w.next();
+    BOOST_TEST(again.input_tokens == lap[0].input_tokens);
+    const std::int64_t last = lap.back().at_ns;
+    BOOST_TEST(again.at_ns == std::max<std::int64_t>(last + last / 39, 1'000'000'000));
+    BOOST_TEST(again.prompt.substr(0, 2000) == lap[0].prompt.substr(0, 2000));
+}

@@ -1,0 +1,316 @@
+#define BOOST_TEST_MODULE histogram
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/measure/histogram.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using openloop::histogram;
+
+namespace {
+
+constexpr double percentiles[] = {0, 0.1, 1, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99, 100};
+
+// Nearest rank as the header defines it, from the sorted samples.
+std::int64_t exact_percentile(const std::vector<std::int64_t>& sorted, double p) {
+    const double r = p / 100.0 * static_cast<double>(sorted.size());
+    auto rank = static_cast<std::size_t>(std::ceil(r * (1.0 - 1e-12)));
+    rank = std::clamp<std::size_t>(rank, 1, sorted.size());
+    return sorted[rank - 1];
+}
+
+void check_against_exact(std::vector<std::int64_t> values, const std::string& name) {
+    histogram h;
+    for (const auto v : values) {
+        h.record(v);
+    }
+    std::sort(values.begin(), values.end());
+    BOOST_TEST_CONTEXT(name) {
+        BOOST_TEST(h.count() == values.size());
+        BOOST_TEST(h.min() == values.front());
+        BOOST_TEST(h.max() == values.back());
+        long double sum = 0;
+        for (const auto v : values) {
+            sum += static_cast<long double>(v);
+        }
+        const double mean = static_cast<double>(sum / values.size());
+        BOOST_TEST(h.mean() == mean, boost::test_tools::tolerance(1e-12));
+        long double var = 0;
+        for (const auto v : values) {
+            var += (v - sum / values.size()) * (v - sum / values.size());
+        }
+        const double sd = static_cast<double>(std::sqrt(var / values.size()));
+        BOOST_TEST(std::abs(h.stddev() - sd) <= 1e-3 * sd + 1e-9);
+        for (const double p : percentiles) {
+            const auto exact = exact_percentile(values, p);
+            const auto got = h.percentile(p);
+            BOOST_TEST_CONTEXT("p" << p << " exact " << exact << " got " << got) {
+                BOOST_TEST(std::abs(static_cast<double>(got - exact)) <= 1e-3 * static_cast<double>(exact));
+            }
+        }
+        BOOST_TEST(h.percentile(0) == values.front());
+        BOOST_TEST(h.percentile(100) == values.back());
+    }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(uniform_within_a_tenth_of_a_percent) {
+    std::mt19937_64 rng(1);
+    std::uniform_int_distribution<std::int64_t> dist(0, 10'000'000);
+    std::vector<std::int64_t> values(200'000);
+    for (auto& v : values) {
+        v = dist(rng);
+    }
+    check_against_exact(values, "uniform");
+}
+
+BOOST_AUTO_TEST_CASE(lognormal_from_microseconds_to_minutes) {
+    // Median 100 ms, σ = 3: the bulk spans ~10 µs … ~15 min in ns.
+    std::mt19937_64 rng(2);
+    std::lognormal_distribution<double> dist(std::log(1e8), 3.0);
+    std::vector<std::int64_t> values(200'000);
+    for (auto& v : values) {
+        v = std::min<std::int64_t>(std::llround(dist(rng)), histogram::default_highest);
+    }
+    check_against_exact(values, "lognormal");
+}
+
+BOOST_AUTO_TEST_CASE(constant_and_few_samples) {
+    check_against_exact(std::vector<std::int64_t>(1000, 123'456'789), "constant");
+    histogram constant;
+    for (int i = 0; i < 1000; ++i) {
+        constant.record(123'456'789);
+    }
+    BOOST_TEST(constant.stddev() == 0.0);
+    BOOST_TEST(constant.percentile(50) == 123'456'789);
+    check_against_exact({42}, "one");
+    check_against_exact({7, 3'000'000'000}, "two");
+    check_against_exact({5, 1'000'000, 999, 1'234'567'890'123}, "four");
+}
+
+BOOST_AUTO_TEST_CASE(small_values_are_exact) {
+    histogram h;
+    for (std::int64_t v = 0; v < 2048; ++v) {
+        h.record(v);
+    }
+    for (std::int64_t v = 1; v <= 2048; ++v) {
+        BOOST_TEST(h.percentile(100.0 * static_cast<double>(v) / 2048.0) == v - 1);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(empty_histogram) {
+    histogram h;
+    BOOST_TEST(h.count() == 0u);
+    BOOST_TEST(h.min() == 0);
+    BOOST_TEST(h.max() == 0);
+    BOOST_TEST(h.mean() == 0.0);
+    BOOST_TEST(h.stddev() == 0.0);
+    BOOST_TEST(h.percentile(99) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(clamping_is_counted) {
+    histogram h(1'000'000);
+    h.record(-5);
+    h.record(2'000'000);
+    h.record(1'000'000);
+    h.record(500);
+    BOOST_TEST(h.count() == 4u);
+    BOOST_TEST(h.saturated() == 1u);
+    BOOST_TEST(h.min() == 0);
+    BOOST_TEST(h.max() == 1'000'000);
+    BOOST_TEST(h.percentile(100) == 1'000'000);
+    BOOST_TEST(h.mean() == (0 + 1'000'000 + 1'000'000 + 500) / 4.0);
+}
+
+BOOST_AUTO_TEST_CASE(bad_arguments_throw) {
+    BOOST_CHECK_THROW(histogram(1), std::invalid_argument);
+    BOOST_CHECK_THROW(histogram(1000, 0), std::invalid_argument);
+    BOOST_CHECK_THROW(histogram(1000, 6), std::invalid_argument);
+    histogram h;
+    BOOST_CHECK_THROW(h.percentile(-1), std::invalid_argument);
+    BOOST_CHECK_THROW(h.percentile(100.5), std::invalid_argument);
+    BOOST_CHECK_THROW(h.percentile(std::nan("")), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(other_configurations_keep_their_precision) {
+    // The widest range and the coarsest digits still hold their bound.
+    std::mt19937_64 rng(3);
+    std::lognormal_distribution<double> dist(std::log(1e12), 4.0);
+    for (const int digits : {1, 2, 3, 4}) {
+        histogram h(std::numeric_limits<std::int64_t>::max(), digits);
+        std::vector<std::int64_t> values(20'000);
+        for (auto& v : values) {
+            v = std::llround(std::min(dist(rng), 1e18));
+            h.record(v);
+        }
+        std::sort(values.begin(), values.end());
+        for (const double p : percentiles) {
+            const auto exact = exact_percentile(values, p);
+            BOOST_TEST_CONTEXT("digits " << digits << " p" << p) {
+                BOOST_TEST(std::abs(static_cast<double>(h.percentile(p) - exact)) <=
+                           0.5 * std::pow(10.0, -digits) * static_cast<double>(exact));
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(merge_equals_recording_everything) {
+    std::mt19937_64 rng(4);
+    std::lognormal_distribution<double> dist(std::log(1e7), 2.0);
+    histogram all(1'000'000'000);
+    histogram a(1'000'000'000);
+    histogram b(1'000'000'000);
+    for (int i = 0; i < 50'000; ++i) {
+        const auto v = std::llround(dist(rng));
+        all.record(v);
+        (i % 3 == 0 ? a : b).record(v);
+    }
+    BOOST_TEST(all.saturated() > 0u);
+    BOOST_TEST(!(a == all));
+    a.merge(b);
+    BOOST_TEST((a == all));
+    BOOST_TEST(a.percentile(99) == all.percentile(99));
+
+    histogram empty(1'000'000'000);
+    a.merge(empty);
+    BOOST_TEST((a == all));
+    empty.merge(all);
+    BOOST_TEST((empty == all));
+
+    BOOST_CHECK_THROW(a.merge(histogram()), std::invalid_argument);
+    BOOST_CHECK_THROW(a.merge(histogram(1'000'000'000, 2)), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(reset_empties) {
+    histogram h;
+    h.record(5);
+    h.record(histogram::default_highest + 1);
+    h.reset();
+    BOOST_TEST((h == histogram()));
+    h.record(7);
+    BOOST_TEST(h.min() == 7);
+    BOOST_TEST(h.max() == 7);
+}
+
+BOOST_AUTO_TEST_CASE(json_round_trip) {
+    std::mt19937_64 rng(5);
+    std::lognormal_distribution<double> dist(std::log(1e8), 3.0);
+    histogram h;
+    for (int i = 0; i < 10'000; ++i) {
+        h.record(std::llround(dist(rng)));
+    }
+    const auto text = boost::json::serialize(h.to_json());
+    const auto back = histogram::from_json(boost::json::parse(text));
+    BOOST_TEST((back == h));
+    BOOST_TEST(boost::json::serialize(back.to_json()) == text);
+    // Run-length encoding keeps a sparse histogram small.
+    BOOST_TEST(text.size() < 40'000u);
+
+    BOOST_TEST((histogram::from_json(histogram().to_json()) == histogram()));
+}
+
+BOOST_AUTO_TEST_CASE(json_sum_beyond_64_bits) {
+    histogram h(std::numeric_limits<std::int64_t>::max());
+    for (int i = 0; i < 5; ++i) {
+        h.record(std::numeric_limits<std::int64_t>::max());
+    }
+    const auto j = h.to_json();
+    BOOST_TEST(j.at("sum").is_string());
+    BOOST_TEST(j.at("sum").as_string() == "46116860184273879035");
+    const auto back = histogram::from_json(boost::json::parse(boost::json::serialize(j)));
+    BOOST_TEST((back == h));
+    BOOST_TEST(back.mean() == static_cast<double>(std::numeric_limits<std::int64_t>::max()));
+}
+
+BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
+    histogram h;
+    h.record(1000);
+    h.record(5000);
+    const auto good = h.to_json();
+    const auto expect_error = [](const boost::json::value& j, const std::string& needle) {
+        try {
+            histogram::from_json(j);
+            BOOST_ERROR("no error for " << boost::json::serialize(j));
+        } catch (const std::invalid_argument& e) {
+            BOOST_TEST_CONTEXT(e.what()) {
+                BOOST_TEST(std::string(e.what()).find(needle) != std::string::npos);
+            }
+        }
+    };
+    expect_error(boost::json::value(3), "expected an object");
+    for (const char* name : {"highest", "significant_digits", "count", "saturated", "min", "max", "sum", "counts"}) {
+        auto j = good;
+        j.erase(name);
+        expect_error(j, std::string("missing field '") + name + "'");
+    }
+    {
+        auto j = good;
+        j["highest"] = "big";
+        expect_error(j, "'highest' must be a non-negative integer");
+    }
+    {
+        auto j = good;
+        j["highest"] = 1;
+        expect_error(j, "highest must be >= 2");
+    }
+    {
+        auto j = good;
+        j["significant_digits"] = 9;
+        expect_error(j, "'significant_digits'");
+    }
+    {
+        auto j = good;
+        j["count"] = 3;
+        expect_error(j, "field 'count' is 3 but field 'counts' sums to 2");
+    }
+    {
+        auto j = good;
+        j["counts"] = boost::json::array{-100000, 1};
+        expect_error(j, "field 'counts' element 0 runs past");
+    }
+    {
+        auto j = good;
+        j["counts"] = boost::json::array{1, 0, 1};
+        expect_error(j, "field 'counts' element 1 is 0");
+    }
+    {
+        auto j = good;
+        j["counts"] = boost::json::array{1, "x"};
+        expect_error(j, "field 'counts' element 1 must be an integer");
+    }
+    {
+        auto j = good;
+        j["counts"] = "none";
+        expect_error(j, "field 'counts' must be an array");
+    }
+    {
+        auto j = good;
+        j["min"] = 1200;
+        expect_error(j, "fields 'min' and 'max'");
+    }
+    {
+        auto j = good;
+        j["sum"] = "12a";
+        expect_error(j, "field 'sum' must be a decimal integer");
+    }
+    {
+        auto j = good;
+        j["sum"] = 1;
+        expect_error(j, "field 'sum' is outside");
+    }
+    {
+        auto j = good;
+        j["saturated"] = 5;
+        expect_error(j, "field 'saturated'");
+    }
+}

@@ -1,0 +1,503 @@
+#define BOOST_TEST_MODULE reporter
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/measure/reporter.hpp"
+
+#include <boost/json/parse.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace openloop;
+
+namespace {
+
+constexpr std::int64_t ms_ns = 1'000'000;
+// Synthetic steady-clock origin: far from 0, like a real CLOCK_MONOTONIC reading.
+constexpr std::int64_t base = 1'000'000 * ms_ns;
+
+event ev(event_kind kind, std::uint64_t request, std::int64_t t, std::int32_t a = 0, std::int32_t b = 0,
+         std::int64_t v = 0) {
+    event e;
+    e.kind = kind;
+    e.request = request;
+    e.t_ns = t;
+    e.a = a;
+    e.b = b;
+    e.v = v;
+    return e;
+}
+
+// One successful request: intended at t0, sent 1 ms late, headers at +5 ms,
+// content chunks at the given offsets (ms, with their token counts), done
+// 1 ms after the last chunk with usage completion tokens `usage` (-1: none).
+void add_ok(std::vector<event>& out, std::uint64_t index, std::int64_t t0,
+            const std::vector<std::pair<double, int>>& chunks, int usage = -1, int input_tokens = 100,
+            bool warmup = false) {
+    out.push_back(ev(event_kind::start, index, t0, input_tokens, 256, warmup ? std::int64_t{flag_warmup} : 0));
+    out.push_back(ev(event_kind::sent, index, t0 + 1 * ms_ns));
+    out.push_back(ev(event_kind::headers, index, t0 + 5 * ms_ns, 200));
+    std::int64_t last = t0 + 5 * ms_ns;
+    for (const auto& [at_ms, tokens] : chunks) {
+        last = t0 + static_cast<std::int64_t>(at_ms * ms_ns);
+        out.push_back(ev(event_kind::chunk, index, last, tokens, 4));
+    }
+    out.push_back(ev(event_kind::done, index, last + 1 * ms_ns, usage, usage >= 0 ? input_tokens : -1, -1));
+}
+
+// Pushes the events through a real (small, so it wraps) ring into a running
+// reporter, as the io thread would, and returns what it accumulated.
+run_stats replay(const std::vector<event>& events, reporter_options options = {}) {
+    options.follow_clock = false;  // synthetic timestamps: windows follow the events only
+    spsc_ring<event> ring(16);
+    reporter rep(ring, options);
+    rep.start();
+    for (const event& e : events) {
+        while (!ring.try_push(e)) {
+            std::this_thread::yield();
+        }
+    }
+    rep.finish();
+    return rep.stats();
+}
+
+double mean_ms(const histogram& h) { return h.mean() / 1e6; }
+
+struct temp_dir {
+    std::filesystem::path path;
+    temp_dir() {
+        path = std::filesystem::temp_directory_path() /
+               ("openloop-reporter-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+        std::filesystem::remove_all(path);
+    }
+    ~temp_dir() { std::filesystem::remove_all(path); }
+    static int& counter() {
+        static int n = 0;
+        return n;
+    }
+};
+
+std::vector<std::string> read_lines(const std::filesystem::path& p) {
+    std::ifstream f(p);
+    BOOST_TEST_REQUIRE(f.good(), "cannot read " << p);
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(f, l);) {
+        lines.push_back(l);
+    }
+    return lines;
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) {
+        cells.push_back(c);
+    }
+    if (!line.empty() && line.back() == ',') {
+        cells.emplace_back();
+    }
+    return cells;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(latencies_count_from_the_intended_time) {
+    std::vector<event> events;
+    // Sent 1 ms late; a role-only delta is never pushed as a chunk, so the
+    // first content chunk at +50 ms is the first token.
+    add_ok(events, 0, base, {{50, -1}, {60, -1}, {70, -1}});
+    const run_stats s = replay(events);
+
+    BOOST_TEST(s.completed == 1u);
+    BOOST_TEST(s.started == 1u);
+    BOOST_TEST(s.lag.count() == 1u);
+    BOOST_TEST(mean_ms(s.lag) == 1.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(mean_ms(s.ttft) == 50.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(mean_ms(s.e2e) == 70.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(mean_ms(s.ttfb) == 5.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(mean_ms(s.ttft_from_send) == 49.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(mean_ms(s.e2e_from_send) == 69.0, boost::test_tools::tolerance(1e-9));
+    // Three content chunks, no usage: output estimated from chunks.
+    BOOST_TEST(s.total_output_tokens == 3);
+    BOOST_TEST(s.output_estimated == 1u);
+    BOOST_TEST(s.output_from_usage == 0u);
+    // TPOT = (E2E − TTFT) / (tokens − 1) = 20 ms / 2.
+    BOOST_TEST(s.tpot.count() == 1u);
+    BOOST_TEST(mean_ms(s.tpot) == 10.0, boost::test_tools::tolerance(1e-9));
+    // Token counts unknown: ITL falls back to the chunk intervals.
+    BOOST_TEST(s.icl.count() == 2u);
+    BOOST_TEST(s.itl.count() == 2u);
+    BOOST_TEST(s.itl_chunk_samples == 2u);
+    BOOST_TEST(s.itl_token_samples == 0u);
+    BOOST_TEST(mean_ms(s.itl) == 10.0, boost::test_tools::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_CASE(itl_divides_a_chunk_over_the_tokens_it_carried) {
+    std::vector<event> events;
+    // The second chunk carries 3 tokens 30 ms after the first: three 10 ms
+    // samples; the third carries 1 token 4 ms later.
+    add_ok(events, 0, base, {{100, 1}, {130, 3}, {134, 1}}, 5);
+    const run_stats s = replay(events);
+
+    BOOST_TEST(s.icl.count() == 2u);
+    BOOST_TEST(s.icl.max() == 30 * ms_ns);
+    BOOST_TEST(s.itl.count() == 4u);
+    BOOST_TEST(s.itl_token_samples == 4u);
+    BOOST_TEST(s.itl_chunk_samples == 0u);
+    BOOST_TEST(s.itl.max() == 10 * ms_ns);
+    BOOST_TEST(s.itl.min() == 4 * ms_ns);
+    BOOST_TEST(s.itl.percentile(50) / 1e6 == 10.0, boost::test_tools::tolerance(0.001));
+    // Usage says 5 tokens: it wins over the 3 chunks.
+    BOOST_TEST(s.total_output_tokens == 5);
+    BOOST_TEST(s.output_from_usage == 1u);
+    BOOST_TEST(s.output_estimated == 0u);
+    // TPOT = (134 − 100) / (5 − 1) = 8.5 ms.
+    BOOST_TEST(mean_ms(s.tpot) == 8.5, boost::test_tools::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_CASE(tpot_needs_more_than_one_token) {
+    std::vector<event> events;
+    add_ok(events, 0, base, {{40, 1}}, 1);
+    add_ok(events, 1, base + 1000 * ms_ns, {{40, -1}});
+    const run_stats s = replay(events);
+    BOOST_TEST(s.completed == 2u);
+    BOOST_TEST(s.ttft.count() == 2u);
+    BOOST_TEST(s.tpot.count() == 0u);
+    BOOST_TEST(s.itl.count() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_completion_without_content_has_no_ttft) {
+    std::vector<event> events;
+    events.push_back(ev(event_kind::start, 0, base, 10, 16));
+    events.push_back(ev(event_kind::sent, 0, base));
+    events.push_back(ev(event_kind::headers, 0, base + 2 * ms_ns, 200));
+    events.push_back(ev(event_kind::done, 0, base + 9 * ms_ns, -1, -1, -1));
+    const run_stats s = replay(events);
+    BOOST_TEST(s.completed == 1u);
+    BOOST_TEST(s.ttft.count() == 0u);
+    BOOST_TEST(s.e2e.count() == 0u);
+    BOOST_TEST(s.total_output_tokens == 0);
+    BOOST_TEST(s.output_estimated == 1u);
+    BOOST_TEST(s.total_input_tokens == 10);
+}
+
+BOOST_AUTO_TEST_CASE(mixed_token_sources_are_counted_apart) {
+    std::vector<event> events;
+    add_ok(events, 0, base, {{10, 1}, {20, -1}}, 7);
+    add_ok(events, 1, base + 100 * ms_ns, {{10, -1}, {20, -1}, {30, -1}});
+    const run_stats s = replay(events);
+    BOOST_TEST(s.output_from_usage == 1u);
+    BOOST_TEST(s.output_estimated == 1u);
+    BOOST_TEST(s.total_output_tokens == 7 + 3);
+    BOOST_TEST(s.itl_token_samples == 0u);  // the only gaps have unknown counts
+    BOOST_TEST(s.itl_chunk_samples == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(warmup_requests_are_tracked_but_excluded) {
+    std::vector<event> events;
+    add_ok(events, 0, base, {{500, -1}, {900, -1}}, 40, 100, true);
+    events.push_back(ev(event_kind::refused, 1, base + 1 * ms_ns, 0, 0, flag_warmup));
+    add_ok(events, 2, base + 1000 * ms_ns, {{20, -1}, {30, -1}}, 2, 200);
+    const run_stats s = replay(events);
+    BOOST_TEST(s.warmup_started == 1u);
+    BOOST_TEST(s.started == 1u);
+    BOOST_TEST(s.completed == 1u);
+    BOOST_TEST(s.refused == 0u);
+    BOOST_TEST(s.ttft.count() == 1u);
+    BOOST_TEST(s.lag.count() == 1u);
+    BOOST_TEST(s.icl.count() == 1u);
+    BOOST_TEST(s.ttft.max() == 20 * ms_ns);
+    BOOST_TEST(s.total_output_tokens == 2);
+    BOOST_TEST(s.total_input_tokens == 200);
+    BOOST_TEST(s.first_intended_ns == base + 1000 * ms_ns);
+    BOOST_TEST(s.by_input[1].completed == 1u);
+    BOOST_TEST(s.by_input[0].completed == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(failures_count_by_class_and_status_and_add_no_latency) {
+    std::vector<event> events;
+    const auto fail = [&](std::uint64_t i, error_class c, int status, bool with_chunk) {
+        const std::int64_t t0 = base + static_cast<std::int64_t>(i) * 10 * ms_ns;
+        events.push_back(ev(event_kind::start, i, t0, 50, 64));
+        events.push_back(ev(event_kind::sent, i, t0 + 2 * ms_ns));
+        if (with_chunk) {
+            events.push_back(ev(event_kind::chunk, i, t0 + 20 * ms_ns, 1, 3));
+            events.push_back(ev(event_kind::chunk, i, t0 + 30 * ms_ns, 1, 3));
+        }
+        events.push_back(ev(event_kind::failed, i, t0 + 40 * ms_ns, static_cast<int>(c), status));
+    };
+    fail(0, error_class::http_5xx, 503, false);
+    fail(1, error_class::http_4xx, 429, false);
+    fail(2, error_class::timeout_idle, 0, true);
+    fail(3, error_class::http_4xx, 429, false);
+    const run_stats s = replay(events);
+
+    BOOST_TEST(s.failed == 4u);
+    BOOST_TEST(s.completed == 0u);
+    BOOST_TEST(s.failed_by_class[static_cast<int>(error_class::http_4xx)] == 2u);
+    BOOST_TEST(s.failed_by_class[static_cast<int>(error_class::http_5xx)] == 1u);
+    BOOST_TEST(s.failed_by_class[static_cast<int>(error_class::timeout_idle)] == 1u);
+    BOOST_TEST_REQUIRE(s.http_status_counts.size() == 2u);
+    BOOST_TEST(s.http_status_counts[0].first == 429);
+    BOOST_TEST(s.http_status_counts[0].second == 2u);
+    BOOST_TEST(s.http_status_counts[1].first == 503);
+    BOOST_TEST(s.http_status_counts[1].second == 1u);
+    BOOST_TEST(s.ttft.count() == 0u);
+    BOOST_TEST(s.e2e.count() == 0u);
+    BOOST_TEST(s.itl.count() == 0u);
+    BOOST_TEST(s.icl.count() == 0u);
+    BOOST_TEST(s.total_output_tokens == 0);
+    // Lag measures the generator: every measured request that went out counts.
+    BOOST_TEST(s.lag.count() == 4u);
+    // The measured window ends at the last failure.
+    BOOST_TEST(s.last_end_ns == base + 70 * ms_ns);
+}
+
+BOOST_AUTO_TEST_CASE(refused_requests_are_counted) {
+    std::vector<event> events;
+    add_ok(events, 0, base, {{10, -1}});
+    events.push_back(ev(event_kind::refused, 1, base + 1 * ms_ns));
+    events.push_back(ev(event_kind::refused, 2, base + 2 * ms_ns));
+    const run_stats s = replay(events);
+    BOOST_TEST(s.refused == 2u);
+    BOOST_TEST(s.started == 1u);
+    BOOST_TEST(s.completed == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(requests_without_an_end_are_unfinished_and_logged) {
+    temp_dir dir;
+    reporter_options o;
+    o.out_dir = dir.path.string();
+    std::vector<event> events;
+    add_ok(events, 0, base, {{10, -1}});
+    events.push_back(ev(event_kind::start, 1, base + 5 * ms_ns, 30, 64));
+    events.push_back(ev(event_kind::sent, 1, base + 6 * ms_ns));
+    events.push_back(ev(event_kind::chunk, 1, base + 50 * ms_ns, -1, 2));
+    events.push_back(ev(event_kind::start, 2, base + 7 * ms_ns, 30, 64, flag_warmup));
+    const run_stats s = replay(events, o);
+    BOOST_TEST(s.unfinished == 1u);  // the warm-up one is logged but not counted
+    BOOST_TEST(s.completed == 1u);
+    BOOST_TEST(s.ttft.count() == 1u);
+
+    const auto lines = read_lines(dir.path / "requests.jsonl");
+    BOOST_TEST_REQUIRE(lines.size() == 3u);
+    const auto r1 = boost::json::parse(lines[1]).as_object();
+    BOOST_TEST(r1.at("index").as_int64() == 1);
+    BOOST_TEST(r1.at("status").as_string() == "unfinished");
+    BOOST_TEST(r1.at("end_ns").is_null());
+    BOOST_TEST(r1.at("first_token_ns").as_int64() == base + 50 * ms_ns);
+    BOOST_TEST(r1.at("chunks").as_int64() == 1);
+    const auto r2 = boost::json::parse(lines[2]).as_object();
+    BOOST_TEST(r2.at("status").as_string() == "unfinished");
+    BOOST_TEST(r2.at("warmup").as_bool());
+}
+
+BOOST_AUTO_TEST_CASE(goodput_needs_every_threshold) {
+    reporter_options o;
+    o.slo.ttft_ms = 100;
+    o.slo.tpot_ms = 20;
+    o.slo.itl_ms = 40;
+    std::vector<event> events;
+    add_ok(events, 0, base, {{50, 1}, {60, 1}, {70, 1}}, 3);             // good
+    add_ok(events, 1, base + 1000 * ms_ns, {{150, 1}, {160, 1}}, 2);     // TTFT 150 > 100
+    add_ok(events, 2, base + 2000 * ms_ns, {{50, 1}, {90, 1}}, 2);       // TPOT 40 > 20
+    add_ok(events, 3, base + 3000 * ms_ns, {{10, 1}, {15, 1}, {16, 1}, {17, 1}, {18, 1}, {68, 1}, {69, 1}},
+           7);                                                            // TPOT ~9.8, but a 50 ms gap > 40
+    add_ok(events, 4, base + 4000 * ms_ns, {{10, 1}, {70, 3}, {71, 1}}, 5);  // 60 ms over 3 tokens: 20 each, ok
+    const run_stats s = replay(events, o);
+    BOOST_TEST(s.completed == 5u);
+    BOOST_TEST(s.good == 2u);
+
+    // No thresholds: every completed request is good.
+    const run_stats all = replay(events);
+    BOOST_TEST(all.good == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(input_buckets) {
+    BOOST_TEST(input_bucket(0) == 0);
+    BOOST_TEST(input_bucket(127) == 0);
+    BOOST_TEST(input_bucket(128) == 1);
+    BOOST_TEST(input_bucket(1023) == 1);
+    BOOST_TEST(input_bucket(1024) == 2);
+    BOOST_TEST(input_bucket(4095) == 2);
+    BOOST_TEST(input_bucket(4096) == 3);
+    BOOST_TEST(input_bucket(1'000'000) == 3);
+
+    std::vector<event> events;
+    add_ok(events, 0, base, {{10, -1}}, -1, 5);
+    add_ok(events, 1, base, {{30, -1}}, -1, 5000);
+    add_ok(events, 2, base, {{50, -1}}, -1, 6000);
+    const run_stats s = replay(events);
+    BOOST_TEST(s.by_input[0].completed == 1u);
+    BOOST_TEST(s.by_input[1].completed == 0u);
+    BOOST_TEST(s.by_input[3].completed == 2u);
+    BOOST_TEST(mean_ms(s.by_input[3].ttft) == 40.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(s.by_input[0].ttft.max() == 10 * ms_ns);
+}
+
+BOOST_AUTO_TEST_CASE(duration_spans_first_intended_to_last_end) {
+    std::vector<event> events;
+    add_ok(events, 0, base - 5000 * ms_ns, {{10, -1}}, -1, 10, true);  // warm-up: outside the window
+    add_ok(events, 1, base, {{100, -1}, {200, -1}}, 4);                 // ends at +201 ms
+    add_ok(events, 2, base + 500 * ms_ns, {{100, -1}, {1499, -1}}, 6);  // ends at +2000 ms
+    const run_stats s = replay(events);
+    BOOST_TEST(s.first_intended_ns == base);
+    BOOST_TEST(s.last_end_ns == base + 2000 * ms_ns);
+    BOOST_TEST(s.duration_s() == 2.0, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(s.max_inflight == 1u);
+
+    const run_stats empty;
+    BOOST_TEST(empty.duration_s() == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(max_inflight_counts_overlapping_requests) {
+    std::vector<event> events;
+    for (std::uint64_t i = 0; i < 3; ++i) {
+        events.push_back(ev(event_kind::start, i, base + static_cast<std::int64_t>(i) * ms_ns, 1, 1));
+    }
+    for (std::uint64_t i = 0; i < 3; ++i) {
+        events.push_back(ev(event_kind::done, i, base + 10 * ms_ns, -1, -1, -1));
+    }
+    events.push_back(ev(event_kind::start, 3, base + 20 * ms_ns, 1, 1));
+    events.push_back(ev(event_kind::done, 3, base + 30 * ms_ns, -1, -1, -1));
+    const run_stats s = replay(events);
+    BOOST_TEST(s.max_inflight == 3u);
+    BOOST_TEST(s.completed == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(requests_jsonl_lines_carry_the_fields) {
+    temp_dir dir;
+    reporter_options o;
+    o.out_dir = dir.path.string();
+    std::vector<event> events;
+    add_ok(events, 42, base, {{50, 1}, {60, 1}, {70, 1}}, 3, 700);
+    events.push_back(ev(event_kind::start, 43, base + 1 * ms_ns, 20, 32));
+    events.push_back(ev(event_kind::sent, 43, base + 2 * ms_ns));
+    events.push_back(ev(event_kind::headers, 43, base + 4 * ms_ns, 503));
+    events.push_back(ev(event_kind::failed, 43, base + 5 * ms_ns, static_cast<int>(error_class::http_5xx), 503));
+    replay(events, o);
+
+    const auto lines = read_lines(dir.path / "requests.jsonl");
+    BOOST_TEST_REQUIRE(lines.size() == 2u);
+    const auto ok = boost::json::parse(lines[0]).as_object();
+    BOOST_TEST(ok.at("id").as_string() == "openloop-42");
+    BOOST_TEST(ok.at("index").as_int64() == 42);
+    BOOST_TEST(!ok.at("warmup").as_bool());
+    BOOST_TEST(ok.at("status").as_string() == "ok");
+    BOOST_TEST(ok.at("error").is_null());
+    BOOST_TEST(ok.at("http_status").as_int64() == 200);
+    BOOST_TEST(ok.at("intended_ns").as_int64() == base);
+    BOOST_TEST(ok.at("sent_ns").as_int64() == base + 1 * ms_ns);
+    BOOST_TEST(ok.at("headers_ns").as_int64() == base + 5 * ms_ns);
+    BOOST_TEST(ok.at("first_token_ns").as_int64() == base + 50 * ms_ns);
+    BOOST_TEST(ok.at("last_token_ns").as_int64() == base + 70 * ms_ns);
+    BOOST_TEST(ok.at("end_ns").as_int64() == base + 71 * ms_ns);
+    BOOST_TEST(ok.at("input_tokens").as_int64() == 700);
+    BOOST_TEST(ok.at("max_tokens").as_int64() == 256);
+    BOOST_TEST(ok.at("output_tokens").as_int64() == 3);
+    BOOST_TEST(ok.at("output_tokens_source").as_string() == "usage");
+    BOOST_TEST(ok.at("chunks").as_int64() == 3);
+    BOOST_TEST(ok.at("cached_tokens").is_null());
+    BOOST_TEST(ok.at("lag_ms").as_double() == 1.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(ok.at("ttft_ms").as_double() == 50.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(ok.at("tpot_ms").as_double() == 10.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(ok.at("e2e_ms").as_double() == 70.0, boost::test_tools::tolerance(1e-9));
+
+    const auto bad = boost::json::parse(lines[1]).as_object();
+    BOOST_TEST(bad.at("id").as_string() == "openloop-43");
+    BOOST_TEST(bad.at("status").as_string() == "failed");
+    BOOST_TEST(bad.at("error").as_string() == "http_5xx");
+    BOOST_TEST(bad.at("http_status").as_int64() == 503);
+    BOOST_TEST(bad.at("first_token_ns").is_null());
+    BOOST_TEST(bad.at("ttft_ms").is_null());
+    BOOST_TEST(bad.at("tpot_ms").is_null());
+    BOOST_TEST(bad.at("end_ns").as_int64() == base + 5 * ms_ns);
+}
+
+BOOST_AUTO_TEST_CASE(timeseries_has_a_header_and_a_row_per_window) {
+    temp_dir dir;
+    reporter_options o;
+    o.out_dir = dir.path.string();
+    o.run_start_ns = base;
+    o.window = std::chrono::milliseconds(1000);
+    std::vector<event> events;
+    add_ok(events, 0, base + 100 * ms_ns, {{50, -1}, {60, -1}}, 4);    // window 0
+    add_ok(events, 1, base + 200 * ms_ns, {{80, -1}}, 2);              // window 0
+    events.push_back(ev(event_kind::start, 2, base + 1500 * ms_ns, 1, 1));  // window 1, fails in window 2
+    events.push_back(ev(event_kind::failed, 2, base + 2100 * ms_ns, static_cast<int>(error_class::io), 0));
+    events.push_back(ev(event_kind::start, 3, base + 2200 * ms_ns, 1, 1));  // still in flight at the end
+    replay(events, o);
+
+    const auto lines = read_lines(dir.path / "timeseries.csv");
+    BOOST_TEST_REQUIRE(lines.size() == 4u);
+    const auto header = split_csv(lines[0]);
+    const std::vector<std::string> expected = {"t_s",           "offered",     "refused",     "completed",
+                                               "failed",        "in_flight",   "output_tokens", "ttft_p50_ms",
+                                               "ttft_p99_ms",   "generator_rss_mb"};
+    BOOST_TEST(header == expected, boost::test_tools::per_element());
+
+    std::vector<std::map<std::string, std::string>> rows;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+        const auto cells = split_csv(lines[i]);
+        BOOST_TEST_REQUIRE(cells.size() == header.size());
+        std::map<std::string, std::string> row;
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            row[header[c]] = cells[c];
+        }
+        rows.push_back(row);
+    }
+    BOOST_TEST(std::stod(rows[0]["t_s"]) == 0.0);
+    BOOST_TEST(std::stod(rows[1]["t_s"]) == 1.0);
+    BOOST_TEST(std::stod(rows[2]["t_s"]) == 2.0);
+    BOOST_TEST(rows[0]["offered"] == "2");
+    BOOST_TEST(rows[0]["completed"] == "2");
+    BOOST_TEST(rows[0]["output_tokens"] == "6");
+    BOOST_TEST(std::stod(rows[0]["ttft_p50_ms"]) == 50.0, boost::test_tools::tolerance(0.001));
+    BOOST_TEST(std::stod(rows[0]["ttft_p99_ms"]) == 80.0, boost::test_tools::tolerance(0.001));
+    BOOST_TEST(rows[1]["offered"] == "1");
+    BOOST_TEST(rows[1]["completed"] == "0");
+    BOOST_TEST(rows[1]["in_flight"] == "1");
+    BOOST_TEST(rows[1]["ttft_p50_ms"] == "");
+    BOOST_TEST(rows[2]["failed"] == "1");
+    BOOST_TEST(rows[2]["offered"] == "1");
+    BOOST_TEST(rows[2]["in_flight"] == "1");
+    BOOST_TEST(std::stod(rows[2]["generator_rss_mb"]) > 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(finish_without_start_drains_on_the_callers_thread) {
+    spsc_ring<event> ring(64);
+    reporter_options o;
+    o.follow_clock = false;
+    reporter rep(ring, o);
+    std::vector<event> events;
+    add_ok(events, 0, base, {{10, -1}, {20, -1}});
+    for (const event& e : events) {
+        BOOST_TEST_REQUIRE(ring.try_push(e));
+    }
+    rep.finish();
+    BOOST_TEST(rep.stats().completed == 1u);
+    BOOST_TEST(rep.completed_so_far() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(an_unwritable_out_dir_is_an_error_naming_it) {
+    temp_dir dir;
+    std::filesystem::create_directories(dir.path);
+    const auto blocker = dir.path / "file";
+    std::ofstream(blocker) << "x";
+    spsc_ring<event> ring(16);
+    reporter_options o;
+    o.out_dir = (blocker / "sub").string();
+    reporter rep(ring, o);
+    try {
+        rep.start();
+        BOOST_FAIL("start() should have thrown");
+    } catch (const std::runtime_error& e) {
+        BOOST_TEST(std::string(e.what()).find(o.out_dir) != std::string::npos);
+    }
+}

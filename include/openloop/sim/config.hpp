@@ -1,0 +1,39 @@
+#pragma once
+// Everything `openloop sim` is told: the cost model, where to listen, what to
+// get wrong on purpose, how to treat idle connections.
+
+#include "openloop/sim/engine.hpp"
+#include "openloop/sim/faults.hpp"
+#include "openloop/sim/sim_tokenizer.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace openloop {
+
+struct sim_config {
+    cost_model model;
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 8000;  // 0 picks a free port; the bound one is printed
+    std::uint64_t seed = 0;
+    std::string served_model_name = "openloop-sim";
+    fault_config faults;
+    sim_quirks quirks;
+    std::string log_path;  // server-side JSONL, one line per completion request
+    std::string tls_cert;  // PEM; with tls_key, serve HTTPS only
+    std::string tls_key;
+    std::size_t max_request_bytes = 64u << 20;
+    sim_tokenizer_kind tokenizer = sim_tokenizer_kind::words;
+    // An idle connection (no byte of a next request, or of the first one after
+    // the handshake) is closed after this long, as uvicorn (vLLM, SGLang) and
+    // cpp-httplib (llama.cpp) do after 5 s; 0 never closes it.
+    std::chrono::milliseconds keep_alive_timeout{5000};
+    // The N-th request of a connection is answered with Connection: close
+    // (nginx keepalive_requests, cpp-httplib keep_alive_max_count); 0: no limit.
+    int keep_alive_max_requests = 0;
+    bool exit_with_parent = false;  // a child of openloop run/tests: never outlive the parent
+};
+
+}  // namespace openloop

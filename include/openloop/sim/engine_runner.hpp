@@ -1,0 +1,51 @@
+#pragma once
+// Runs the simulated engine (engine.hpp) in real time on the server's
+// io_context: plans one step, sleeps its modelled duration, then hands each
+// request the tokens that step produced and wakes its connection.
+
+#include "openloop/sim/engine.hpp"
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <unordered_map>
+
+namespace openloop {
+
+// A request's mailbox while the engine works on it.
+struct live_request {
+    explicit live_request(const boost::asio::any_io_executor& ex)
+        : wake(ex, std::chrono::steady_clock::time_point::max()) {}
+    boost::asio::steady_timer wake;  // cancelled by the runner when tokens are ready
+    int ready = 0;                   // tokens produced and not yet sent
+    int cached_tokens = 0;
+    bool finished = false;
+};
+
+class engine_runner {
+public:
+    engine_runner(boost::asio::io_context& io, const cost_model& model);
+
+    // Spawns the step loop; the firehose, which has no cost, never starts it.
+    void start();
+    // Queues r; lr hears of its tokens until remove(r.id, lr). lr must outlive that.
+    void add(live_request& lr, seq_request r);
+    // Stops delivering to the request, and aborts it in the engine when unfinished.
+    void remove(std::uint64_t id, const live_request& lr);
+
+    const engine& engine_state() const { return engine_; }
+
+private:
+    boost::asio::awaitable<void> step_loop();
+
+    boost::asio::io_context& io_;
+    engine engine_;
+    boost::asio::steady_timer idle_;  // the step loop sleeps on it while the engine is idle
+    std::unordered_map<std::uint64_t, live_request*> live_;
+};
+
+}  // namespace openloop

@@ -1,0 +1,60 @@
+#pragma once
+// The simulator's side of the OpenAI API, as pure functions of request bodies:
+// what a completion request asks for, the error bodies vLLM sends, the
+// /tokenize and /v1/models answers. No sockets, no clocks.
+
+#include "openloop/sim/config.hpp"
+
+#include <boost/beast/http/status.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace openloop {
+
+// A request the simulator accepted, in the terms the engine and the writer need.
+struct completion_request {
+    bool chat = false;
+    bool stream = false;
+    bool include_usage = false;
+    bool continuous_usage = false;
+    int prompt_tokens = 0;
+    std::vector<std::uint64_t> token_ids;
+    int max_tokens = 0;
+    int min_tokens = 0;
+    bool ignore_eos = false;
+    double temperature = 1.0;
+    std::optional<std::int64_t> seed;
+};
+
+struct api_error {
+    boost::beast::http::status status = boost::beast::http::status::bad_request;
+    std::string type = "BadRequestError";
+    std::string message;
+};
+
+// {"error": {"message", "type", "param", "code"}}, as vLLM answers.
+std::string error_body(const api_error& e);
+
+// r := the completion request in body; an error when the body is not one the
+// served model would accept (vLLM's messages and defaults).
+std::optional<api_error> parse_completion(std::string_view body, bool chat, const sim_config& cfg,
+                                          completion_request& r);
+
+// POST /tokenize in vLLM's shape: {"prompt": str} or {"messages": [...]},
+// counted as the completion or chat request with the same fields would be.
+std::pair<boost::beast::http::status, std::string> tokenize_response(std::string_view body, const sim_config& cfg);
+
+// GET /v1/models: the one served model.
+std::string models_response(const sim_config& cfg, std::int64_t created_unix);
+
+// Output length: exactly max_tokens with ignore_eos; otherwise a "natural"
+// length (lognormal, median 200 tokens) at which the model would emit EOS,
+// drawn from h, the request's own seed, so it is reproducible.
+int output_length(const completion_request& r, std::uint64_t h);
+
+}  // namespace openloop

@@ -1,0 +1,42 @@
+#pragma once
+// `openloop sim --log FILE`: one JSONL line per completion request with the
+// server's own steady-clock timestamps, so a test (or a user) can put the
+// client's view of a request next to the server's.
+
+#include "openloop/sim/faults.hpp"
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+namespace openloop {
+
+struct log_record {
+    std::string request_id;  // the client's x-request-id
+    std::string_view endpoint;
+    bool stream = false;
+    std::int64_t arrival_ns = 0;
+    std::int64_t first_token_ns = -1;
+    std::int64_t last_token_ns = -1;
+    std::int64_t end_ns = -1;
+    int prompt_tokens = 0;
+    int completion_tokens = 0;
+    int cached_tokens = 0;
+    int status = 200;
+    fault injected = fault::none;
+    std::string_view outcome = "ok";  // ok, rejected, fault or client_closed
+};
+
+class request_log {
+public:
+    // An empty path logs nothing. Throws std::runtime_error when the file cannot be opened.
+    explicit request_log(const std::string& path);
+    void write(const log_record& r);
+    void flush();
+
+private:
+    std::ofstream out_;
+};
+
+}  // namespace openloop

@@ -1,0 +1,463 @@
+#include "openloop/sim/http_server.hpp"
+
+#include "openloop/load/tokens.hpp"
+#include "openloop/measure/clock.hpp"
+#include "openloop/sim/engine_runner.hpp"
+#include "openloop/sim/event_writer.hpp"
+#include "openloop/sim/metrics.hpp"
+#include "openloop/sim/openai_api.hpp"
+#include "openloop/sim/request_log.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+
+namespace openloop {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = net::ssl;
+namespace json = boost::json;
+using tcp = net::ip::tcp;
+
+namespace {
+constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
+}  // namespace
+
+class http_server::impl {
+public:
+    impl(net::io_context& io, sim_config cfg)
+        : io_(io), cfg_(std::move(cfg)), runner_(io, cfg_.model), log_(cfg_.log_path) {
+        if (!cfg_.tls_cert.empty() || !cfg_.tls_key.empty()) {
+            if (cfg_.tls_cert.empty() || cfg_.tls_key.empty())
+                throw std::runtime_error("sim: --tls-cert and --tls-key go together");
+            tls_.emplace(ssl::context::tls_server);
+            boost::system::error_code ec;
+            tls_->use_certificate_chain_file(cfg_.tls_cert, ec);
+            if (ec) throw std::runtime_error("sim: cannot load certificate " + cfg_.tls_cert + ": " + ec.message());
+            tls_->use_private_key_file(cfg_.tls_key, ssl::context::pem, ec);
+            if (ec) throw std::runtime_error("sim: cannot load private key " + cfg_.tls_key + ": " + ec.message());
+        }
+        model_json_ = json::serialize(json::value(cfg_.served_model_name));
+    }
+
+    void start() {
+        boost::system::error_code ec;
+        auto address = net::ip::make_address(cfg_.host, ec);
+        if (ec) throw std::runtime_error("sim: bad --host '" + cfg_.host + "': " + ec.message());
+        tcp::acceptor acceptor(io_);
+        tcp::endpoint ep(address, cfg_.port);
+        acceptor.open(ep.protocol());
+        acceptor.set_option(net::socket_base::reuse_address(true));
+        acceptor.bind(ep, ec);
+        if (ec) throw std::runtime_error("sim: cannot bind " + cfg_.host + ":" + std::to_string(cfg_.port) + ": " + ec.message());
+        acceptor.listen(net::socket_base::max_listen_connections);
+        const auto port = acceptor.local_endpoint().port();
+        std::printf("openloop-sim listening on %s://%s:%u\n", tls_ ? "https" : "http",
+                    address.is_v6() ? ("[" + cfg_.host + "]").c_str() : cfg_.host.c_str(), unsigned(port));
+        std::fflush(stdout);
+        net::co_spawn(io_, accept_loop(std::move(acceptor)), rethrow);
+        if (!cfg_.model.firehose) runner_.start();
+    }
+
+    void flush_log() { log_.flush(); }
+
+private:
+    static void rethrow(std::exception_ptr e) {
+        if (e) std::rethrow_exception(e);
+    }
+    static void report(std::exception_ptr e) {
+        if (!e) return;
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+            std::fprintf(stderr, "openloop sim: connection error: %s\n", ex.what());
+        }
+    }
+
+    net::awaitable<void> accept_loop(tcp::acceptor acceptor) {
+        for (;;) {
+            auto [ec, socket] = co_await acceptor.async_accept(use_tuple);
+            if (ec == net::error::operation_aborted) co_return;
+            if (ec) continue;  // e.g. EMFILE under a connection storm: keep serving the others
+            socket.set_option(tcp::no_delay(true), ec);
+            if (tls_) {
+                net::co_spawn(io_, session(beast::ssl_stream<beast::tcp_stream>(std::move(socket), *tls_)), report);
+            } else {
+                net::co_spawn(io_, session(beast::tcp_stream(std::move(socket))), report);
+            }
+        }
+    }
+
+    template <class Stream>
+    static beast::tcp_stream& tcp_of(Stream& s) {
+        return beast::get_lowest_layer(s);
+    }
+
+    template <class Stream>
+    net::awaitable<void> session(Stream stream) {
+        if constexpr (!std::is_same_v<Stream, beast::tcp_stream>) {
+            tcp_of(stream).expires_after(std::chrono::seconds(30));
+            auto [ec] = co_await stream.async_handshake(ssl::stream_base::server, use_tuple);
+            if (ec) co_return;
+        }
+        beast::flat_buffer buffer;
+        auto idle_since = std::chrono::steady_clock::now();
+        for (int served = 0;;) {
+            // Idle until the first byte of the next request, under the
+            // keep-alive timeout; the rest of the request gets the read timeout.
+            if (buffer.size() == 0) {
+                if (cfg_.keep_alive_timeout.count() > 0) {
+                    tcp_of(stream).expires_after(cfg_.keep_alive_timeout);
+                } else {
+                    tcp_of(stream).expires_never();
+                }
+                auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
+                if (ec == beast::error::timeout) {
+                    // The expiry closed the socket: a plain close, TLS or not,
+                    // so the client's next write meets a reset.
+                    ++counters_.idle_closes;
+                    co_return;
+                }
+                if (ec) break;
+                buffer.commit(n);
+                if (cfg_.quirks.close_stale && std::chrono::steady_clock::now() - idle_since > std::chrono::seconds(1)) {
+                    ++counters_.stale_drops;
+                    co_return;  // closed with the request unread, as at the instant of an idle close
+                }
+            }
+            http::request_parser<http::string_body> parser;
+            parser.body_limit(cfg_.max_request_bytes);
+            tcp_of(stream).expires_after(std::chrono::minutes(5));
+            auto [ec, n] = co_await http::async_read(stream, buffer, parser, use_tuple);
+            if (ec) break;
+            tcp_of(stream).expires_never();
+            auto req = parser.release();
+            // The connection's last request: as one that is not keep-alive, every
+            // response path answers it with Connection: close, and the loop ends.
+            if (cfg_.keep_alive_max_requests > 0 && ++served == cfg_.keep_alive_max_requests && req.keep_alive()) {
+                req.keep_alive(false);
+                ++counters_.max_requests_closes;
+            }
+            const bool keep = co_await handle(stream, req);
+            if (!keep || !req.keep_alive()) break;
+            idle_since = std::chrono::steady_clock::now();
+            if (cfg_.quirks.close_after_completion && req.method() == http::verb::post &&
+                req.target().ends_with("completions")) {
+                ++counters_.completion_closes;
+                break;
+            }
+        }
+        if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+            boost::system::error_code ec;
+            stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+        } else {
+            tcp_of(stream).expires_after(std::chrono::seconds(5));
+            co_await stream.async_shutdown(use_tuple);
+        }
+    }
+
+    template <class Stream>
+    net::awaitable<bool> send(Stream& stream, const http::request<http::string_body>& req, http::status status,
+                              std::string body, std::string_view content_type = "application/json",
+                              int retry_after = -1) {
+        http::response<http::string_body> res{status, req.version()};
+        res.set(http::field::server, "openloop-sim");
+        res.set(http::field::content_type, content_type);
+        if (auto id = req.find("x-request-id"); id != req.end()) res.set("x-request-id", id->value());
+        if (retry_after >= 0) res.set(http::field::retry_after, std::to_string(retry_after));
+        res.keep_alive(req.keep_alive());
+        res.body() = std::move(body);
+        res.prepare_payload();
+        auto [ec, n] = co_await http::async_write(stream, res, use_tuple);
+        co_return !ec;
+    }
+
+    template <class Stream>
+    net::awaitable<bool> handle(Stream& stream, const http::request<http::string_body>& req) {
+        const std::string_view target(req.target().data(), req.target().size());
+        const std::string_view path = target.substr(0, target.find('?'));
+        const bool get = req.method() == http::verb::get;
+        const bool post = req.method() == http::verb::post;
+        if (path == "/v1/chat/completions" || path == "/v1/completions") {
+            if (!post) co_return co_await send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
+            co_return co_await complete(stream, req, path == "/v1/chat/completions");
+        }
+        if (path == "/tokenize") {
+            if (!post) co_return co_await send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
+            auto [status, body] = tokenize_response(req.body(), cfg_);
+            co_return co_await send(stream, req, status, std::move(body));
+        }
+        if (path == "/health" || path == "/v1/models" || path == "/metrics") {
+            if (!get) co_return co_await send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
+            if (path == "/health") co_return co_await send(stream, req, http::status::ok, "", "text/plain");
+            if (path == "/metrics")
+                co_return co_await send(stream, req, http::status::ok,
+                                        metrics_text(counters_, runner_.engine_state(), model_json_),
+                                        "text/plain; version=0.0.4; charset=utf-8");
+            co_return co_await send(stream, req, http::status::ok, models_response(cfg_, started_unix_));
+        }
+        co_return co_await send(stream, req, http::status::not_found, R"({"detail":"Not Found"})");
+    }
+
+    template <class Stream>
+    net::awaitable<bool> write_all(Stream& stream, std::string_view data) {
+        auto [ec, n] = co_await net::async_write(stream, net::buffer(data.data(), data.size()), use_tuple);
+        co_return !ec;
+    }
+
+    // Frames buf as one HTTP/1.1 chunk and writes it.
+    template <class Stream>
+    net::awaitable<bool> write_chunk(Stream& stream, std::string& frame, const std::string& buf) {
+        frame.clear();
+        char hex[16];
+        auto [end, ec0] = std::to_chars(hex, hex + sizeof hex, buf.size(), 16);
+        frame.append(hex, end).append("\r\n");
+        std::array<net::const_buffer, 3> parts{net::buffer(frame), net::buffer(buf), net::buffer("\r\n", 2)};
+        auto [ec, n] = co_await net::async_write(stream, parts, use_tuple);
+        co_return !ec;
+    }
+
+    template <class Stream>
+    net::awaitable<void> sleep_ms(Stream& stream, int ms) {
+        net::steady_timer t(stream.get_executor(), std::chrono::milliseconds(ms));
+        co_await t.async_wait(use_tuple);
+    }
+
+    template <class Stream>
+    net::awaitable<bool> complete(Stream& stream, const http::request<http::string_body>& req, bool chat) {
+        log_record rec;
+        rec.arrival_ns = steady_now_ns();
+        rec.endpoint = chat ? "/v1/chat/completions" : "/v1/completions";
+        if (auto id = req.find("x-request-id"); id != req.end()) rec.request_id = std::string(id->value());
+
+        completion_request r;
+        if (auto err = parse_completion(req.body(), chat, cfg_, r)) {
+            if (cfg_.quirks.error_500 && err->status == http::status::bad_request) {
+                err->status = http::status::internal_server_error;
+                err->type = "InternalServerError";
+            }
+            rec.status = static_cast<int>(err->status);
+            rec.outcome = "rejected";
+            rec.end_ns = steady_now_ns();
+            log_.write(rec);
+            co_return co_await send(stream, req, err->status, error_body(*err));
+        }
+        const auto& quirks = cfg_.quirks;
+        if (quirks.ignore_stream_options) r.include_usage = r.continuous_usage = false;
+        if (quirks.always_usage) r.include_usage = true;
+        rec.stream = r.stream;
+        rec.prompt_tokens = r.prompt_tokens;
+        const std::uint64_t index = completion_index_++;
+        const fault f = pick_fault(cfg_.faults, cfg_.seed, index);
+        rec.injected = f;
+        ++counters_.faults[static_cast<int>(f)];
+
+        if (f == fault::slow_first_byte) co_await sleep_ms(stream, cfg_.faults.slow_first_byte_ms);
+        if (f == fault::http_429 || f == fault::http_500 || f == fault::http_503) {
+            api_error e;
+            e.status = f == fault::http_429 ? http::status::too_many_requests
+                     : f == fault::http_500 ? http::status::internal_server_error
+                                            : http::status::service_unavailable;
+            e.type = f == fault::http_429 ? "RateLimitError" : f == fault::http_500 ? "InternalServerError" : "ServiceUnavailableError";
+            e.message = std::string("injected fault: ") + std::string(fault_name(f));
+            rec.status = static_cast<int>(e.status);
+            rec.outcome = "fault";
+            rec.end_ns = steady_now_ns();
+            log_.write(rec);
+            co_return co_await send(stream, req, e.status, error_body(e), "application/json",
+                                    f == fault::http_429 ? cfg_.faults.retry_after_s : -1);
+        }
+
+        // Greedy sampling without a seed is a function of the prompt; anything else of the request.
+        std::uint64_t prompt_hash = 1;
+        for (auto t : r.token_ids) prompt_hash = mix64(prompt_hash ^ t);
+        const std::uint64_t h = r.seed ? mix64(static_cast<std::uint64_t>(*r.seed) ^ 0x5eedULL)
+                              : r.temperature == 0.0 ? prompt_hash
+                                                     : mix64(cfg_.seed ^ mix64(index));
+        const int n = output_length(r, h);
+        const std::string_view finish = (r.ignore_eos || n == r.max_tokens) ? "length" : "stop";
+
+        event_writer w;
+        w.chat = chat;
+        w.continuous_usage = r.continuous_usage;
+        w.prompt_tokens = r.prompt_tokens;
+        w.word_state = h;
+        {
+            std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(mix64(h ^ index) >> 16);
+            w.head = R"({"id":")" + id + R"(","object":")" + (chat ? "chat.completion.chunk" : "text_completion") +
+                     R"(","created":)" + std::to_string(started_unix_ + (rec.arrival_ns - started_ns_) / 1'000'000'000) +
+                     R"(,"model":)" + model_json_ + R"(,"choices":)";
+        }
+
+        live_request lr(stream.get_executor());
+        const std::uint64_t id = next_id_++;
+        const bool fh = cfg_.model.firehose;
+        if (fh) {
+            counters_.prompt_tokens += r.prompt_tokens;
+            ++counters_.streams;
+        } else {
+            runner_.add(lr, seq_request{id, r.prompt_tokens, n, block_hashes(r.token_ids, cfg_.model.block_size)});
+        }
+        bool ok = true;
+        int sent = 0;
+        std::string buf, frame;
+        const int per_event = std::max(1, cfg_.model.tokens_per_step);
+        const int half = n / 2;
+        bool stalled = false, corrupted = false;
+        if (r.stream) {
+            http::response<http::empty_body> res{http::status::ok, req.version()};
+            res.set(http::field::server, "openloop-sim");
+            res.set(http::field::content_type, "text/event-stream");
+            res.set(http::field::cache_control, "no-cache");
+            if (auto rid = req.find("x-request-id"); rid != req.end()) res.set("x-request-id", rid->value());
+            res.keep_alive(req.keep_alive());
+            res.chunked(true);
+            http::response_serializer<http::empty_body> sr{res};
+            auto [ec, wn] = co_await http::async_write_header(stream, sr, use_tuple);
+            ok = !ec;
+            if (ok) {
+                // Azure-style filter results come first, as a chunk with no choices.
+                if (quirks.empty_choices_chunk) w.empty_choices(buf);
+                if (chat && !quirks.no_role_chunk) w.role(buf);
+                if (!buf.empty()) ok = co_await write_chunk(stream, frame, buf);
+            }
+            while (ok && sent < n) {
+                int avail = n - sent;
+                if (!fh) {
+                    while (lr.ready == 0) co_await lr.wake.async_wait(use_tuple);
+                    avail = lr.ready;
+                    lr.ready = 0;
+                }
+                buf.clear();
+                // The tokens of one engine step go out as one event; firehose
+                // coalesces up to 16 ready events into one write.
+                for (int events = 0; avail > 0 && events < (fh ? 16 : 1); ++events) {
+                    const int k = fh ? std::min(per_event, avail) : avail;
+                    if (f == fault::disconnect && sent + k > half) {
+                        rec.outcome = "fault";
+                        ok = false;
+                        break;
+                    }
+                    if (f == fault::bad_chunk && !corrupted && sent + k > half) {
+                        w.malformed(buf);
+                        corrupted = true;
+                    }
+                    if (f == fault::stall && !stalled && sent >= half && sent > 0) {
+                        stalled = true;
+                        if (!buf.empty() && !(co_await write_chunk(stream, frame, buf))) {
+                            ok = false;
+                            break;
+                        }
+                        buf.clear();
+                        co_await sleep_ms(stream, cfg_.faults.stall_ms);
+                    }
+                    sent += k;
+                    avail -= k;
+                    if (quirks.keepalive_comments) buf.append(": keep-alive\n\n");
+                    const bool last = sent == n;
+                    w.cached_tokens = lr.cached_tokens;
+                    w.content(buf, k, sent, last ? finish : std::string_view{},
+                              last && r.include_usage && quirks.usage_in_last_chunk);
+                }
+                if (!ok) break;
+                // Stamped as the bytes are handed to the socket: the client cannot see them earlier.
+                const auto t = steady_now_ns();
+                if (!buf.empty()) ok = co_await write_chunk(stream, frame, buf);
+                if (!ok) {
+                    rec.outcome = "client_closed";
+                    break;
+                }
+                if (rec.first_token_ns < 0) rec.first_token_ns = t;
+                rec.last_token_ns = t;
+                // Let other connections write between our batches of events.
+                if (fh && sent < n) co_await net::post(stream.get_executor(), net::use_awaitable);
+            }
+            if (ok) {
+                buf.clear();
+                w.cached_tokens = lr.cached_tokens;
+                if (r.include_usage && !quirks.usage_in_last_chunk) w.final_usage(buf, sent);
+                if (!quirks.no_done) buf.append("data: [DONE]\n\n");
+                if (!buf.empty()) ok = co_await write_chunk(stream, frame, buf);
+                if (ok) ok = co_await write_all(stream, "0\r\n\r\n");
+                if (!ok) rec.outcome = "client_closed";
+            }
+        } else {
+            while (!fh && !lr.finished) co_await lr.wake.async_wait(use_tuple);
+            sent = n;
+            if (f == fault::stall) co_await sleep_ms(stream, cfg_.faults.stall_ms);
+            if (f == fault::disconnect) {
+                rec.outcome = "fault";
+                ok = false;
+            } else {
+                std::string text;
+                w.words(text, n);
+                json::object choice{{"index", 0}, {"logprobs", nullptr}, {"finish_reason", finish}};
+                if (chat) {
+                    choice["message"] = json::object{{"role", "assistant"}, {"content", text}};
+                } else {
+                    choice["text"] = text;
+                }
+                json::object usage{{"prompt_tokens", r.prompt_tokens}, {"total_tokens", r.prompt_tokens + n},
+                                   {"completion_tokens", n}};
+                if (lr.cached_tokens > 0) usage["prompt_tokens_details"] = json::object{{"cached_tokens", lr.cached_tokens}};
+                json::object body{{"id", (chat ? "chatcmpl-" : "cmpl-") + std::to_string(id)},
+                                  {"object", chat ? "chat.completion" : "text_completion"},
+                                  {"created", started_unix_},
+                                  {"model", cfg_.served_model_name},
+                                  {"choices", json::array{std::move(choice)}},
+                                  {"usage", std::move(usage)}};
+                std::string s = json::serialize(body);
+                if (f == fault::bad_chunk) s.resize(s.size() / 2);
+                ok = co_await send(stream, req, http::status::ok, std::move(s));
+                rec.first_token_ns = rec.last_token_ns = steady_now_ns();
+                if (!ok) rec.outcome = "client_closed";
+            }
+        }
+
+        if (fh) {
+            --counters_.streams;
+            counters_.generated_tokens += sent;
+        } else {
+            runner_.remove(id, lr);
+        }
+        if (ok) ++counters_.success;
+        rec.completion_tokens = sent;
+        rec.cached_tokens = lr.cached_tokens;
+        rec.end_ns = steady_now_ns();
+        log_.write(rec);
+        co_return ok;
+    }
+
+    net::io_context& io_;
+    sim_config cfg_;
+    engine_runner runner_;
+    request_log log_;
+    std::optional<ssl::context> tls_;
+    std::string model_json_;
+    std::uint64_t next_id_ = 1;
+    std::uint64_t completion_index_ = 0;
+    sim_counters counters_;
+    std::int64_t started_ns_ = steady_now_ns();
+    std::int64_t started_unix_ = std::chrono::duration_cast<std::chrono::seconds>(
+                                     std::chrono::system_clock::now().time_since_epoch()).count();
+};
+
+http_server::http_server(net::io_context& io, sim_config cfg) : impl_(std::make_unique<impl>(io, std::move(cfg))) {}
+http_server::~http_server() = default;
+void http_server::start() { impl_->start(); }
+void http_server::flush_log() { impl_->flush_log(); }
+
+}  // namespace openloop

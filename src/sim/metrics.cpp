@@ -1,0 +1,60 @@
+#include "openloop/sim/metrics.hpp"
+
+#include "openloop/measure/resource_usage.hpp"
+#include "openloop/sim/event_writer.hpp"
+
+#include <charconv>
+#include <initializer_list>
+#include <utility>
+
+namespace openloop {
+
+std::string metrics_text(const sim_counters& c, const engine& e, std::string_view model_json) {
+    const std::string label = "{model_name=" + std::string(model_json) + "}";
+    std::string out;
+    auto metric = [&](std::string_view name, std::string_view type, std::string_view help, double v) {
+        out.append("# HELP ").append(name).append(" ").append(help).append("\n");
+        out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
+        out.append(name).append(label).append(" ");
+        char buf[32];
+        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+        out.append(buf, end).append("\n");
+    };
+    const bool fh = e.model().firehose;
+    metric("vllm:num_requests_running", "gauge", "Requests in the running batch.",
+           fh ? static_cast<double>(c.streams) : static_cast<double>(e.running()));
+    metric("vllm:num_requests_waiting", "gauge", "Requests waiting to be scheduled.",
+           fh ? 0.0 : static_cast<double>(e.waiting()));
+    metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage, 1 means 100 percent.", e.kv_usage());
+    metric("vllm:gpu_cache_usage_perc", "gauge", "KV-cache usage (name before vLLM 0.10).", e.kv_usage());
+    metric("vllm:prompt_tokens_total", "counter", "Prompt tokens processed.",
+           static_cast<double>(fh ? c.prompt_tokens : e.prompt_tokens_total()));
+    metric("vllm:generation_tokens_total", "counter", "Generation tokens produced.",
+           static_cast<double>(fh ? c.generated_tokens : e.generation_tokens_total()));
+    metric("vllm:prefix_cache_queries_total", "counter", "Prompt tokens looked up in the prefix cache.",
+           static_cast<double>(e.prefix_cache_queries() * e.model().block_size));
+    metric("vllm:prefix_cache_hits_total", "counter", "Prompt tokens found in the prefix cache.",
+           static_cast<double>(e.prefix_cache_hits() * e.model().block_size));
+    metric("vllm:request_success_total", "counter", "Requests finished.", static_cast<double>(c.success));
+    out.append("# HELP openloop_sim_faults_total Faults injected, by kind.\n# TYPE openloop_sim_faults_total counter\n");
+    for (int k = 1; k < fault_kinds; ++k) {
+        out.append("openloop_sim_faults_total{kind=\"").append(fault_name(static_cast<fault>(k))).append("\"} ");
+        append_int(out, c.faults[k]);
+        out.push_back('\n');
+    }
+    out.append("# HELP openloop_sim_keepalive_closes_total Connections the server closed, by reason.\n"
+               "# TYPE openloop_sim_keepalive_closes_total counter\n");
+    for (auto [reason, n] : {std::pair<std::string_view, std::int64_t>{"idle_timeout", c.idle_closes},
+                             {"max_requests", c.max_requests_closes},
+                             {"quirk_close_stale", c.stale_drops},
+                             {"quirk_close_after_completion", c.completion_closes}}) {
+        out.append("openloop_sim_keepalive_closes_total{reason=\"").append(reason).append("\"} ");
+        append_int(out, n);
+        out.push_back('\n');
+    }
+    metric("process_resident_memory_bytes", "gauge", "Resident memory of the simulator.",
+           static_cast<double>(resident_memory_bytes()));
+    return out;
+}
+
+}  // namespace openloop

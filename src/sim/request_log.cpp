@@ -1,0 +1,40 @@
+#include "openloop/sim/request_log.hpp"
+
+#include <boost/json.hpp>
+
+#include <stdexcept>
+
+namespace openloop {
+
+namespace json = boost::json;
+
+request_log::request_log(const std::string& path) {
+    if (path.empty()) return;
+    out_.open(path, std::ios::out | std::ios::trunc);
+    if (!out_) throw std::runtime_error("sim: cannot open log file " + path);
+}
+
+void request_log::write(const log_record& r) {
+    if (!out_.is_open()) return;
+    json::object o{{"request_id", r.request_id},
+                   {"endpoint", r.endpoint},
+                   {"stream", r.stream},
+                   {"arrival_ns", r.arrival_ns},
+                   {"first_token_ns", r.first_token_ns},
+                   {"last_token_ns", r.last_token_ns},
+                   {"end_ns", r.end_ns},
+                   {"prompt_tokens", r.prompt_tokens},
+                   {"completion_tokens", r.completion_tokens},
+                   {"cached_tokens", r.cached_tokens},
+                   {"status", r.status},
+                   {"fault", fault_name(r.injected)},
+                   {"outcome", r.outcome}};
+    out_ << json::serialize(o) << '\n';
+    out_.flush();  // the log is read while the server runs (tests, tail -f)
+}
+
+void request_log::flush() {
+    if (out_.is_open()) out_.flush();
+}
+
+}  // namespace openloop

@@ -1,3 +1,3 @@
-#include "openloop/cli/cli.hpp"
+#include "openloop/cli/main.hpp"
 
 int main(int argc, char** argv) { return openloop::cli_main(argc, argv); }

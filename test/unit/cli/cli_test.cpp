@@ -1,7 +1,11 @@
 #define BOOST_TEST_MODULE cli
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/cli/cli.hpp"
+#include "openloop/cli/run_command.hpp"
+#include "openloop/cli/sim_command.hpp"
+#include "openloop/cli/flag_values.hpp"
+#include "openloop/cli/sweep_command.hpp"
+#include "openloop/cli/usage.hpp"
 #include "openloop/wire/client.hpp"
 
 #include <boost/json.hpp>

@@ -1,51 +1,24 @@
-#include "openloop/cli/cli.hpp"
+#include "openloop/cli/option_groups.hpp"
 
+#include "openloop/cli/flag_values.hpp"
+#include "openloop/cli/usage.hpp"
 #include "openloop/load/calibration.hpp"
-
-#include "openloop/measure/resource_usage.hpp"
-#include "openloop/cli/child_process.hpp"
-#include "openloop/results/report.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
 
-#include <charconv>
-#include <ctime>
-#include <optional>
-
+#include <cctype>
+#include <chrono>
 #include <cmath>
-#include <fstream>
-#include <cstdio>
-#include <iostream>
-#include <sstream>
+#include <ctime>
+#include <string>
+#include <vector>
 
 #include <unistd.h>
 
 namespace openloop {
 
 namespace po = boost::program_options;
-
-namespace {
-
-constexpr const char* top_usage = R"(openloop - open-loop load generator for OpenAI-compatible LLM inference servers
-
-Usage: openloop <command> [options]
-
-Commands:
-  sweep    find the knee: open-loop stages at rising rates, SLO and saturation knees, capacity report
-  run      benchmark a server on an open-loop arrival schedule (or closed loop with --concurrency)
-  sim      run the built-in inference-engine simulator (an OpenAI-compatible server)
-  help     show this text; `openloop <command> --help` shows a command's options
-
-Options:
-  --version  print the version
-)";
-
-std::vector<std::string> strings(int argc, char** argv, int from) {
-    return std::vector<std::string>(argv + from, argv + argc);
-}
-
-}  // namespace
 
 namespace {
 
@@ -104,8 +77,7 @@ std::string default_out_dir() {
     return std::string("results/run-") + stamp;
 }
 
-// Options shared by `run` and `sweep`.
-po::options_description run_option_groups() {
+po::options_description target_options() {
     po::options_description target("Target", help_width, help_width / 2);
     target.add_options()
         ("target", po::value<std::string>()->default_value("sim:cpu-small"),
@@ -121,7 +93,10 @@ po::options_description run_option_groups() {
         ("request-id-prefix", po::value<std::string>()->default_value("openloop-"), "x-request-id prefix; the request index follows")
         ("sim-arg", po::value<std::vector<std::string>>()->composing(),
          "argument passed to the simulator of a sim: target, e.g. --sim-arg=--fault-500=0.01 (repeatable)");
+    return target;
+}
 
+po::options_description load_options() {
     po::options_description load("Load", help_width, help_width / 2);
     load.add_options()
         ("arrival", po::value<std::string>()->default_value("poisson"), "inter-arrival distribution: constant, poisson or gamma")
@@ -140,7 +115,10 @@ po::options_description run_option_groups() {
         ("concurrency", po::value<std::string>(), "closed loop instead: N workers, each sending its next request when "
                                                   "the last ends (sweep: a list, e.g. 1,2,4,8,16,32)")
         ("shard", po::value<std::string>(), "I/N: run the I-th of N independent sub-schedules (each at rate/N)");
+    return load;
+}
 
+po::options_description workload_options() {
     po::options_description work("Workload", help_width, help_width / 2);
     work.add_options()
         ("input-len", po::value<std::string>()->default_value("512"), "prompt tokens: N, uniform:MIN:MAX, normal:MEAN:SD, "
@@ -172,7 +150,10 @@ po::options_description run_option_groups() {
         ("no-continuous-usage", po::bool_switch(), "do not ask for usage on every chunk (stream_options.continuous_usage_stats); "
                                 "ITL is then chunk-based unless the server sends it anyway")
         ("extra-body", po::value<std::string>(), "JSON object merged into every request body");
+    return work;
+}
 
+po::options_description limits_options() {
     po::options_description limits("Timeouts and limits", help_width, help_width / 2);
     limits.add_options()
         ("connect-timeout", po::value<std::string>()->default_value("10s"), "TCP connect + TLS handshake")
@@ -189,7 +170,10 @@ po::options_description run_option_groups() {
          "never write on a pooled connection idle longer than this, and replace idle spares before it: servers "
          "close idle keep-alive connections (uvicorn, i.e. vLLM and SGLang, and llama.cpp after 5 s; nginx 75 s); "
          "0 = no limit");
+    return limits;
+}
 
+po::options_description results_options() {
     po::options_description results("Results", help_width, help_width / 2);
     results.add_options()
         ("out", po::value<std::string>(), "directory for summary.json, requests.jsonl and timeseries.csv "
@@ -203,12 +187,10 @@ po::options_description run_option_groups() {
         ("goodput", po::value<std::vector<std::string>>()->composing(),
          "per-request SLO for goodput, METRIC=LIMIT with METRIC ttft, tpot, itl or e2e, e.g. ttft=500ms (repeatable)");
 
-    po::options_description all;
-    all.add(target).add(load).add(work).add(limits).add(results);
-    return all;
+    return results;
 }
 
-void fill_run_options(const po::variables_map& vm, run_command& cmd, bool sweep = false) {
+void fill_target(const po::variables_map& vm, run_command& cmd) {
     auto& o = cmd.options;
     cmd.target = vm["target"].as<std::string>();
     o.target_label = cmd.target;
@@ -231,7 +213,10 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool sweep 
     o.insecure = vm["insecure"].as<bool>();
     o.request_id_prefix = vm["request-id-prefix"].as<std::string>();
     if (vm.count("sim-arg")) cmd.sim_args = vm["sim-arg"].as<std::vector<std::string>>();
+}
 
+void fill_load(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
+    auto& o = cmd.options;
     cmd.seed = vm["seed"].as<std::uint64_t>();
     try {
         o.arrival.kind = parse_arrival_kind(vm["arrival"].as<std::string>());
@@ -255,7 +240,7 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool sweep 
     }
     o.max_inflight = vm["max-inflight"].as<std::size_t>();
     if (o.max_inflight < 1) throw usage_error("--max-inflight must be at least 1");
-    if (vm.count("concurrency") && !sweep) {
+    if (vm.count("concurrency") && !for_sweep) {
         const auto text = vm["concurrency"].as<std::string>();
         std::size_t used = 0;
         try {
@@ -265,7 +250,10 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool sweep 
         }
         if (used != text.size() || o.concurrency < 1) throw usage_error("--concurrency must be a whole number >= 1");
     }
+}
 
+void fill_workload(const po::variables_map& vm, run_command& cmd) {
+    auto& o = cmd.options;
     auto& w = o.workload;
     w.input_len = vm["input-len"].as<std::string>();
     w.output_len = vm["output-len"].as<std::string>();
@@ -286,15 +274,6 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool sweep 
     o.sampling_seed = vm["sampling-seed"].as<std::int64_t>();
     o.continuous_usage = !vm["no-continuous-usage"].as<bool>();
     if (vm.count("extra-body")) o.extra_body = vm["extra-body"].as<std::string>();
-
-    o.connect_timeout = parse_ms(vm, "connect-timeout");
-    o.first_token_timeout = parse_ms(vm, "first-token-timeout");
-    o.idle_timeout = parse_ms(vm, "idle-timeout");
-    o.total_timeout = parse_ms(vm, "timeout");
-    o.max_body = vm["max-body"].as<std::size_t>();
-    o.grace_s = parse_duration_s(vm["grace"].as<std::string>(), "--grace");
-    o.keep_alive_idle = parse_ms(vm, "keep-alive-idle");
-    o.spare_connections = vm["spare-connections"].as<std::size_t>();
     try {
         o.tokenizer = parse_tokenizer(vm["tokenizer"].as<std::string>());
     } catch (const std::invalid_argument& e) {
@@ -304,6 +283,21 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool sweep 
     if (o.vocab_size < 0) throw usage_error("--vocab-size must not be negative");
     const std::string cache = vm.count("tokenizer-cache") ? vm["tokenizer-cache"].as<std::string>() : default_cache_dir();
     o.tokenizer_cache = cache == "off" ? "" : cache;
+}
+
+void fill_limits(const po::variables_map& vm, run_options& o) {
+    o.connect_timeout = parse_ms(vm, "connect-timeout");
+    o.first_token_timeout = parse_ms(vm, "first-token-timeout");
+    o.idle_timeout = parse_ms(vm, "idle-timeout");
+    o.total_timeout = parse_ms(vm, "timeout");
+    o.max_body = vm["max-body"].as<std::size_t>();
+    o.grace_s = parse_duration_s(vm["grace"].as<std::string>(), "--grace");
+    o.keep_alive_idle = parse_ms(vm, "keep-alive-idle");
+    o.spare_connections = vm["spare-connections"].as<std::size_t>();
+}
+
+void fill_results(const po::variables_map& vm, run_command& cmd) {
+    auto& o = cmd.options;
     o.max_error_rate = parse_fraction(vm["max-error-rate"].as<std::string>(), "--max-error-rate");
 
     const std::string out = vm.count("out") ? vm["out"].as<std::string>() : default_out_dir();
@@ -331,255 +325,20 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool sweep 
     o.config = config_json(vm);
 }
 
-// Parses command line then scenario file (the first stored value wins, so the command line does).
-po::variables_map parse_with_scenario(const std::vector<std::string>& args, const po::options_description& all,
-                                      const char* command) {
-    po::options_description cli_only;
-    cli_only.add(all).add_options()("scenario", po::value<std::string>(), "scenario file");
-    po::positional_options_description pos;
-    pos.add("scenario", 1);
-    po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(args).options(cli_only).positional(pos).run(), vm);
-        if (vm.count("scenario")) {
-            const auto path = vm["scenario"].as<std::string>();
-            std::ifstream in(path);
-            if (!in) throw usage_error(std::string(command) + ": cannot read scenario file " + path);
-            try {
-                po::store(po::parse_config_file(in, all), vm);
-            } catch (const po::error& e) {
-                throw usage_error(std::string(command) + ": scenario " + path + ": " + e.what());
-            }
-        }
-        po::notify(vm);
-    } catch (const po::error& e) {
-        throw usage_error(std::string(command) + ": " + e.what() + " (see openloop " + command + " --help)");
-    }
-    return vm;
-}
-
-// A sim:PRESET target runs the simulator as a child for as long as we need it.
-struct resolved_target {
-    std::optional<sim_child> sim;
-    std::string url;
-};
-
-resolved_target resolve_target(const run_command& cmd) {
-    resolved_target r;
-    if (cmd.target.rfind("sim:", 0) != 0) {
-        r.url = cmd.target;
-        return r;
-    }
-    const std::string preset = cmd.target.substr(4);
-    if (!find_preset(preset)) {
-        std::string names;
-        for (const auto& n : preset_names()) names += (names.empty() ? "" : ", ") + n;
-        throw usage_error("--target " + cmd.target + ": unknown simulator preset (choose one of: " + names + ")");
-    }
-    std::vector<std::string> args{"--preset", preset, "--seed", std::to_string(cmd.seed)};
-    args.insert(args.end(), cmd.sim_args.begin(), cmd.sim_args.end());
-    r.sim.emplace(start_sim(self_executable(), args));
-    r.url = r.sim->url;
-    return r;
-}
-
-int run_main(const std::vector<std::string>& args) {
-    auto cmd = parse_run_command(args);
-    if (cmd.help) {
-        std::cout << cmd.help_text;
-        return 0;
-    }
-    if (cmd.options.insecure)
-        std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
-    auto target = resolve_target(cmd);
-    cmd.options.url = target.url;
-    raise_fd_limit();
-    const auto outcome = run_load(cmd.options);
-    if (cmd.json) {
-        std::cout << boost::json::serialize(outcome.summary) << "\n";
-    } else {
-        std::cout << format_table(outcome.summary);
-        if (!cmd.options.out_dir.empty())
-            std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, timeseries.csv)\n";
-    }
-    if (outcome.interrupted) return 130;
-    if (outcome.too_many_errors) return 4;
-    return outcome.judgement.valid ? 0 : 3;
-}
-
-po::options_description sweep_option_group() {
-    po::options_description sweep("Sweep", help_width, help_width / 2);
-    sweep.add_options()
-        ("rates", po::value<std::string>()->default_value("auto"),
-         "offered rates: a list (1,2,4,8), a geometric ladder (0.5:64:x2), an arithmetic one (1:10:+1), or auto: "
-         "start at --start-rate, multiply by --factor until an SLO breaks or throughput saturates, then bisect "
-         "to --precision")
-        ("slo", po::value<std::vector<std::string>>()->composing(),
-         "service-level objective METRIC_STAT=LIMIT, e.g. ttft_p99=1s, itl_p99=100ms, e2e_p95=10s, tpot_mean=50ms, "
-         "error_rate=0.1% (repeatable); goodput counts requests meeting all of them")
-        ("precision", po::value<std::string>()->default_value("5%"), "automatic sweep: stop bisecting at this gap")
-        ("start-rate", po::value<double>()->default_value(1.0), "automatic sweep: first rate, req/s")
-        ("factor", po::value<double>()->default_value(2.0), "automatic sweep: rate multiplier while stages are good")
-        ("max-rate", po::value<double>()->default_value(10000.0), "automatic sweep: never offer more, req/s")
-        ("max-stages", po::value<std::size_t>()->default_value(24), "stages at most")
-        ("stage-duration", po::value<std::string>()->default_value("30s"),
-         "measured window per stage, at least; a stage also runs until it has --min-samples requests")
-        ("min-samples", po::value<std::uint64_t>()->default_value(0),
-         "measured requests per stage, at least; 0 = enough for a bounded 95% confidence interval of the "
-         "highest percentile in the SLOs (368 for p99)")
-        ("cooldown", po::value<std::string>()->default_value("2s"), "pause between stages")
-        ("abort-inflight", po::value<std::size_t>()->default_value(0),
-         "abort a stage (overloaded) when more requests are in flight; 0 = 10 x rate x max(1 s, low-load E2E)")
-        ("users-think-time", po::value<std::string>()->default_value("30s"),
-         "think time between one user's requests, for the users-served estimate");
-    return sweep;
-}
-
-int sweep_main(const std::vector<std::string>& args) {
-    auto cmd = parse_sweep_command(args);
-    if (cmd.help) {
-        std::cout << cmd.help_text;
-        return 0;
-    }
-    if (cmd.run.options.insecure)
-        std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
-    auto target = resolve_target(cmd.run);
-    cmd.options.base.url = target.url;
-    raise_fd_limit();
-    const auto result = run_sweep(cmd.options);
-    if (cmd.json) {
-        std::cout << pretty_json(result.report) << "\n";
-    } else {
-        std::cout << "\n" << sweep_markdown(result.report);
-        if (!cmd.options.out_dir.empty())
-            std::cout << "\nresults: " << cmd.options.out_dir << "/ (sweep.json, sweep.md, sweep.csv, stage-*/)\n"
-                      << "plots:   tools/plot-sweep " << cmd.options.out_dir << "/sweep.json\n";
-    }
-    return result.interrupted ? 130 : 0;
-}
-
 }  // namespace
 
-sweep_command parse_sweep_command(const std::vector<std::string>& args) {
-    po::options_description help("General", help_width, help_width / 2);
-    help.add_options()("help,h", "show this help");
-    po::options_description everything;
-    everything.add(help).add(sweep_option_group()).add(run_option_groups());
-    const auto vm = parse_with_scenario(args, everything, "sweep");
-    sweep_command cmd;
-    if (vm.count("help")) {
-        std::ostringstream os;
-        os << "Usage: openloop sweep [SCENARIO.ini] [options]\n\n"
-              "Finds the knee. Each stage is a complete open-loop run (warm-up, then a measured window long enough\n"
-              "for its p99 to have a bounded confidence interval) at one offered rate, with the same workload and\n"
-              "seed family. Reports the SLO knee (highest rate at which every SLO holds), the saturation knee\n"
-              "(where achieved throughput stops following the offered rate: achieved/offered < 0.95), and what\n"
-              "the knee means in requests in flight and users served. Writes sweep.json, sweep.md, sweep.csv and\n"
-              "one directory per stage; tools/plot-sweep turns sweep.json into PNG/SVG plots. A stage whose\n"
-              "requests fail beyond --max-error-rate is marked 'errors' with its error classes, never 'saturated':\n"
-              "failed requests were answered, and a server that fails is not a server at capacity.\n"
-              "With --concurrency 1,2,4,... it runs the closed-loop ladder instead.\n\n"
-           << everything;
-        cmd.help = true;
-        cmd.help_text = os.str();
-        return cmd;
-    }
-    fill_run_options(vm, cmd.run, true);
-    auto& o = cmd.options;
-    o.base = cmd.run.options;
-    try {
-        o.rates = parse_rates(vm["rates"].as<std::string>());
-        if (vm.count("slo")) o.slos = parse_slos(vm["slo"].as<std::vector<std::string>>());
-        o.precision = parse_precision(vm["precision"].as<std::string>());
-        if (vm.count("concurrency")) o.concurrency = parse_concurrency_list(vm["concurrency"].as<std::string>());
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(std::string("sweep: ") + e.what());
-    }
-    // Goodput counts the requests that meet every SLO: each latency SLO's limit
-    // becomes a per-request threshold unless --goodput set one for that metric.
-    for (const auto& slo : o.slos) {
-        double* threshold = slo.metric == "ttft"  ? &o.base.slo.ttft_ms
-                          : slo.metric == "tpot"  ? &o.base.slo.tpot_ms
-                          : slo.metric == "itl"   ? &o.base.slo.itl_ms
-                          : slo.metric == "e2e"   ? &o.base.slo.e2e_ms
-                                                  : nullptr;
-        if (threshold && (*threshold < 0 || slo.limit < *threshold)) *threshold = slo.limit;
-    }
-    o.start_rate = vm["start-rate"].as<double>();
-    o.factor = vm["factor"].as<double>();
-    o.max_rate = vm["max-rate"].as<double>();
-    if (!(o.start_rate > 0) || !(o.factor > 1) || !(o.max_rate > 0))
-        throw usage_error("sweep: --start-rate and --max-rate must be positive, --factor above 1");
-    o.max_stages = vm["max-stages"].as<std::size_t>();
-    o.stage_s = parse_duration_s(vm["stage-duration"].as<std::string>(), "--stage-duration");
-    if (vm.count("duration")) o.stage_s = parse_duration_s(vm["duration"].as<std::string>(), "--duration");
-    o.min_samples = vm["min-samples"].as<std::uint64_t>();
-    o.cooldown_s = parse_duration_s(vm["cooldown"].as<std::string>(), "--cooldown");
-    o.abort_inflight = vm["abort-inflight"].as<std::size_t>();
-    o.think_time_s = parse_duration_s(vm["users-think-time"].as<std::string>(), "--users-think-time");
-    // A sweep stage always warms up: its measured window must start in steady state.
-    o.warmup_s = vm["warmup"].defaulted() ? 5.0 : o.base.warmup_s;
-    if (o.stage_s <= 0) throw usage_error("sweep: --stage-duration must be positive");
-    if (!vm.count("out")) {
-        const std::time_t now = std::time(nullptr);
-        char stamp[32];
-        std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-        o.base.out_dir = std::string("results/sweep-") + stamp;
-    }
-    o.out_dir = o.base.out_dir;
-    cmd.json = cmd.run.json;
-    return cmd;
+void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
+    fill_target(vm, cmd);
+    fill_load(vm, cmd, for_sweep);
+    fill_workload(vm, cmd);
+    fill_limits(vm, cmd.options);
+    fill_results(vm, cmd);
 }
 
-run_command parse_run_command(const std::vector<std::string>& args) {
-    const auto all = run_option_groups();
-    po::options_description help("General", help_width, help_width / 2);
-    help.add_options()("help,h", "show this help");
-    po::options_description everything;
-    everything.add(help).add(all);
-    const auto vm = parse_with_scenario(args, everything, "run");
-    run_command cmd;
-    if (vm.count("help")) {
-        std::ostringstream os;
-        os << "Usage: openloop run [SCENARIO.ini] [options]\n\n"
-              "Sends requests on an open-loop arrival schedule (each at its intended time, whatever is in\n"
-              "flight), streams every response, and reports TTFT, TPOT, ITL, E2E latency, throughput and\n"
-              "goodput. Latency clocks start at the intended send time, so a slow server cannot hide its\n"
-              "queueing (no coordinated omission). A scenario file holds 'option = value' lines; the command\n"
-              "line wins. Exit status: 0 valid run, 3 invalid run (reason printed first), 4 more requests\n"
-              "failed than --max-error-rate allows, 130 interrupted, 2 bad usage, 1 other errors.\n\n"
-           << everything;
-        cmd.help = true;
-        cmd.help_text = os.str();
-        return cmd;
-    }
-    fill_run_options(vm, cmd);
-    return cmd;
-}
-
-int cli_main(int argc, char** argv) {
-    const std::string command = argc > 1 ? argv[1] : "help";
-    try {
-        if (command == "help" || command == "--help" || command == "-h") {
-            std::cout << top_usage;
-            return 0;
-        }
-        if (command == "--version") {
-            std::cout << "openloop " << OPENLOOP_VERSION << "\n";
-            return 0;
-        }
-        if (command == "run") return run_main(strings(argc, argv, 2));
-        if (command == "sweep") return sweep_main(strings(argc, argv, 2));
-        if (command == "sim") return sim_main(strings(argc, argv, 2));
-        std::cerr << "openloop: unknown command '" << command << "'\n\n" << top_usage;
-        return 2;
-    } catch (const usage_error& e) {
-        std::cerr << "openloop: " << e.what() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "openloop: error: " << e.what() << "\n";
-        return 1;
-    }
+po::options_description run_option_groups() {
+    po::options_description all;
+    all.add(target_options()).add(load_options()).add(workload_options()).add(limits_options()).add(results_options());
+    return all;
 }
 
 }  // namespace openloop

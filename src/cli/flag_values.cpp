@@ -1,9 +1,9 @@
-#include "openloop/cli/cli.hpp"
+#include "openloop/cli/flag_values.hpp"
+
+#include "openloop/cli/usage.hpp"
 
 #include <charconv>
 #include <cmath>
-
-// Flag values that are not plain numbers: durations and fractions.
 
 namespace openloop {
 

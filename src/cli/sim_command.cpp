@@ -1,4 +1,7 @@
-#include "openloop/cli/cli.hpp"
+#include "openloop/cli/sim_command.hpp"
+
+#include "openloop/cli/flag_values.hpp"
+#include "openloop/cli/usage.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
@@ -8,8 +11,6 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
-
-// `openloop sim`: its options and its main.
 
 namespace openloop {
 

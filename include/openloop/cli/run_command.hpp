@@ -1,0 +1,27 @@
+#pragma once
+// `openloop run [SCENARIO] [options]`: one benchmark run against a server.
+
+#include "openloop/run/runner.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace openloop {
+
+struct run_command {
+    run_options options;
+    std::string target = "sim:cpu-small";  // URL or sim:PRESET
+    std::vector<std::string> sim_args;     // passed to the simulator of a sim: target
+    std::uint64_t seed = 0;
+    bool json = false;
+    bool help = false;
+    std::string help_text;
+};
+// Parses `openloop run [SCENARIO] [options]`; flags on the command line win
+// over the scenario file. Throws usage_error naming the flag or file.
+run_command parse_run_command(const std::vector<std::string>& args);
+// Parses, runs and prints; returns the exit status.
+int run_main(const std::vector<std::string>& args);
+
+}  // namespace openloop

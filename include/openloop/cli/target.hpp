@@ -1,0 +1,21 @@
+#pragma once
+// Where `run` and `sweep` send their load: a URL as given, or for a
+// sim:PRESET target the simulator, started as a child for as long as needed.
+
+#include "openloop/cli/child_process.hpp"
+#include "openloop/cli/run_command.hpp"
+
+#include <optional>
+#include <string>
+
+namespace openloop {
+
+struct resolved_target {
+    std::optional<sim_child> sim;  // stops the simulator when it goes
+    std::string url;
+};
+
+// Throws usage_error for an unknown preset, std::runtime_error when the simulator does not start.
+resolved_target resolve_target(const run_command& cmd);
+
+}  // namespace openloop

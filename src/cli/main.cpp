@@ -1,0 +1,62 @@
+#include "openloop/cli/main.hpp"
+
+#include "openloop/cli/run_command.hpp"
+#include "openloop/cli/sim_command.hpp"
+#include "openloop/cli/sweep_command.hpp"
+#include "openloop/cli/usage.hpp"
+
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace openloop {
+
+namespace {
+
+constexpr const char* top_usage = R"(openloop - open-loop load generator for OpenAI-compatible LLM inference servers
+
+Usage: openloop <command> [options]
+
+Commands:
+  sweep    find the knee: open-loop stages at rising rates, SLO and saturation knees, capacity report
+  run      benchmark a server on an open-loop arrival schedule (or closed loop with --concurrency)
+  sim      run the built-in inference-engine simulator (an OpenAI-compatible server)
+  help     show this text; `openloop <command> --help` shows a command's options
+
+Options:
+  --version  print the version
+)";
+
+std::vector<std::string> strings(int argc, char** argv, int from) {
+    return std::vector<std::string>(argv + from, argv + argc);
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+    const std::string command = argc > 1 ? argv[1] : "help";
+    try {
+        if (command == "help" || command == "--help" || command == "-h") {
+            std::cout << top_usage;
+            return 0;
+        }
+        if (command == "--version") {
+            std::cout << "openloop " << OPENLOOP_VERSION << "\n";
+            return 0;
+        }
+        if (command == "run") return run_main(strings(argc, argv, 2));
+        if (command == "sweep") return sweep_main(strings(argc, argv, 2));
+        if (command == "sim") return sim_main(strings(argc, argv, 2));
+        std::cerr << "openloop: unknown command '" << command << "'\n\n" << top_usage;
+        return 2;
+    } catch (const usage_error& e) {
+        std::cerr << "openloop: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "openloop: error: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+}  // namespace openloop

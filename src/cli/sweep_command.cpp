@@ -1,0 +1,148 @@
+#include "openloop/cli/sweep_command.hpp"
+
+#include "openloop/cli/flag_values.hpp"
+#include "openloop/cli/option_groups.hpp"
+#include "openloop/cli/scenario.hpp"
+#include "openloop/cli/target.hpp"
+#include "openloop/cli/usage.hpp"
+#include "openloop/measure/resource_usage.hpp"
+#include "openloop/results/report.hpp"
+#include "openloop/results/slo.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <ctime>
+#include <iostream>
+#include <sstream>
+
+namespace openloop {
+
+namespace po = boost::program_options;
+
+namespace {
+
+po::options_description sweep_option_group() {
+    po::options_description sweep("Sweep", help_width, help_width / 2);
+    sweep.add_options()
+        ("rates", po::value<std::string>()->default_value("auto"),
+         "offered rates: a list (1,2,4,8), a geometric ladder (0.5:64:x2), an arithmetic one (1:10:+1), or auto: "
+         "start at --start-rate, multiply by --factor until an SLO breaks or throughput saturates, then bisect "
+         "to --precision")
+        ("slo", po::value<std::vector<std::string>>()->composing(),
+         "service-level objective METRIC_STAT=LIMIT, e.g. ttft_p99=1s, itl_p99=100ms, e2e_p95=10s, tpot_mean=50ms, "
+         "error_rate=0.1% (repeatable); goodput counts requests meeting all of them")
+        ("precision", po::value<std::string>()->default_value("5%"), "automatic sweep: stop bisecting at this gap")
+        ("start-rate", po::value<double>()->default_value(1.0), "automatic sweep: first rate, req/s")
+        ("factor", po::value<double>()->default_value(2.0), "automatic sweep: rate multiplier while stages are good")
+        ("max-rate", po::value<double>()->default_value(10000.0), "automatic sweep: never offer more, req/s")
+        ("max-stages", po::value<std::size_t>()->default_value(24), "stages at most")
+        ("stage-duration", po::value<std::string>()->default_value("30s"),
+         "measured window per stage, at least; a stage also runs until it has --min-samples requests")
+        ("min-samples", po::value<std::uint64_t>()->default_value(0),
+         "measured requests per stage, at least; 0 = enough for a bounded 95% confidence interval of the "
+         "highest percentile in the SLOs (368 for p99)")
+        ("cooldown", po::value<std::string>()->default_value("2s"), "pause between stages")
+        ("abort-inflight", po::value<std::size_t>()->default_value(0),
+         "abort a stage (overloaded) when more requests are in flight; 0 = 10 x rate x max(1 s, low-load E2E)")
+        ("users-think-time", po::value<std::string>()->default_value("30s"),
+         "think time between one user's requests, for the users-served estimate");
+    return sweep;
+}
+
+}  // namespace
+
+int sweep_main(const std::vector<std::string>& args) {
+    auto cmd = parse_sweep_command(args);
+    if (cmd.help) {
+        std::cout << cmd.help_text;
+        return 0;
+    }
+    if (cmd.run.options.insecure)
+        std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
+    auto target = resolve_target(cmd.run);
+    cmd.options.base.url = target.url;
+    raise_fd_limit();
+    const auto result = run_sweep(cmd.options);
+    if (cmd.json) {
+        std::cout << pretty_json(result.report) << "\n";
+    } else {
+        std::cout << "\n" << sweep_markdown(result.report);
+        if (!cmd.options.out_dir.empty())
+            std::cout << "\nresults: " << cmd.options.out_dir << "/ (sweep.json, sweep.md, sweep.csv, stage-*/)\n"
+                      << "plots:   tools/plot-sweep " << cmd.options.out_dir << "/sweep.json\n";
+    }
+    return result.interrupted ? 130 : 0;
+}
+
+sweep_command parse_sweep_command(const std::vector<std::string>& args) {
+    po::options_description help("General", help_width, help_width / 2);
+    help.add_options()("help,h", "show this help");
+    po::options_description everything;
+    everything.add(help).add(sweep_option_group()).add(run_option_groups());
+    const auto vm = parse_with_scenario(args, everything, "sweep");
+    sweep_command cmd;
+    if (vm.count("help")) {
+        std::ostringstream os;
+        os << "Usage: openloop sweep [SCENARIO.ini] [options]\n\n"
+              "Finds the knee. Each stage is a complete open-loop run (warm-up, then a measured window long enough\n"
+              "for its p99 to have a bounded confidence interval) at one offered rate, with the same workload and\n"
+              "seed family. Reports the SLO knee (highest rate at which every SLO holds), the saturation knee\n"
+              "(where achieved throughput stops following the offered rate: achieved/offered < 0.95), and what\n"
+              "the knee means in requests in flight and users served. Writes sweep.json, sweep.md, sweep.csv and\n"
+              "one directory per stage; tools/plot-sweep turns sweep.json into PNG/SVG plots. A stage whose\n"
+              "requests fail beyond --max-error-rate is marked 'errors' with its error classes, never 'saturated':\n"
+              "failed requests were answered, and a server that fails is not a server at capacity.\n"
+              "With --concurrency 1,2,4,... it runs the closed-loop ladder instead.\n\n"
+           << everything;
+        cmd.help = true;
+        cmd.help_text = os.str();
+        return cmd;
+    }
+    fill_run_options(vm, cmd.run, true);
+    auto& o = cmd.options;
+    o.base = cmd.run.options;
+    try {
+        o.rates = parse_rates(vm["rates"].as<std::string>());
+        if (vm.count("slo")) o.slos = parse_slos(vm["slo"].as<std::vector<std::string>>());
+        o.precision = parse_precision(vm["precision"].as<std::string>());
+        if (vm.count("concurrency")) o.concurrency = parse_concurrency_list(vm["concurrency"].as<std::string>());
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(std::string("sweep: ") + e.what());
+    }
+    // Goodput counts the requests that meet every SLO: each latency SLO's limit
+    // becomes a per-request threshold unless --goodput set one for that metric.
+    for (const auto& slo : o.slos) {
+        double* threshold = slo.metric == "ttft"  ? &o.base.slo.ttft_ms
+                          : slo.metric == "tpot"  ? &o.base.slo.tpot_ms
+                          : slo.metric == "itl"   ? &o.base.slo.itl_ms
+                          : slo.metric == "e2e"   ? &o.base.slo.e2e_ms
+                                                  : nullptr;
+        if (threshold && (*threshold < 0 || slo.limit < *threshold)) *threshold = slo.limit;
+    }
+    o.start_rate = vm["start-rate"].as<double>();
+    o.factor = vm["factor"].as<double>();
+    o.max_rate = vm["max-rate"].as<double>();
+    if (!(o.start_rate > 0) || !(o.factor > 1) || !(o.max_rate > 0))
+        throw usage_error("sweep: --start-rate and --max-rate must be positive, --factor above 1");
+    o.max_stages = vm["max-stages"].as<std::size_t>();
+    o.stage_s = parse_duration_s(vm["stage-duration"].as<std::string>(), "--stage-duration");
+    if (vm.count("duration")) o.stage_s = parse_duration_s(vm["duration"].as<std::string>(), "--duration");
+    o.min_samples = vm["min-samples"].as<std::uint64_t>();
+    o.cooldown_s = parse_duration_s(vm["cooldown"].as<std::string>(), "--cooldown");
+    o.abort_inflight = vm["abort-inflight"].as<std::size_t>();
+    o.think_time_s = parse_duration_s(vm["users-think-time"].as<std::string>(), "--users-think-time");
+    // A sweep stage always warms up: its measured window must start in steady state.
+    o.warmup_s = vm["warmup"].defaulted() ? 5.0 : o.base.warmup_s;
+    if (o.stage_s <= 0) throw usage_error("sweep: --stage-duration must be positive");
+    if (!vm.count("out")) {
+        const std::time_t now = std::time(nullptr);
+        char stamp[32];
+        std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+        o.base.out_dir = std::string("results/sweep-") + stamp;
+    }
+    o.out_dir = o.base.out_dir;
+    cmd.json = cmd.run.json;
+    return cmd;
+}
+
+}  // namespace openloop

@@ -1,0 +1,29 @@
+#include "openloop/cli/target.hpp"
+
+#include "openloop/cli/usage.hpp"
+#include "openloop/sim/engine.hpp"
+
+#include <vector>
+
+namespace openloop {
+
+resolved_target resolve_target(const run_command& cmd) {
+    resolved_target r;
+    if (cmd.target.rfind("sim:", 0) != 0) {
+        r.url = cmd.target;
+        return r;
+    }
+    const std::string preset = cmd.target.substr(4);
+    if (!find_preset(preset)) {
+        std::string names;
+        for (const auto& n : preset_names()) names += (names.empty() ? "" : ", ") + n;
+        throw usage_error("--target " + cmd.target + ": unknown simulator preset (choose one of: " + names + ")");
+    }
+    std::vector<std::string> args{"--preset", preset, "--seed", std::to_string(cmd.seed)};
+    args.insert(args.end(), cmd.sim_args.begin(), cmd.sim_args.end());
+    r.sim.emplace(start_sim(self_executable(), args));
+    r.url = r.sim->url;
+    return r;
+}
+
+}  // namespace openloop

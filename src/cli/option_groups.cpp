@@ -1,6 +1,6 @@
 #include "openloop/cli/option_groups.hpp"
 
-#include "openloop/cli/flag_values.hpp"
+#include "openloop/base/quantity.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/load/calibration.hpp"
 
@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,7 @@ namespace {
 
 std::chrono::milliseconds parse_ms(const po::variables_map& vm, const char* name) {
     return std::chrono::milliseconds(
-        static_cast<std::int64_t>(parse_duration_s(vm[name].as<std::string>(), std::string("--") + name) * 1000));
+        static_cast<std::int64_t>(parse_duration_ms(vm[name].as<std::string>(), std::string("--") + name)));
 }
 
 bool secret_header(std::string name) {
@@ -185,7 +186,8 @@ po::options_description results_options() {
          "the run fails (INVALID, exit 4) when more of its requests failed than this, e.g. 1%, 0.05 or 100%; "
          "requests openloop cancelled itself (grace or drain ran out) do not count")
         ("goodput", po::value<std::vector<std::string>>()->composing(),
-         "per-request SLO for goodput, METRIC=LIMIT with METRIC ttft, tpot, itl or e2e, e.g. ttft=500ms (repeatable)");
+         "per-request SLO for goodput, METRIC=LIMIT with METRIC ttft, tpot, itl or e2e and LIMIT a duration, e.g. "
+         "ttft=500ms; ttft=0.5 is 0.5 s, as everywhere (repeatable)");
 
     return results;
 }
@@ -234,21 +236,16 @@ void fill_load(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
     if (vm.count("num-requests")) o.num_requests = vm["num-requests"].as<std::uint64_t>();
     const std::string warm = vm["warmup"].as<std::string>();
     if (!warm.empty() && warm.find_first_not_of("0123456789") == std::string::npos) {
-        o.warmup_requests = std::stoull(warm);
+        o.warmup_requests = static_cast<std::uint64_t>(parse_integer(warm, "--warmup"));
     } else {
         o.warmup_s = parse_duration_s(warm, "--warmup");
     }
     o.max_inflight = vm["max-inflight"].as<std::size_t>();
     if (o.max_inflight < 1) throw usage_error("--max-inflight must be at least 1");
     if (vm.count("concurrency") && !for_sweep) {
-        const auto text = vm["concurrency"].as<std::string>();
-        std::size_t used = 0;
-        try {
-            o.concurrency = std::stoi(text, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != text.size() || o.concurrency < 1) throw usage_error("--concurrency must be a whole number >= 1");
+        const auto n = parse_integer(vm["concurrency"].as<std::string>(), "--concurrency");
+        if (n < 1 || n > std::numeric_limits<int>::max()) throw usage_error("--concurrency must be a whole number >= 1");
+        o.concurrency = static_cast<int>(n);
     }
 }
 
@@ -308,13 +305,13 @@ void fill_results(const po::variables_map& vm, run_command& cmd) {
     else if (progress == "on") o.progress = true;
     else if (progress == "off") o.progress = false;
     else throw usage_error("--progress must be auto, on or off");
-    o.lag_bound_ms = parse_duration_s(vm["lag-bound"].as<std::string>(), "--lag-bound") * 1000;
+    o.lag_bound_ms = parse_duration_ms(vm["lag-bound"].as<std::string>(), "--lag-bound");
     if (vm.count("goodput")) {
         for (const auto& item : vm["goodput"].as<std::vector<std::string>>()) {
             const auto eq = item.find('=');
             if (eq == std::string::npos) throw usage_error("--goodput takes METRIC=LIMIT, e.g. ttft=500ms");
             const std::string metric = item.substr(0, eq);
-            const double ms = parse_duration_s(item.substr(eq + 1), "--goodput " + metric) * 1000;
+            const double ms = parse_duration_ms(item.substr(eq + 1), "--goodput " + metric);
             if (metric == "ttft") o.slo.ttft_ms = ms;
             else if (metric == "tpot") o.slo.tpot_ms = ms;
             else if (metric == "itl") o.slo.itl_ms = ms;
@@ -328,11 +325,15 @@ void fill_results(const po::variables_map& vm, run_command& cmd) {
 }  // namespace
 
 void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
-    fill_target(vm, cmd);
-    fill_load(vm, cmd, for_sweep);
-    fill_workload(vm, cmd);
-    fill_limits(vm, cmd.options);
-    fill_results(vm, cmd);
+    try {
+        fill_target(vm, cmd);
+        fill_load(vm, cmd, for_sweep);
+        fill_workload(vm, cmd);
+        fill_limits(vm, cmd.options);
+        fill_results(vm, cmd);
+    } catch (const quantity_error& e) {
+        throw usage_error(e.what());
+    }
 }
 
 po::options_description run_option_groups() {

@@ -58,7 +58,7 @@ run_command parse_run_command(const std::vector<std::string>& args) {
               "queueing (no coordinated omission). A scenario file holds 'option = value' lines; the command\n"
               "line wins. Exit status: 0 valid run, 3 invalid run (reason printed first), 4 more requests\n"
               "failed than --max-error-rate allows, 130 interrupted, 2 bad usage, 1 other errors.\n\n"
-           << everything;
+           << value_syntax_help << everything;
         cmd.help = true;
         cmd.help_text = os.str();
         return cmd;

@@ -1,6 +1,6 @@
 #include "openloop/cli/sim_command.hpp"
 
-#include "openloop/cli/flag_values.hpp"
+#include "openloop/base/quantity.hpp"
 #include "openloop/cli/usage.hpp"
 
 #include <boost/json.hpp>
@@ -31,8 +31,11 @@ void override_if(const po::variables_map& vm, const char* name, T& field) {
 }
 
 std::chrono::milliseconds ms_flag(const po::variables_map& vm, const char* name) {
-    return std::chrono::milliseconds(
-        std::llround(parse_duration_s(vm[name].as<std::string>(), std::string("--") + name) * 1000));
+    try {
+        return std::chrono::milliseconds(std::llround(parse_duration_ms(vm[name].as<std::string>(), std::string("--") + name)));
+    } catch (const quantity_error& e) {
+        throw usage_error(std::string("sim: ") + e.what());
+    }
 }
 
 }  // namespace

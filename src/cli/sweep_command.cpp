@@ -1,6 +1,6 @@
 #include "openloop/cli/sweep_command.hpp"
 
-#include "openloop/cli/flag_values.hpp"
+#include "openloop/base/quantity.hpp"
 #include "openloop/cli/option_groups.hpp"
 #include "openloop/cli/scenario.hpp"
 #include "openloop/cli/target.hpp"
@@ -30,7 +30,8 @@ po::options_description sweep_option_group() {
          "to --precision")
         ("slo", po::value<std::vector<std::string>>()->composing(),
          "service-level objective METRIC_STAT=LIMIT, e.g. ttft_p99=1s, itl_p99=100ms, e2e_p95=10s, tpot_mean=50ms, "
-         "error_rate=0.1% (repeatable); goodput counts requests meeting all of them")
+         "error_rate=0.1% (repeatable); LIMIT a duration (a bare number is seconds) or, for error_rate, a fraction; "
+         "goodput counts requests meeting all of them")
         ("precision", po::value<std::string>()->default_value("5%"), "automatic sweep: stop bisecting at this gap")
         ("start-rate", po::value<double>()->default_value(1.0), "automatic sweep: first rate, req/s")
         ("factor", po::value<double>()->default_value(2.0), "automatic sweep: rate multiplier while stages are good")
@@ -93,7 +94,7 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
               "requests fail beyond --max-error-rate is marked 'errors' with its error classes, never 'saturated':\n"
               "failed requests were answered, and a server that fails is not a server at capacity.\n"
               "With --concurrency 1,2,4,... it runs the closed-loop ladder instead.\n\n"
-           << everything;
+           << value_syntax_help << everything;
         cmd.help = true;
         cmd.help_text = os.str();
         return cmd;
@@ -106,6 +107,10 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
         if (vm.count("slo")) o.slos = parse_slos(vm["slo"].as<std::vector<std::string>>());
         o.precision = parse_precision(vm["precision"].as<std::string>());
         if (vm.count("concurrency")) o.concurrency = parse_concurrency_list(vm["concurrency"].as<std::string>());
+        o.stage_s = parse_duration_s(vm["stage-duration"].as<std::string>(), "--stage-duration");
+        if (vm.count("duration")) o.stage_s = parse_duration_s(vm["duration"].as<std::string>(), "--duration");
+        o.cooldown_s = parse_duration_s(vm["cooldown"].as<std::string>(), "--cooldown");
+        o.think_time_s = parse_duration_s(vm["users-think-time"].as<std::string>(), "--users-think-time");
     } catch (const std::invalid_argument& e) {
         throw usage_error(std::string("sweep: ") + e.what());
     }
@@ -125,12 +130,8 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
     if (!(o.start_rate > 0) || !(o.factor > 1) || !(o.max_rate > 0))
         throw usage_error("sweep: --start-rate and --max-rate must be positive, --factor above 1");
     o.max_stages = vm["max-stages"].as<std::size_t>();
-    o.stage_s = parse_duration_s(vm["stage-duration"].as<std::string>(), "--stage-duration");
-    if (vm.count("duration")) o.stage_s = parse_duration_s(vm["duration"].as<std::string>(), "--duration");
     o.min_samples = vm["min-samples"].as<std::uint64_t>();
-    o.cooldown_s = parse_duration_s(vm["cooldown"].as<std::string>(), "--cooldown");
     o.abort_inflight = vm["abort-inflight"].as<std::size_t>();
-    o.think_time_s = parse_duration_s(vm["users-think-time"].as<std::string>(), "--users-think-time");
     // A sweep stage always warms up: its measured window must start in steady state.
     o.warmup_s = vm["warmup"].defaulted() ? 5.0 : o.base.warmup_s;
     if (o.stage_s <= 0) throw usage_error("sweep: --stage-duration must be positive");

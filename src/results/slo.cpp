@@ -1,12 +1,13 @@
 #include "openloop/results/slo.hpp"
 
+#include "openloop/base/quantity.hpp"
+
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <stdexcept>
-#include <system_error>
 #include <utility>
 
 namespace openloop {
@@ -15,8 +16,8 @@ namespace {
 
 constexpr std::string_view slo_syntax =
     "expected <metric>_<stat>=<duration> (metric: ttft, tpot, itl, icl, e2e, lag; stat: p50, p90, p95, p99, "
-    "p99.9, mean, max; duration with unit us, ms, s or m, e.g. ttft_p99=1s) or error_rate=<percent or fraction> "
-    "(e.g. error_rate=0.1%)";
+    "p99.9, mean, max; duration with unit us, ms, s, m or h, a bare number being seconds, e.g. ttft_p99=1s) or "
+    "error_rate=<percent or fraction> (e.g. error_rate=0.1%)";
 
 // Our metric name → the family name in summary.json.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 7> metrics = {{
@@ -75,44 +76,9 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
     }
 }
 
-// The leading decimal number of s (no sign, no inf/nan) and the rest after it.
-std::optional<std::pair<double, std::string_view>> leading_number(std::string_view s) {
-    if (s.empty() || !((s[0] >= '0' && s[0] <= '9') || s[0] == '.')) {
-        return std::nullopt;
-    }
-    double value = 0;
-    const auto res = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (res.ec != std::errc{} || !std::isfinite(value)) {
-        return std::nullopt;
-    }
-    return std::pair{value, trim(s.substr(static_cast<std::size_t>(res.ptr - s.data())))};
-}
-
-std::optional<double> whole_number(std::string_view s) {
-    const auto n = leading_number(s);
-    if (!n || !n->second.empty()) {
-        return std::nullopt;
-    }
-    return n->first;
-}
-
 [[noreturn]] void bad_slo(std::string_view spec, std::string_view why) {
     throw std::invalid_argument("bad --slo '" + std::string(spec) + "': " + std::string(why) + "; " +
                                 std::string(slo_syntax));
-}
-
-double parse_fraction_or_percent(std::string_view text) {
-    const auto n = leading_number(text);
-    if (!n) {
-        throw std::invalid_argument("not a number");
-    }
-    if (n->second == "%") {
-        return n->first / 100.0;
-    }
-    if (!n->second.empty()) {
-        throw std::invalid_argument("unexpected '" + std::string(n->second) + "' after the number");
-    }
-    return n->first;
 }
 
 constexpr std::string_view rates_syntax =
@@ -133,8 +99,8 @@ std::vector<double> ladder(std::string_view spec, std::string_view text) {
     if (parts.size() != 3) {
         bad_rates(spec, "a ladder has three fields");
     }
-    const auto start = whole_number(parts[0]);
-    const auto end = whole_number(parts[1]);
+    const auto start = as_number(parts[0]);
+    const auto end = as_number(parts[1]);
     if (!start || !end || *start <= 0) {
         bad_rates(spec, "start and end must be positive numbers");
     }
@@ -146,7 +112,7 @@ std::vector<double> ladder(std::string_view spec, std::string_view text) {
     if (step_text.empty() || !(geometric || step_text[0] == '+')) {
         bad_rates(spec, "the step must be x<factor> or +<increment>");
     }
-    const auto step = whole_number(step_text.substr(1));
+    const auto step = as_number(step_text.substr(1));
     if (!step || (geometric ? *step <= 1 : *step <= 0)) {
         bad_rates(spec, geometric ? "the factor must be a number above 1" : "the increment must be a positive number");
     }
@@ -184,12 +150,9 @@ slo parse_slo(std::string_view spec) {
     if (name == "error_rate") {
         s.metric = "error_rate";
         try {
-            s.limit = parse_fraction_or_percent(value);
-        } catch (const std::invalid_argument& e) {
-            bad_slo(spec, std::string("error rate: ") + e.what());
-        }
-        if (s.limit < 0 || s.limit > 1) {
-            bad_slo(spec, "an error rate must lie in 0 … 100 %");
+            s.limit = parse_fraction(value, "error rate");
+        } catch (const quantity_error& e) {
+            bad_slo(spec, e.what());
         }
         return s;
     }
@@ -207,24 +170,12 @@ slo parse_slo(std::string_view spec) {
     }
     s.metric = metric == "e2el" ? "e2e" : std::string(metric);
     s.stat = std::string(*stat);
-    const auto n = leading_number(value);
-    if (!n) {
-        bad_slo(spec, "the limit is not a number");
+    // The limit reads as every duration does, so ttft_p99=0.5 is the same 500 ms as --goodput ttft=0.5.
+    try {
+        s.limit = parse_duration_ms(value, "limit");
+    } catch (const quantity_error& e) {
+        bad_slo(spec, e.what());
     }
-    const auto unit = n->second;
-    double ms_per_unit = 0;
-    if (unit == "us" || unit == "\xC2\xB5s") {
-        ms_per_unit = 1e-3;
-    } else if (unit == "ms") {
-        ms_per_unit = 1;
-    } else if (unit == "s") {
-        ms_per_unit = 1e3;
-    } else if (unit == "m") {
-        ms_per_unit = 60e3;
-    } else {
-        bad_slo(spec, unit.empty() ? "the duration needs a unit" : "unknown unit '" + std::string(unit) + "'");
-    }
-    s.limit = n->first * ms_per_unit;
     if (!(s.limit > 0)) {
         bad_slo(spec, "a latency limit must be positive");
     }
@@ -296,7 +247,7 @@ rate_list parse_rates(std::string_view spec) {
         return out;
     }
     for (const auto part : split(text, ',')) {
-        const auto r = whole_number(part);
+        const auto r = as_number(part);
         if (!r || *r <= 0) {
             bad_rates(spec, "'" + std::string(part) + "' is not a positive number");
         }
@@ -309,16 +260,16 @@ rate_list parse_rates(std::string_view spec) {
 }
 
 double parse_precision(std::string_view spec) {
+    constexpr std::string_view expected = "expected a percentage (5%) or a fraction (0.05) above 0 and below 1";
     double p = 0;
     try {
-        p = parse_fraction_or_percent(trim(spec));
-    } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument("bad --precision '" + std::string(spec) + "': " + e.what() +
-                                    "; expected a percentage (5%) or a fraction (0.05) above 0 and below 1");
+        p = parse_fraction(spec, "");
+    } catch (const quantity_error& e) {
+        throw std::invalid_argument("bad --precision '" + std::string(spec) + "': " + e.what() + "; " +
+                                    std::string(expected));
     }
     if (!(p > 0 && p < 1)) {
-        throw std::invalid_argument("bad --precision '" + std::string(spec) +
-                                    "': expected a percentage (5%) or a fraction (0.05) above 0 and below 1");
+        throw std::invalid_argument("bad --precision '" + std::string(spec) + "': " + std::string(expected));
     }
     return p;
 }
@@ -326,13 +277,12 @@ double parse_precision(std::string_view spec) {
 std::vector<int> parse_concurrency_list(std::string_view spec) {
     std::vector<int> out;
     for (const auto part : split(trim(spec), ',')) {
-        int n = 0;
-        const auto res = std::from_chars(part.data(), part.data() + part.size(), n);
-        const bool whole = res.ec == std::errc{} && res.ptr == part.data() + part.size() && !part.empty();
-        if (!whole || n <= 0) {
+        const auto whole = as_integer(part);
+        if (!whole || *whole <= 0 || *whole > std::numeric_limits<int>::max()) {
             throw std::invalid_argument("bad --concurrency '" + std::string(spec) + "': '" + std::string(part) +
                                         "' is not a positive integer; expected an ascending list such as 1,2,4,8");
         }
+        const int n = static_cast<int>(*whole);
         if (!out.empty() && n <= out.back()) {
             throw std::invalid_argument("bad --concurrency '" + std::string(spec) +
                                         "': values must be strictly ascending, e.g. 1,2,4,8");

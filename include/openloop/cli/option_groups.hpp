@@ -9,6 +9,13 @@
 
 namespace openloop {
 
+// How values are written (base/quantity.hpp), for the --help of run and sweep.
+inline constexpr const char* value_syntax_help =
+    "Durations (--duration, --warmup, timeouts, --lag-bound, --goodput and --slo limits)\n"
+    "are a number with unit us, ms, s, m or h: 250ms, 1.5s, 2m. A bare number is seconds everywhere, so\n"
+    "--goodput ttft=0.5 and --slo ttft_p99=0.5 both mean 500 ms. Fractions (--max-error-rate, --precision,\n"
+    "--slo error_rate) are 0.01 or 1%.\n\n";
+
 boost::program_options::options_description run_option_groups();
 
 // cmd := what vm says. With for_sweep, --concurrency is the sweep's list and

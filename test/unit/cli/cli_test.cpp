@@ -3,7 +3,6 @@
 
 #include "openloop/cli/run_command.hpp"
 #include "openloop/cli/sim_command.hpp"
-#include "openloop/cli/flag_values.hpp"
 #include "openloop/cli/sweep_command.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/wire/client.hpp"
@@ -29,23 +28,52 @@ struct scenario_file {
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(durations) {
-    BOOST_TEST(parse_duration_s("250ms", "--x") == 0.25);
-    BOOST_TEST(parse_duration_s("10s", "--x") == 10.0);
-    BOOST_TEST(parse_duration_s("2m", "--x") == 120.0);
-    BOOST_TEST(parse_duration_s("1h", "--x") == 3600.0);
-    BOOST_TEST(parse_duration_s("1.5", "--x") == 1.5);
-    BOOST_TEST(parse_duration_s("0", "--x") == 0.0);
-    BOOST_CHECK_THROW(parse_duration_s("", "--x"), usage_error);
-    BOOST_CHECK_THROW(parse_duration_s("10 s", "--x"), usage_error);
-    BOOST_CHECK_THROW(parse_duration_s("-1s", "--x"), usage_error);
-    BOOST_CHECK_THROW(parse_duration_s("5days", "--x"), usage_error);
-    try {
-        parse_duration_s("soon", "--duration");
-        BOOST_FAIL("no error");
-    } catch (const usage_error& e) {
-        BOOST_TEST(std::string(e.what()).find("--duration") != std::string::npos);
+// Flags read values through base/quantity: the same spelling means the same
+// wherever it is written, and a bad one is a usage error naming the flag.
+BOOST_AUTO_TEST_CASE(flag_values_read_alike) {
+    const auto run = parse_run_command({"--out", "-", "--duration", "2m", "--connect-timeout", "250ms", "--grace", "1.5",
+                                        "--lag-bound", "500us", "--keep-alive-idle", "3 s"});
+    BOOST_TEST(run.options.duration_s == 120.0);
+    BOOST_TEST(run.options.connect_timeout.count() == 250);
+    BOOST_TEST(run.options.grace_s == 1.5);  // a bare number is seconds
+    BOOST_TEST(run.options.lag_bound_ms == 0.5);
+    BOOST_TEST(run.options.keep_alive_idle.count() == 3000);
+    BOOST_TEST(parse_run_command({"--max-error-rate", "0.5 %"}).options.max_error_rate == 0.005);
+
+    for (const std::vector<std::string>& bad : {std::vector<std::string>{"--duration", "soon"},
+                                               {"--timeout", "-1s"},
+                                               {"--lag-bound", "5days"},
+                                               {"--warmup", "99999999999999999999"},
+                                               {"--concurrency", "two"},
+                                               {"--goodput", "ttft=fast"}}) {
+        BOOST_TEST_CONTEXT(bad[0] << " " << bad[1]) {
+            try {
+                parse_run_command(bad);
+                BOOST_FAIL("no error");
+            } catch (const usage_error& e) {
+                const std::string message = e.what();
+                BOOST_TEST(message.find(bad[0]) != std::string::npos, message);
+                BOOST_TEST(message.find(bad[1].substr(bad[1].find('=') + 1)) != std::string::npos, message);
+            }
+        }
     }
+    BOOST_CHECK_THROW(parse_sweep_command({"--cooldown", "later"}), usage_error);
+    BOOST_CHECK_THROW(parse_sim_command({"--keep-alive-timeout", "never"}), usage_error);
+}
+
+// --goodput has always taken a bare number as seconds; --slo now reads it the same way.
+BOOST_AUTO_TEST_CASE(goodput_and_slo_limits_mean_the_same) {
+    const auto run = parse_run_command({"--goodput", "ttft=0.5", "--out", "-"});
+    const auto sweep = parse_sweep_command({"--slo", "ttft_p99=0.5", "--out", "-"});
+    BOOST_TEST(run.options.slo.ttft_ms == 500.0);
+    BOOST_TEST(sweep.options.slos.at(0).limit == 500.0);
+    BOOST_TEST(sweep.options.base.slo.ttft_ms == run.options.slo.ttft_ms);
+    for (const std::string limit : {"500ms", "0.5s", "500000us"}) {
+        BOOST_TEST(parse_run_command({"--goodput", "ttft=" + limit}).options.slo.ttft_ms == 500.0);
+        BOOST_TEST(parse_sweep_command({"--slo", "ttft_p99=" + limit}).options.slos.at(0).limit == 500.0);
+    }
+    BOOST_TEST(parse_run_command({"--help"}).help_text.find("A bare number is seconds everywhere") != std::string::npos);
+    BOOST_TEST(parse_sweep_command({"--help"}).help_text.find("A bare number is seconds everywhere") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(run_defaults_bound_the_run) {

@@ -103,8 +103,9 @@ po::options_description load_options() {
         ("arrival", po::value<std::string>()->default_value("poisson"), "inter-arrival distribution: constant, poisson or gamma")
         ("rate", po::value<double>()->default_value(1.0), "offered request rate, requests/s (open loop)")
         ("burstiness", po::value<double>()->default_value(1.0), "gamma shape: 1 = Poisson, < 1 burstier, > 1 smoother (CV^2 = 1/B)")
-        ("rate-profile", po::value<std::string>(), "stepped/ramped rates instead of --rate: 'RATE:SECONDS' steps and "
-                                                   "'FROM-TO:SECONDS' ramps, e.g. 2:60,2-8:120")
+        ("rate-profile", po::value<std::string>(), "stepped/ramped rates instead of --rate: 'RATE:DURATION' steps and "
+                                                   "'FROM-TO:DURATION' ramps (a bare number is seconds; inf: for ever), "
+                                                   "e.g. 2:60,2-8:2m")
         ("seed", po::value<std::uint64_t>()->default_value(0), "seed for arrivals, prompts and lengths")
         ("duration", po::value<std::string>(), "measured window (after warm-up), e.g. 60s, 10m; default 60s when "
                                                "neither --duration nor --num-requests is given")
@@ -222,10 +223,16 @@ void fill_load(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
     cmd.seed = vm["seed"].as<std::uint64_t>();
     try {
         o.arrival.kind = parse_arrival_kind(vm["arrival"].as<std::string>());
-        if (vm.count("rate-profile")) o.arrival.profile = parse_rate_profile(vm["rate-profile"].as<std::string>());
         if (vm.count("shard")) o.arrival.shard = parse_shard(vm["shard"].as<std::string>());
     } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
+    }
+    if (vm.count("rate-profile")) {
+        try {
+            o.arrival.profile = parse_rate_profile(vm["rate-profile"].as<std::string>());
+        } catch (const std::invalid_argument& e) {
+            throw usage_error(std::string("--rate-profile: ") + e.what());
+        }
     }
     o.arrival.rate = vm["rate"].as<double>();
     o.arrival.burstiness = vm["burstiness"].as<double>();

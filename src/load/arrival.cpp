@@ -1,8 +1,11 @@
 #include "openloop/load/arrival.hpp"
 
+#include "openloop/base/quantity.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -20,16 +23,6 @@ void check_shard(const shard_spec& shard, std::string_view who) {
         invalid(std::string(who) + ": shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) +
                 " is not i/N with 0 <= i < N");
     }
-}
-
-bool parse_number(std::string_view text, double& out) {
-    if (text == "inf") {
-        out = std::numeric_limits<double>::infinity();
-        return true;
-    }
-    const auto* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, out);
-    return ec == std::errc() && ptr == end && std::isfinite(out);
 }
 
 bool parse_int(std::string_view text, int& out) {
@@ -108,15 +101,31 @@ std::vector<rate_segment> parse_rate_profile(std::string_view text) {
             }
         }
         rate_segment s;
-        if (!parse_number(rates.substr(0, dash), s.rate) || s.rate < 0) {
+        const auto rate = as_number(rates.substr(0, dash));
+        if (!rate || *rate < 0) {
             bad("rate must be a finite number >= 0");
         }
-        s.end_rate = s.rate;
-        if (dash != std::string_view::npos && (!parse_number(rates.substr(dash + 1), s.end_rate) || s.end_rate < 0)) {
-            bad("ramp end rate must be a finite number >= 0");
+        s.rate = s.end_rate = *rate;
+        if (dash != std::string_view::npos) {
+            const auto end_rate = as_number(rates.substr(dash + 1));
+            if (!end_rate || *end_rate < 0) {
+                bad("ramp end rate must be a finite number >= 0");
+            }
+            s.end_rate = *end_rate;
         }
-        if (!parse_number(part.substr(colon + 1), s.duration_s) || !(s.duration_s > 0)) {
-            bad("seconds must be a number > 0 or inf");
+        // A duration as every flag takes one (a bare number is seconds), or inf.
+        const auto duration = part.substr(colon + 1);
+        if (duration == "inf") {
+            s.duration_s = std::numeric_limits<double>::infinity();
+        } else {
+            try {
+                s.duration_s = parse_duration_s(duration, "");
+            } catch (const quantity_error& e) {
+                bad(std::string("duration: ") + e.what());
+            }
+            if (!(s.duration_s > 0)) {
+                bad("duration must be > 0 or inf");
+            }
         }
         profile.push_back(s);
         if (comma == std::string_view::npos) {

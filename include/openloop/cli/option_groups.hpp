@@ -11,7 +11,7 @@ namespace openloop {
 
 // How values are written (base/quantity.hpp), for the --help of run and sweep.
 inline constexpr const char* value_syntax_help =
-    "Durations (--duration, --warmup, timeouts, --lag-bound, --goodput and --slo limits)\n"
+    "Durations (--duration, --warmup, timeouts, --lag-bound, --goodput and --slo limits, --rate-profile steps)\n"
     "are a number with unit us, ms, s, m or h: 250ms, 1.5s, 2m. A bare number is seconds everywhere, so\n"
     "--goodput ttft=0.5 and --slo ttft_p99=0.5 both mean 500 ms. Fractions (--max-error-rate, --precision,\n"
     "--slo error_rate) are 0.01 or 1%.\n\n";

@@ -46,9 +46,10 @@ struct rate_segment {
     friend bool operator==(const rate_segment&, const rate_segment&) = default;
 };
 
-// Comma-separated "RATE:SECONDS" steps and "FROM-TO:SECONDS" ramps, e.g.
-// "10:60,10-50:120,50:inf"; SECONDS may be "inf" for the last segment.
-// Throws std::invalid_argument naming the bad item.
+// Comma-separated "RATE:DURATION" steps and "FROM-TO:DURATION" ramps, e.g.
+// "10:60,10-50:2m,50:inf"; DURATION is read as every duration is
+// (base/quantity.hpp: a bare number is seconds) and may be "inf" for the last
+// segment. Throws std::invalid_argument naming the bad item.
 std::vector<rate_segment> parse_rate_profile(std::string_view text);
 
 // Process index of count (0 <= index < count).

@@ -39,6 +39,7 @@ BOOST_AUTO_TEST_CASE(flag_values_read_alike) {
     BOOST_TEST(run.options.lag_bound_ms == 0.5);
     BOOST_TEST(run.options.keep_alive_idle.count() == 3000);
     BOOST_TEST(parse_run_command({"--max-error-rate", "0.5 %"}).options.max_error_rate == 0.005);
+    BOOST_TEST(parse_run_command({"--rate-profile", "2:1m,2-4:30"}).options.arrival.profile.at(0).duration_s == 60.0);
 
     for (const std::vector<std::string>& bad : {std::vector<std::string>{"--duration", "soon"},
                                                {"--timeout", "-1s"},

@@ -256,7 +256,9 @@ BOOST_AUTO_TEST_CASE(parse_profiles) {
     const auto p = parse_rate_profile("10:60,10-50:120,1e-3-2.5e1:1.5,50:inf");
     const std::vector<rate_segment> expected = {{60, 10, 10}, {120, 10, 50}, {1.5, 1e-3, 25}, {INFINITY, 50, 50}};
     BOOST_TEST((p == expected));
-    for (const char* bad : {"", "10", "x:5", "10:0", "10:-1", "-5:10", "10-:5", "10:5,", "10:nan"}) {
+    const std::vector<rate_segment> units = {{120, 2, 2}, {0.5, 2, 8}, {3600, 8, 8}};
+    BOOST_TEST((parse_rate_profile("2:2m,2-8:500ms,8:1h") == units));
+    for (const char* bad : {"", "10", "x:5", "10:0", "10:-1", "-5:10", "10-:5", "10:5,", "10:nan", "inf:5", "10:5days"}) {
         BOOST_TEST_CONTEXT(bad) {
             BOOST_CHECK_THROW(parse_rate_profile(bad), std::invalid_argument);
         }

@@ -1,5 +1,7 @@
 #include "openloop/load/workload.hpp"
 
+#include "openloop/base/quantity.hpp"
+
 #include "openloop/load/tokens.hpp"
 #include "openloop/load/trace.hpp"
 
@@ -54,12 +56,6 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
         if (at == std::string_view::npos) return out;
         s.remove_prefix(at + 1);
     }
-}
-
-template <class T>
-bool parse_number(std::string_view s, T& out) {
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return !s.empty() && ec == std::errc{} && ptr == s.data() + s.size();
 }
 
 std::string format_number(double v) {
@@ -196,14 +192,15 @@ length_dist length_dist::parse(std::string_view spec, std::string_view what) {
         return std::invalid_argument(message);
     };
     auto count = [&](std::string_view s, std::string_view name) {
-        int v = 0;
-        if (!parse_number(s, v) || v < 1) throw fail(std::string(name) + " must be an integer >= 1");
-        return v;
+        const auto v = as_integer(s);
+        if (!v || *v < 1 || *v > std::numeric_limits<int>::max())
+            throw fail(std::string(name) + " must be an integer >= 1");
+        return static_cast<int>(*v);
     };
     auto real = [&](std::string_view s, std::string_view name) {
-        double v = 0;
-        if (!parse_number(s, v) || !std::isfinite(v)) throw fail(std::string(name) + " must be a number");
-        return v;
+        const auto v = as_number(s);
+        if (!v) throw fail(std::string(name) + " must be a number");
+        return *v;
     };
 
     const std::vector<std::string_view> parts = split(spec, ':');

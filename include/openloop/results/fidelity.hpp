@@ -4,7 +4,7 @@
 // max_tokens against the output tokens received, in summary.json and the
 // table, so a number measured on a different workload does not pass unseen.
 
-#include "openloop/measure/reporter.hpp"
+#include "openloop/measure/run_stats.hpp"
 
 #include <boost/json/object.hpp>
 

@@ -4,7 +4,8 @@
 // table printed at the end. The table is built from the summary JSON alone so
 // a stored summary.json can be printed again later.
 
-#include "openloop/measure/reporter.hpp"
+#include "openloop/measure/json_text.hpp"
+#include "openloop/measure/run_stats.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -54,15 +55,5 @@ boost::json::object make_summary(const run_stats& stats, const run_context& cont
 // The end-of-run table: first line `VALID` or `INVALID: <first reason>`.
 // Missing keys print as "-", so older or hand-edited summaries still print.
 std::string format_table(const boost::json::object& summary);
-
-// Pretty-printed JSON (two-space indent) written atomically (a temporary file
-// renamed over path); throws std::runtime_error naming the path on failure.
-void write_json_file(const std::string& path, const boost::json::value& value);
-
-// The pretty-printed text write_json_file writes, ending with a newline.
-// Numbers are plain (15.0, 0.25), not Boost.JSON 1.81's 1.5E1.
-std::string pretty_json(const boost::json::value& value);
-// The same on one line, no newline: a JSONL record.
-std::string compact_json(const boost::json::value& value);
 
 }  // namespace openloop

@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE report
 #include <boost/test/unit_test.hpp>
 
+#include "openloop/measure/reporter.hpp"
 #include "openloop/results/report.hpp"
 
 #include <boost/json/parse.hpp>

@@ -4,7 +4,9 @@
 
 #include "openloop/measure/resource_usage.hpp"
 #include "openloop/cli/child_process.hpp"
-#include "openloop/results/report.hpp"
+#include "openloop/measure/json_text.hpp"
+#include "openloop/results/summary_json.hpp"
+#include "openloop/results/table.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
@@ -396,15 +398,15 @@ int run_main(const std::vector<std::string>& args) {
     raise_fd_limit();
     const auto outcome = run_load(cmd.options);
     if (cmd.json) {
-        std::cout << boost::json::serialize(outcome.summary) << "\n";
+        std::cout << boost::json::serialize(summary_json(outcome.result)) << "\n";
     } else {
-        std::cout << format_table(outcome.summary);
+        std::cout << format_table(outcome.result);
         if (!cmd.options.out_dir.empty())
             std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, timeseries.csv)\n";
     }
     if (outcome.interrupted) return 130;
-    if (outcome.too_many_errors) return 4;
-    return outcome.judgement.valid ? 0 : 3;
+    if (outcome.result.validity.too_many_errors) return 4;
+    return outcome.result.validity.valid ? 0 : 3;
 }
 
 po::options_description sweep_option_group() {

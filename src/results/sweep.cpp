@@ -3,7 +3,8 @@
 #include "openloop/results/sweep_row.hpp"
 
 #include "openloop/results/knee.hpp"
-#include "openloop/results/report.hpp"
+#include "openloop/measure/json_text.hpp"
+#include "openloop/results/summary_json.hpp"
 
 #include <boost/json.hpp>
 
@@ -78,8 +79,8 @@ std::uint64_t samples_for_percentile(double pct) {
 
 json::object stage_row(std::size_t index, double offered_rate, int concurrency, const run_outcome& outcome,
                        const std::vector<slo>& slos, double follow_ratio, bool& good, double base_e2e_ms) {
-    const auto& s = outcome.summary;
-    const auto& st = outcome.stats;
+    const auto s = summary_json(outcome.result);
+    const auto& st = outcome.result.stats;
     json::object row;
     row["index"] = index;
     row["offered_rate"] = concurrency > 0 ? json::value(nullptr) : json::value(offered_rate);
@@ -111,7 +112,7 @@ json::object stage_row(std::size_t index, double offered_rate, int concurrency, 
     row["failed"] = st.failed;
     row["error_rate"] = opt(number(s, "error_rate"));
     if (const auto* e = s.if_contains("errors"); e && e->is_object()) row["errors"] = e->as_object();
-    row["too_many_errors"] = outcome.too_many_errors;
+    row["too_many_errors"] = outcome.result.validity.too_many_errors;
     row["goodput"] = opt(number(s, "request_goodput"));
     const auto e2e_mean = number(s, "mean_e2el_ms");
     row["mean_inflight"] = e2e_mean ? json::value(achieved * *e2e_mean / 1000.0) : json::value(nullptr);
@@ -148,19 +149,16 @@ json::object stage_row(std::size_t index, double offered_rate, int concurrency, 
                          (deficit <= 3 * std::sqrt(2 * std::max(1.0, in_flight)) && answered / sent_rate >= 0.9);
     row["follows"] = follows;
     row["aborted"] = outcome.overloaded;
-    bool generator_ok = outcome.stats.lost_events == 0;
-    for (const auto& reason : outcome.judgement.reasons)
-        if (reason.find("schedule lag") != std::string::npos) generator_ok = false;
     // The verdict is the server's; a generator that fell behind its schedule
     // is flagged beside it (its latencies still count from the intended times).
-    row["valid"] = outcome.judgement.valid;
-    row["generator_ok"] = generator_ok;
+    row["valid"] = outcome.result.validity.valid;
+    row["generator_ok"] = outcome.result.validity.generator_ok;
     std::string verdict = "good";
     if (outcome.overloaded) {
         verdict = "overloaded";
     } else if (!follows) {
         verdict = "saturated";
-    } else if (outcome.too_many_errors) {
+    } else if (outcome.result.validity.too_many_errors) {
         verdict = "errors";
     } else if (!slo_pass) {
         verdict = "slo_fail";
@@ -447,7 +445,7 @@ sweep_result run_sweep(const sweep_options& opt) {
         std::fprintf(stderr, "  -> achieved %.3g req/s, TTFT p99 %s ms, E2E p99 %s ms, %llu errors: %s\n",
                      number(row, "achieved_rate").value_or(0), cell(at(row, "ttft_ms", "p99")).c_str(),
                      cell(at(row, "e2e_ms", "p99"), "%.0f").c_str(),
-                     static_cast<unsigned long long>(outcome.stats.failed), row.at("verdict").as_string().c_str());
+                     static_cast<unsigned long long>(outcome.result.stats.failed), row.at("verdict").as_string().c_str());
         if (index == 0) e2e_base_s = at(row, "e2e_ms", "p50").value_or(0) / 1000.0;
         // The next stage's warm-up should cover this stage's latency, so the
         // measured window starts in steady state.

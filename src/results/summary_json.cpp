@@ -141,8 +141,7 @@ boost::json::object summary_json(const run_result& r) {
         statuses[std::to_string(code)] = n;
     }
     s["http_status"] = std::move(statuses);
-    const std::uint64_t ended = stats.completed + stats.failed;
-    s["error_rate"] = ended > 0 ? static_cast<double>(stats.failed) / static_cast<double>(ended) : 0.0;
+    s["error_rate"] = r.errors.rate;
     s["output_tokens_source"] = name_or_null(r.output_tokens_source);
     s["itl_source"] = name_or_null(r.itl_source);
     s["cached_prompt_tokens"] = stats.cached_prompt_tokens;

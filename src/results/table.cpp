@@ -108,10 +108,9 @@ std::string format_table(const run_result& r) {
     };
 
     line(r.validity.valid ? "VALID" : "INVALID: " + r.validity.reasons.front());
-    const std::uint64_t ended = s.completed + s.failed;
-    const double error_rate = ended > 0 ? static_cast<double>(s.failed) / static_cast<double>(ended) : 0.0;
-    line("error rate     " + fmt("%.2f %%", error_rate * 100) + "  (" + count(s.failed) + " failed, " +
-         count(s.completed) + " completed)");
+    line("error rate     " + fmt("%.2f %%", r.errors.rate * 100) + "  (" + count(r.errors.failed) + " failed, " +
+         count(s.completed) + " completed" +
+         (r.errors.cancelled > 0 ? "; " + count(r.errors.cancelled) + " cancelled by openloop, not counted" : "") + ")");
     if (c.partial) {
         line("partial        " + c.partial_reason);
     }

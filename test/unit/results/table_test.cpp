@@ -4,6 +4,7 @@
 #include "openloop/results/table.hpp"
 #include "run_fixtures.hpp"
 
+#include <cstddef>
 #include <string>
 
 using namespace openloop;
@@ -50,4 +51,18 @@ BOOST_AUTO_TEST_CASE(the_first_reason_of_too_many_errors_heads_the_table) {
     s.failed_by_class[static_cast<std::size_t>(error_class::http_5xx)] = 2;
     const std::string table = format_table(make_run_result(s, open_loop()));
     BOOST_TEST(table.rfind("INVALID: error rate 44.44 %", 0) == 0u, table);
+}
+
+// The error-rate line counts what the verdict counts: openloop's own
+// cancellations are named apart, not as failures.
+BOOST_AUTO_TEST_CASE(the_error_rate_line_leaves_own_cancellations_out) {
+    run_stats s = healthy();  // 10 completed
+    s.failed = 3;
+    s.failed_by_class[static_cast<std::size_t>(error_class::http_5xx)] = 2;
+    s.failed_by_class[static_cast<std::size_t>(error_class::cancelled)] = 1;
+    const std::string table = format_table(make_run_result(s, open_loop()));
+    BOOST_TEST(first_line(table) == "INVALID: error rate 16.67 % exceeds the 1 % bound (2 http_5xx)");
+    BOOST_TEST(table.find("\nerror rate     16.67 %  (2 failed, 10 completed; 1 cancelled by openloop, not counted)\n") !=
+                   std::string::npos,
+               table);
 }

@@ -123,6 +123,7 @@ boost::json::object summary_json(const run_result& r) {
     s["started"] = stats.started;
     s["refused"] = stats.refused;
     s["unfinished"] = stats.unfinished;
+    s["skipped"] = context.skipped;
     s["lost_events"] = stats.lost_events;
     s["warmup_requests"] = stats.warmup_started;
     s["goodput_requests"] = stats.good;

@@ -120,6 +120,10 @@ std::string format_table(const run_result& r) {
          count(s.unfinished) + "  refused " + count(s.refused) + "  warm-up " + count(s.warmup_started) +
          "  lost events " + count(s.lost_events) + "  peak in flight " + count(s.max_inflight) + "  retried stale " +
          count(s.retried_stale));
+    if (c.skipped > 0) {
+        line("skipped        " + count(c.skipped) + " workload items the source dropped (unusable ShareGPT entries or "
+             "bad trace rows), never sent");
+    }
     line("duration       " + fmt("%.2f", r.duration_s) + " s");
     line("throughput     " + fmt("%.2f", r.request_throughput) + " req/s  goodput " + fmt("%.2f", r.request_goodput) +
          " req/s  output " + fmt("%.1f", r.output_throughput) + " tok/s  total " +

@@ -425,6 +425,7 @@ run_outcome run_load(const run_options& o) {
     ctx.lag_bound_ms = o.lag_bound_ms;
     ctx.max_error_rate = o.max_error_rate;
     ctx.tokenizer = tokenizer.label;
+    ctx.skipped = w.skipped();
     ctx.partial = out.interrupted || out.overloaded;
     if (out.interrupted) ctx.partial_reason = "interrupted by a signal";
     if (out.overloaded)

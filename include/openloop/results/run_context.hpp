@@ -21,6 +21,7 @@ struct run_context {
     double lag_bound_ms = 1.0;
     double max_error_rate = 0.01;     // failed / ended above this fails the run (--max-error-rate)
     std::string tokenizer = "words";  // how lengths in tokens became prompts (tokenizer.hpp)
+    std::size_t skipped = 0;          // workload items its source dropped (workload::skipped)
     bool partial = false;             // cut short by Ctrl-C/SIGTERM or an overload abort
     std::string partial_reason;
 };

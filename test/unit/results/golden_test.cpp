@@ -92,6 +92,7 @@ run_context recorded_context() {
     c.request_rate = 20;
     c.arrival = "poisson 20 req/s";
     c.tokenizer = "words";
+    c.skipped = 2;  // e.g. two bad trace rows
     c.config = boost::json::object{{"rate", 20}, {"api_key", "[redacted]"}};
     c.environment = boost::json::object{{"host", "golden"}, {"cores", 2}};
     return c;

@@ -66,6 +66,7 @@ BOOST_AUTO_TEST_CASE(summary_counts_errors_sources_and_buckets) {
     run_context c = open_loop();
     c.request_rate = 0;
     c.max_concurrency = 16;
+    c.skipped = 3;
     const auto s = summary_json(make_run_result(st, c));
 
     BOOST_TEST(s.at("errors").as_object().size() == 2u);
@@ -76,6 +77,7 @@ BOOST_AUTO_TEST_CASE(summary_counts_errors_sources_and_buckets) {
     BOOST_TEST(num(s, "refused") == 4.0);
     BOOST_TEST(num(s, "unfinished") == 1.0);
     BOOST_TEST(num(s, "warmup_requests") == 6.0);
+    BOOST_TEST(num(s, "skipped") == 3.0);
     BOOST_TEST(num(s, "cached_prompt_tokens") == 640.0);
     BOOST_TEST(s.at("output_tokens_source").as_string() == "mixed");
     BOOST_TEST(s.at("itl_source").as_string() == "mixed");

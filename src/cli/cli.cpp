@@ -6,6 +6,8 @@
 #include "openloop/cli/child_process.hpp"
 #include "openloop/measure/json_text.hpp"
 #include "openloop/results/summary_json.hpp"
+#include "openloop/results/sweep_json.hpp"
+#include "openloop/results/sweep_table.hpp"
 #include "openloop/results/table.hpp"
 
 #include <boost/json.hpp>
@@ -450,7 +452,7 @@ int sweep_main(const std::vector<std::string>& args) {
     raise_fd_limit();
     const auto result = run_sweep(cmd.options);
     if (cmd.json) {
-        std::cout << pretty_json(result.report) << "\n";
+        std::cout << pretty_json(to_json(result.report)) << "\n";
     } else {
         std::cout << "\n" << sweep_markdown(result.report);
         if (!cmd.options.out_dir.empty())

@@ -4,7 +4,7 @@
 
 #include "openloop/run/runner.hpp"
 #include "openloop/sim/sim.hpp"
-#include "openloop/results/sweep.hpp"
+#include "openloop/run/sweep_runner.hpp"
 
 #include <stdexcept>
 #include <string>

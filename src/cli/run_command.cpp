@@ -5,7 +5,8 @@
 #include "openloop/cli/target.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/resource_usage.hpp"
-#include "openloop/results/report.hpp"
+#include "openloop/results/summary_json.hpp"
+#include "openloop/results/table.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
@@ -30,15 +31,15 @@ int run_main(const std::vector<std::string>& args) {
     raise_fd_limit();
     const auto outcome = run_load(cmd.options);
     if (cmd.json) {
-        std::cout << boost::json::serialize(outcome.summary) << "\n";
+        std::cout << boost::json::serialize(summary_json(outcome.result)) << "\n";
     } else {
-        std::cout << format_table(outcome.summary);
+        std::cout << format_table(outcome.result);
         if (!cmd.options.out_dir.empty())
             std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, timeseries.csv)\n";
     }
     if (outcome.interrupted) return 130;
-    if (outcome.too_many_errors) return 4;
-    return outcome.judgement.valid ? 0 : 3;
+    if (outcome.result.validity.too_many_errors) return 4;
+    return outcome.result.validity.valid ? 0 : 3;
 }
 
 run_command parse_run_command(const std::vector<std::string>& args) {

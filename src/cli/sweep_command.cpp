@@ -6,8 +6,10 @@
 #include "openloop/cli/target.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/resource_usage.hpp"
-#include "openloop/results/report.hpp"
+#include "openloop/measure/json_text.hpp"
 #include "openloop/results/slo.hpp"
+#include "openloop/results/sweep_json.hpp"
+#include "openloop/results/sweep_table.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -65,7 +67,7 @@ int sweep_main(const std::vector<std::string>& args) {
     raise_fd_limit();
     const auto result = run_sweep(cmd.options);
     if (cmd.json) {
-        std::cout << pretty_json(result.report) << "\n";
+        std::cout << pretty_json(to_json(result.report)) << "\n";
     } else {
         std::cout << "\n" << sweep_markdown(result.report);
         if (!cmd.options.out_dir.empty())

@@ -228,35 +228,4 @@ std::optional<std::int64_t> arrival_process::next_ns() {
     return last_ns_;
 }
 
-std::vector<trace_arrival> trace_schedule(std::span<const std::int64_t> timestamps_ns, const trace_window& window) {
-    if (!(std::isfinite(window.speedup) && window.speedup > 0)) {
-        invalid("trace: speedup must be a finite number > 0, got " + std::to_string(window.speedup));
-    }
-    if (window.start_ns < 0) {
-        invalid("trace: window start must be >= 0 ns, got " + std::to_string(window.start_ns));
-    }
-    check_shard(window.shard, "trace");
-    std::vector<trace_arrival> out;
-    if (timestamps_ns.empty()) {
-        return out;
-    }
-    std::vector<std::size_t> order(timestamps_ns.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return timestamps_ns[a] < timestamps_ns[b]; });
-    const std::int64_t origin = timestamps_ns[order.front()];
-    std::size_t position = 0;
-    for (const auto i : order) {
-        const std::int64_t at = timestamps_ns[i] - origin;
-        if (at < window.start_ns || (window.end_ns >= 0 && at >= window.end_ns)) {
-            continue;
-        }
-        if (position++ % static_cast<std::size_t>(window.shard.count) != static_cast<std::size_t>(window.shard.index)) {
-            continue;
-        }
-        out.push_back({i, static_cast<std::int64_t>(std::llround(static_cast<double>(at - window.start_ns) / window.speedup))});
-    }
-    return out;
-}
-
 }  // namespace openloop

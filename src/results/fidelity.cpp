@@ -10,12 +10,6 @@ boost::json::value ratio(double num, double den) {
     return nullptr;
 }
 
-double get(const boost::json::object* o, std::string_view key, double fallback = -1) {
-    if (o == nullptr) return fallback;
-    const auto* v = o->if_contains(key);
-    return v != nullptr && v->is_number() ? v->to_number<double>() : fallback;
-}
-
 }  // namespace
 
 boost::json::object length_fidelity(const run_stats& stats, std::string_view tokenizer) {
@@ -37,23 +31,24 @@ boost::json::object length_fidelity(const run_stats& stats, std::string_view tok
     return boost::json::object{{"tokenizer", tokenizer}, {"input", std::move(input)}, {"output", std::move(output)}};
 }
 
-std::string describe_length_fidelity(const boost::json::object& f) {
-    const auto* in = f.if_contains("input") ? f.at("input").if_object() : nullptr;
-    const auto* out = f.if_contains("output") ? f.at("output").if_object() : nullptr;
-    std::string tokenizer = "-";
-    if (const auto* t = f.if_contains("tokenizer"); t != nullptr && t->is_string()) tokenizer = std::string(t->get_string());
+std::string describe_length_fidelity(const run_stats& stats, std::string_view tokenizer) {
+    const std::string name(tokenizer);
     char buf[320];
-    const double checked = get(in, "checked", 0);
-    if (checked > 0) {
+    if (stats.prompt_checked > 0) {
         std::snprintf(buf, sizeof buf, "input (tokenizer %s): %.1f %% exact as the server counted (%.0f of %.0f), server/intended %.3f",
-                      tokenizer.c_str(), 100 * get(in, "exact_fraction", 0), get(in, "exact", 0), checked, get(in, "ratio", 0));
+                      name.c_str(), 100 * (static_cast<double>(stats.prompt_exact) / static_cast<double>(stats.prompt_checked)),
+                      static_cast<double>(stats.prompt_exact), static_cast<double>(stats.prompt_checked),
+                      stats.prompt_intended_tokens > 0 ? static_cast<double>(stats.server_prompt_tokens) /
+                                                             static_cast<double>(stats.prompt_intended_tokens)
+                                                       : 0.0);
     } else {
-        std::snprintf(buf, sizeof buf, "input (tokenizer %s): the server reported no prompt_tokens", tokenizer.c_str());
+        std::snprintf(buf, sizeof buf, "input (tokenizer %s): the server reported no prompt_tokens", name.c_str());
     }
     std::string line = buf;
-    if (get(out, "requested_tokens", 0) > 0) {
-        std::snprintf(buf, sizeof buf, "; output %.3f of max_tokens (%.0f of %.0f at max)", get(out, "ratio", 0),
-                      get(out, "at_max_tokens", 0), get(out, "completed", 0));
+    if (stats.output_requested_tokens > 0) {
+        std::snprintf(buf, sizeof buf, "; output %.3f of max_tokens (%.0f of %.0f at max)",
+                      static_cast<double>(stats.total_output_tokens) / static_cast<double>(stats.output_requested_tokens),
+                      static_cast<double>(stats.output_at_max), static_cast<double>(stats.completed));
         line += buf;
     }
     return line;

@@ -120,6 +120,12 @@ slo_knee prefix_knee(const std::vector<double>& rates, const std::vector<bool>& 
     return k;
 }
 
+// The percentile whose nearest rank among n samples is `rank` (what
+// histogram::percentile takes); 1 <= rank <= n.
+double rank_percentile(std::uint64_t rank, std::uint64_t n) {
+    return 100.0 * static_cast<double>(rank) / static_cast<double>(n);
+}
+
 }  // namespace
 
 rank_interval percentile_ci(std::uint64_t n, double pct, double confidence) {
@@ -149,24 +155,6 @@ rank_interval percentile_ci(std::uint64_t n, double pct, double confidence) {
     r.hi = k_hi + 1;
     r.coverage = 1.0 - below(r.lo - 1) - above(r.hi - 1);
     return r;
-}
-
-std::uint64_t min_samples_for(double pct, std::uint64_t beyond) {
-    if (!(pct >= 0 && pct < 100)) {
-        throw std::invalid_argument(format("min_samples_for: the percentile must lie in [0, 100), got %g", pct));
-    }
-    // The nudge keeps a quotient that is an integer in exact arithmetic
-    // (100 / (100 - 99.9)) from rounding up to the next one.
-    const double n = static_cast<double>(beyond) * 100.0 / (100.0 - pct);
-    return static_cast<std::uint64_t>(std::ceil(n * (1.0 - 1e-9)));
-}
-
-double rank_percentile(std::uint64_t rank, std::uint64_t n) {
-    if (n == 0 || rank > n) {
-        throw std::invalid_argument(format("rank_percentile: rank %llu of %llu samples",
-                                           static_cast<unsigned long long>(rank), static_cast<unsigned long long>(n)));
-    }
-    return 100.0 * static_cast<double>(rank) / static_cast<double>(n);
 }
 
 value_interval ci_values(const rank_interval& ranks, std::uint64_t n,
@@ -212,41 +200,6 @@ knee throughput_knee(const std::vector<stage_point>& curve, double ratio) {
                     format("achieved %.1f of %.1f req/s offered (%.3f < %.2f) at stage %zu; last following stage %zu "
                            "at %.1f req/s (ratio crosses %.2f at %.1f req/s)",
                            bad.achieved_rate, bad.offered_rate, ratio_of(i), ratio, i, i - 1, good.offered_rate, ratio,
-                           at));
-}
-
-knee latency_multiple_knee(const std::vector<stage_point>& curve, double multiple) {
-    check_curve(curve);
-    if (!(multiple > 1)) {
-        throw std::invalid_argument(format("latency_multiple_knee: the multiple must exceed 1, got %g", multiple));
-    }
-    const std::string method = "latency_multiple";
-    if (curve.empty()) {
-        return not_found(method, "no stages");
-    }
-    // The running minimum, not the first stage alone: one slow (cold) first
-    // stage must not inflate the baseline.
-    double baseline = curve[0].latency_ms;
-    std::size_t i = 1;
-    for (; i < curve.size(); ++i) {
-        baseline = std::min(baseline, curve[i].latency_ms);
-        if (curve[i].latency_ms > multiple * baseline) {
-            break;
-        }
-    }
-    if (i == curve.size()) {
-        return not_found(method, format("latency stayed within %.1fx its low-load baseline %.1f ms at all %zu stages, "
-                                        "up to %.1f req/s",
-                                        multiple, baseline, curve.size(), curve.back().offered_rate));
-    }
-    const auto& good = curve[i - 1];
-    const auto& bad = curve[i];
-    const double bound = multiple * baseline;
-    const double at = lerp_crossing(good.offered_rate, bad.offered_rate, good.latency_ms, bad.latency_ms, bound);
-    return found_at(method, curve, i - 1, at,
-                    format("latency %.1f ms at stage %zu (%.1f req/s) exceeds %.1fx the low-load baseline %.1f ms; "
-                           "last stage within it %zu at %.1f req/s (crosses %.1f ms at %.1f req/s)",
-                           bad.latency_ms, i, bad.offered_rate, multiple, baseline, i - 1, good.offered_rate, bound,
                            at));
 }
 
@@ -297,26 +250,6 @@ knee kneedle_knee(const std::vector<stage_point>& curve, double sensitivity, dou
         }
     }
     return not_found(method, format("Kneedle (S=%.1f): no bend of the latency curve beyond the threshold", sensitivity));
-}
-
-saturation find_saturation(const std::vector<stage_point>& curve, const knee_options& options) {
-    saturation s;
-    s.throughput = throughput_knee(curve, options.throughput_ratio);
-    s.latency = latency_multiple_knee(curve, options.latency_multiple);
-    s.evidence = kneedle_knee(curve, options.kneedle_sensitivity, options.kneedle_min_rise);
-    if (s.throughput.found && s.latency.found) {
-        s.result = s.latency.rate < s.throughput.rate ? s.latency : s.throughput;
-    } else if (s.throughput.found || s.latency.found) {
-        s.result = s.throughput.found ? s.throughput : s.latency;
-    } else {
-        s.result = s.throughput;
-    }
-    return s;
-}
-
-slo_knee find_slo_knee(const std::vector<double>& offered_rates, const std::vector<bool>& pass) {
-    check_rates(offered_rates, pass.size());
-    return prefix_knee(offered_rates, pass, "pass");
 }
 
 slo_status classify_slo(double point, std::optional<double> upper, double limit) {

@@ -1,124 +1,100 @@
-#include "openloop/results/sweep.hpp"
+#include "openloop/results/sweep_table.hpp"
 
-#include "openloop/results/sweep_row.hpp"
-
-#include <boost/json.hpp>
+#include "openloop/results/number_text.hpp"
 
 #include <functional>
-
-// sweep.md and sweep.csv: one row per stage, the knees marked.
+#include <utility>
 
 namespace openloop {
-
-namespace json = boost::json;
-using namespace sweep_row;
 
 namespace {
 
 struct table_column {
     std::string title;
-    std::function<std::string(const json::object&)> value;
+    std::function<std::string(const stage_row&)> value;
 };
 
 std::vector<table_column> columns(bool closed_loop) {
     std::vector<table_column> c;
-    c.push_back({"stage", [](const json::object& r) { return cell(number(r, "index"), "%.0f"); }});
+    c.push_back({"stage", [](const stage_row& r) { return std::to_string(r.index); }});
     if (closed_loop) {
-        c.push_back({"concurrency", [](const json::object& r) { return cell(number(r, "concurrency"), "%g"); }});
+        c.push_back({"concurrency", [](const stage_row& r) {
+                         return cell(r.concurrency ? std::optional<double>(*r.concurrency) : std::nullopt, "%g");
+                     }});
     } else {
-        c.push_back({"offered req/s", [](const json::object& r) { return cell(number(r, "offered_rate"), "%.3g"); }});
+        c.push_back({"offered req/s", [](const stage_row& r) { return cell(r.offered_rate, "%.3g"); }});
     }
-    c.push_back({"achieved req/s", [](const json::object& r) { return cell(number(r, "achieved_rate"), "%.3g"); }});
-    c.push_back({"output tok/s", [](const json::object& r) { return cell(number(r, "output_throughput"), "%.0f"); }});
-    c.push_back({"TTFT p50 ms", [](const json::object& r) { return cell(at(r, "ttft_ms", "p50")); }});
-    c.push_back({"TTFT p95 ms", [](const json::object& r) { return cell(at(r, "ttft_ms", "p95")); }});
-    c.push_back({"TTFT p99 ms [95% CI]", [](const json::object& r) {
-                     std::string s = cell(at(r, "ttft_ms", "p99"));
-                     const auto* f = r.if_contains("ttft_ms");
-                     const auto* ci = f && f->is_object() ? f->as_object().if_contains("p99_ci") : nullptr;
-                     if (ci && ci->is_array())
-                         s += " [" + fmt("%.1f", ci->as_array()[0].to_number<double>()) + ", " +
-                              fmt("%.1f", ci->as_array()[1].to_number<double>()) + "]";
+    c.push_back({"achieved req/s", [](const stage_row& r) { return cell(r.achieved_rate, "%.3g"); }});
+    c.push_back({"output tok/s", [](const stage_row& r) { return cell(r.output_throughput, "%.0f"); }});
+    c.push_back({"TTFT p50 ms", [](const stage_row& r) { return cell(r.ttft.p50); }});
+    c.push_back({"TTFT p95 ms", [](const stage_row& r) { return cell(r.ttft.p95); }});
+    c.push_back({"TTFT p99 ms [95% CI]", [](const stage_row& r) {
+                     std::string s = cell(r.ttft.p99);
+                     if (r.ttft.p99_ci)
+                         s += " [" + fmt("%.1f", (*r.ttft.p99_ci)[0]) + ", " + fmt("%.1f", (*r.ttft.p99_ci)[1]) + "]";
                      else
                          s += " [too few samples]";
                      return s;
                  }});
-    c.push_back({"ITL p50 ms", [](const json::object& r) { return cell(at(r, "itl_ms", "p50"), "%.2f"); }});
-    c.push_back({"ITL p99 ms", [](const json::object& r) { return cell(at(r, "itl_ms", "p99"), "%.2f"); }});
-    c.push_back({"E2E p99 ms", [](const json::object& r) { return cell(at(r, "e2e_ms", "p99"), "%.0f"); }});
-    c.push_back({"errors", [](const json::object& r) { return cell(number(r, "failed"), "%.0f"); }});
-    c.push_back({"goodput req/s", [](const json::object& r) { return cell(number(r, "goodput"), "%.3g"); }});
-    c.push_back({"verdict", [](const json::object& r) {
-                     const auto* v = r.if_contains("verdict");
-                     std::string s = v && v->is_string() ? std::string(v->as_string()) : std::string("-");
+    c.push_back({"ITL p50 ms", [](const stage_row& r) { return cell(r.itl.p50, "%.2f"); }});
+    c.push_back({"ITL p99 ms", [](const stage_row& r) { return cell(r.itl.p99, "%.2f"); }});
+    c.push_back({"E2E p99 ms", [](const stage_row& r) { return cell(r.e2e.p99, "%.0f"); }});
+    c.push_back({"errors", [](const stage_row& r) { return std::to_string(r.failed); }});
+    c.push_back({"goodput req/s", [](const stage_row& r) { return cell(r.goodput, "%.3g"); }});
+    c.push_back({"verdict", [](const stage_row& r) {
+                     std::string s = r.verdict.empty() ? std::string("-") : r.verdict;
                      if (s == "errors") s += " " + error_breakdown(r);
-                     const auto* g = r.if_contains("generator_ok");
-                     if (g && g->is_bool() && !g->as_bool()) s += " (generator lagged)";
+                     if (!r.generator_ok) s += " (generator lagged)";
                      return s;
                  }});
     return c;
 }
 
-std::string knee_marks(const json::object& report, const json::object& row) {
+std::string knee_marks(const sweep_knees& knees, const stage_row& row) {
     std::string marks;
-    const auto index = number(row, "index");
-    const auto& knees = report.at("knees").as_object();
-    for (const auto& [name, label] : {std::pair{"slo", "SLO knee"}, std::pair{"saturation", "saturation knee"}}) {
-        const auto* k = knees.if_contains(name);
-        if (!k || !k->is_object()) continue;
-        const auto& o = k->as_object();
-        const auto* found = o.if_contains("found");
-        if (found && found->is_bool() && found->as_bool() && number(o, "stage") == index)
-            marks += (marks.empty() ? "" : ", ") + std::string(label);
-    }
+    if (knees.slo && knees.slo->point.found && knees.slo->point.stage == row.index) marks = "SLO knee";
+    if (knees.saturation.found && knees.saturation.stage == row.index)
+        marks += (marks.empty() ? "" : ", ") + std::string("saturation knee");
     return marks;
 }
 
 }  // namespace
 
-std::string sweep_markdown(const json::object& report) {
-    const bool closed = report.contains("mode") && report.at("mode").as_string() == "closed-loop";
-    const auto cols = columns(closed);
-    std::string out = "# openloop sweep: " + std::string(report.at("target").as_string()) + "\n\n";
+std::string sweep_markdown(const sweep_report& report) {
+    const auto cols = columns(report.closed_loop);
+    const sweep_analysis& a = report.analysis;
+    std::string out = "# openloop sweep: " + report.target + "\n\n";
     out += "| ";
     for (const auto& c : cols) out += c.title + " | ";
     out += "knee |\n|";
     for (std::size_t i = 0; i <= cols.size(); ++i) out += "---|";
     out += "\n";
-    for (const auto& v : report.at("stages").as_array()) {
-        const auto& r = v.as_object();
+    for (const auto& r : a.stages) {
         out += "| ";
         for (const auto& c : cols) out += c.value(r) + " | ";
-        out += knee_marks(report, r) + " |\n";
+        out += knee_marks(a.knees, r) + " |\n";
     }
-    const auto& knees = report.at("knees").as_object();
     out += "\n";
-    for (const auto& [name, label] : {std::pair{"slo", "SLO knee"}, std::pair{"saturation", "Saturation knee"},
-                                      std::pair{"latency", "Latency bend (evidence)"}}) {
-        const auto* k = knees.if_contains(name);
-        if (!k || !k->is_object()) continue;
-        const auto* e = k->as_object().if_contains("explanation");
-        out += "- **" + std::string(label) + "**: " + (e && e->is_string() ? std::string(e->as_string()) : "-") + "\n";
-    }
-    if (const auto* slos = report.if_contains("slos"); slos && slos->is_array() && !slos->as_array().empty()) {
+    out += "- **SLO knee**: " + (a.knees.slo ? a.knees.slo->point.explanation : std::string("no --slo given")) + "\n";
+    out += "- **Saturation knee**: " + a.knees.saturation.explanation + "\n";
+    if (a.knees.latency) out += "- **Latency bend (evidence)**: " + a.knees.latency->explanation + "\n";
+    if (!report.slos.empty()) {
         out += "- **SLOs**:";
-        for (const auto& s : slos->as_array()) out += " `" + std::string(s.as_object().at("text").as_string()) + "`";
+        for (const auto& s : report.slos) out += " `" + s.text + "`";
         out += "\n";
     }
-    out += "\n" + std::string(report.at("capacity").as_object().at("text").as_string()) + "\n";
+    out += "\n" + a.capacity.text + "\n";
     return out;
 }
 
-std::string sweep_csv(const json::object& report) {
-    const bool closed = report.contains("mode") && report.at("mode").as_string() == "closed-loop";
-    const auto cols = columns(closed);
+std::string sweep_csv(const sweep_report& report) {
+    const auto cols = columns(report.closed_loop);
     std::string out;
     for (std::size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + std::string("\"") + cols[i].title + "\"";
     out += ",knee\n";
-    for (const auto& v : report.at("stages").as_array()) {
-        const auto& r = v.as_object();
+    for (const auto& r : report.analysis.stages) {
         for (std::size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + std::string("\"") + cols[i].value(r) + "\"";
-        out += ",\"" + knee_marks(report, r) + "\"\n";
+        out += ",\"" + knee_marks(report.analysis.knees, r) + "\"\n";
     }
     return out;
 }

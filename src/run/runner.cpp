@@ -2,7 +2,9 @@
 
 #include "openloop/load/calibration.hpp"
 #include "openloop/wire/client.hpp"
+#include "openloop/measure/json_text.hpp"
 #include "openloop/measure/ring.hpp"
+#include "openloop/results/summary_json.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/json.hpp>
@@ -391,8 +393,8 @@ run_outcome run_load(const run_options& o) {
     rep.finish();
 
     run_outcome out;
-    out.stats = rep.stats();
-    out.stats.lost_events = cl.lost_events();
+    run_stats stats = rep.stats();
+    stats.lost_events = cl.lost_events();
     out.interrupted = run.interrupted();
     out.overloaded = run.overloaded();
 
@@ -423,14 +425,14 @@ run_outcome run_load(const run_options& o) {
     ctx.lag_bound_ms = o.lag_bound_ms;
     ctx.max_error_rate = o.max_error_rate;
     ctx.tokenizer = tokenizer.label;
+    ctx.skipped = w.skipped();
     ctx.partial = out.interrupted || out.overloaded;
     if (out.interrupted) ctx.partial_reason = "interrupted by a signal";
     if (out.overloaded)
         ctx.partial_reason = "aborted: more than " + std::to_string(o.overload_inflight) + " requests in flight (overloaded)";
-    out.judgement = judge(out.stats, ctx);
-    out.too_many_errors = !error_rate_breach(out.stats, o.max_error_rate).empty();
-    out.summary = make_summary(out.stats, ctx);
-    if (!o.out_dir.empty()) write_json_file((std::filesystem::path(o.out_dir) / "summary.json").string(), out.summary);
+    out.result = make_run_result(std::move(stats), std::move(ctx));
+    if (!o.out_dir.empty())
+        write_json_file((std::filesystem::path(o.out_dir) / "summary.json").string(), summary_json(out.result));
     return out;
 }
 

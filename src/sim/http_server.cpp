@@ -444,7 +444,7 @@ private:
     net::io_context& io_;
     sim_config cfg_;
     engine_runner runner_;
-    request_log log_;
+    sim_request_log log_;
     std::optional<ssl::context> tls_;
     std::string model_json_;
     std::uint64_t next_id_ = 1;

@@ -8,13 +8,13 @@ namespace openloop {
 
 namespace json = boost::json;
 
-request_log::request_log(const std::string& path) {
+sim_request_log::sim_request_log(const std::string& path) {
     if (path.empty()) return;
     out_.open(path, std::ios::out | std::ios::trunc);
     if (!out_) throw std::runtime_error("sim: cannot open log file " + path);
 }
 
-void request_log::write(const log_record& r) {
+void sim_request_log::write(const log_record& r) {
     if (!out_.is_open()) return;
     json::object o{{"request_id", r.request_id},
                    {"endpoint", r.endpoint},
@@ -33,7 +33,7 @@ void request_log::write(const log_record& r) {
     out_.flush();  // the log is read while the server runs (tests, tail -f)
 }
 
-void request_log::flush() {
+void sim_request_log::flush() {
     if (out_.is_open()) out_.flush();
 }
 

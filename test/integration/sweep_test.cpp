@@ -3,7 +3,7 @@
 
 #include "openloop/sim/engine.hpp"
 #include "openloop/results/slo.hpp"
-#include "openloop/results/sweep.hpp"
+#include "openloop/results/sweep_json.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
 
@@ -73,10 +73,10 @@ BOOST_AUTO_TEST_CASE(saturation_knee_matches_the_predicted_capacity) {
 
     // The SLO knee moves down when the SLO is tightened: judge the same measured
     // stages against a loose and a tight E2E p95 limit taken from the data.
-    std::vector<json::object> rows;
+    std::vector<openloop::stage_row> rows;
     std::vector<double> e2e;
     for (const auto& s : stages) {
-        rows.push_back(s.as_object());
+        rows.push_back(openloop::stage_row_from_json(s.as_object()));
         if (s.as_object().at("verdict").as_string() == "good")
             e2e.push_back(s.as_object().at("e2e_ms").as_object().at("p95").to_number<double>());
     }
@@ -85,8 +85,8 @@ BOOST_AUTO_TEST_CASE(saturation_knee_matches_the_predicted_capacity) {
     const auto knee_at = [&](double limit_ms) {
         const auto slos = openloop::parse_slos({"e2e_p95=" + std::to_string(limit_ms) + "ms"});
         const auto report = openloop::analyse_sweep(rows, slos, false, 30, 0.95);
-        const auto& k = report.at("knees").as_object().at("slo").as_object();
-        return k.at("found").as_bool() ? k.at("rate").to_number<double>() : 0.0;
+        const auto& k = report.knees.slo.value().point;
+        return k.found ? k.rate : 0.0;
     };
     const double loose = knee_at(e2e.back() + 1);
     const double tight = knee_at((e2e.front() + e2e[1]) / 2);

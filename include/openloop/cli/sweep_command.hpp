@@ -2,7 +2,7 @@
 // `openloop sweep [SCENARIO] [options]`: stages at rising rates, to find the knee.
 
 #include "openloop/cli/run_command.hpp"
-#include "openloop/results/sweep.hpp"
+#include "openloop/run/sweep_runner.hpp"
 
 #include <string>
 #include <vector>

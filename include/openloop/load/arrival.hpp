@@ -24,7 +24,6 @@
 #include <limits>
 #include <optional>
 #include <random>
-#include <span>
 #include <string_view>
 #include <vector>
 
@@ -102,26 +101,5 @@ private:
     std::int64_t last_ns_ = 0;
     bool done_ = false;
 };
-
-// Replay of recorded timestamps (ns, any origin, any order).
-struct trace_window {
-    double speedup = 1.0;      // > 0: 2 replays twice as fast
-    std::int64_t start_ns = 0;  // window, relative to the earliest timestamp, before scaling
-    std::int64_t end_ns = -1;   // exclusive; < 0: no end
-    shard_spec shard;           // by position among the timestamps in the window
-};
-
-struct trace_arrival {
-    std::size_t index = 0;      // into the timestamps given
-    std::int64_t offset_ns = 0;  // (timestamp − earliest − start_ns) / speedup
-
-    friend bool operator==(const trace_arrival&, const trace_arrival&) = default;
-};
-
-// The arrivals inside the window in time order (ties in input order); the
-// window start is time 0, so a gap before the first kept arrival is kept, as
-// in window_trace. Throws std::invalid_argument on a bad speedup or shard.
-std::vector<trace_arrival> trace_schedule(std::span<const std::int64_t> timestamps_ns,
-                                          const trace_window& window);
 
 }  // namespace openloop

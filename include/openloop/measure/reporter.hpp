@@ -1,31 +1,20 @@
 #pragma once
 // The reporter thread: drains the event ring, assembles each request's
-// timeline, turns finished timelines into metrics (histograms, token counts,
-// goodput), streams requests.jsonl and timeseries.csv to disk, and prints the
-// live progress line. It may be slow without slowing the sender.
+// timeline, hands finished timelines to request_metrics (the metric
+// definitions), streams requests.jsonl and timeseries.csv to disk, and prints
+// the live progress line. It may be slow without slowing the sender.
 
 #include "openloop/measure/event.hpp"
-#include "openloop/measure/histogram.hpp"
+#include "openloop/measure/request_metrics.hpp"
 #include "openloop/measure/ring.hpp"
+#include "openloop/measure/run_stats.hpp"
 
-#include <array>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
 namespace openloop {
-
-// Per-request thresholds for goodput (DistServe's definition): a request is
-// "good" when it succeeded and meets every threshold given (< 0: not set).
-struct goodput_slo {
-    double ttft_ms = -1;
-    double tpot_ms = -1;
-    double itl_ms = -1;  // applied to the request's own worst inter-token gap
-    double e2e_ms = -1;
-};
 
 struct reporter_options {
     std::string out_dir;  // empty: no files
@@ -44,62 +33,6 @@ struct reporter_options {
     bool follow_clock = true;
 };
 
-// Input-length buckets for the latency breakdown: [0,128), [128,1024), [1024,4096), [4096,inf).
-inline constexpr std::array<int, 4> input_bucket_lower = {0, 128, 1024, 4096};
-int input_bucket(int input_tokens);
-
-struct latency_set {
-    histogram ttft, tpot, e2e;
-    std::uint64_t completed = 0;
-};
-
-// Everything the reporter accumulated over the measured (non-warm-up) requests.
-struct run_stats {
-    histogram ttft, tpot, itl, icl, e2e, lag, connect, ttfb;  // ns (ttfb = time to response headers)
-    histogram ttft_from_send, e2e_from_send;                 // from the actual send, as closed-loop tools measure
-    std::array<latency_set, 4> by_input;
-
-    std::uint64_t started = 0;    // measured requests sent (warm-up excluded)
-    std::uint64_t completed = 0;  // succeeded
-    std::uint64_t failed = 0;
-    std::uint64_t refused = 0;    // by --max-inflight
-    std::uint64_t warmup_started = 0;
-    std::array<std::uint64_t, error_class_count> failed_by_class{};
-    std::vector<std::pair<int, std::uint64_t>> http_status_counts;  // failures by HTTP status
-    std::uint64_t unfinished = 0;  // started but no end event (the run was cut short)
-    std::uint64_t lost_events = 0; // events dropped by a full ring (set by the caller)
-
-    std::int64_t total_input_tokens = 0;   // of completed requests (client-side counts)
-    std::int64_t total_output_tokens = 0;  // server usage where given, else content chunks
-    std::int64_t server_prompt_tokens = 0; // usage.prompt_tokens summed, where given
-    std::int64_t cached_prompt_tokens = 0;
-    std::uint64_t output_from_usage = 0;     // requests whose output count came from usage
-    std::uint64_t output_estimated = 0;      // requests counted by content chunks
-    std::uint64_t itl_token_samples = 0;     // ITL samples from per-chunk token counts
-    std::uint64_t itl_chunk_samples = 0;     // ITL samples that are chunk intervals (counts unknown)
-    std::uint64_t good = 0;                  // requests meeting every goodput SLO
-    std::uint64_t retried_stale = 0;         // sent again on a fresh connection after a pooled one gave nothing
-
-    // Length fidelity of completed requests: what was asked against what the server counted.
-    std::uint64_t prompt_checked = 0;         // completed with usage.prompt_tokens
-    std::uint64_t prompt_exact = 0;           // ... equal to the intended input length
-    std::int64_t prompt_intended_tokens = 0;  // intended input tokens of the checked ones
-    std::int64_t output_requested_tokens = 0; // max_tokens summed over completed requests
-    std::uint64_t output_at_max = 0;          // completed with exactly max_tokens output tokens
-
-    std::int64_t first_intended_ns = 0;  // of the first measured request
-    std::int64_t last_end_ns = 0;        // of the last measured request to finish
-    std::uint64_t max_inflight = 0;
-
-    // With reporter_options::steady_throughput: completions (warm-up included)
-    // that ended inside [first measured intended, last measured intended].
-    std::uint64_t steady_completed = 0;
-    double steady_window_s = 0;
-    double steady_rate() const { return steady_window_s > 0 ? static_cast<double>(steady_completed) / steady_window_s : 0; }
-
-    double duration_s() const;
-};
-
 class reporter {
 public:
     reporter(spsc_ring<event>& ring, reporter_options options);
@@ -110,9 +43,6 @@ public:
     void start();   // launches the thread
     void finish();  // after the producer stopped: drains what is left, flushes files, joins
     const run_stats& stats() const;  // complete after finish()
-
-    // Snapshot counters for the caller (relaxed; for progress outside the thread).
-    std::uint64_t completed_so_far() const;
 
 private:
     struct impl;

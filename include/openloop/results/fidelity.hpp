@@ -4,7 +4,7 @@
 // max_tokens against the output tokens received, in summary.json and the
 // table, so a number measured on a different workload does not pass unseen.
 
-#include "openloop/measure/reporter.hpp"
+#include "openloop/measure/run_stats.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -18,7 +18,7 @@ namespace openloop {
 // received_tokens, at_max_tokens, ratio}}; a ratio is null without data.
 boost::json::object length_fidelity(const run_stats& stats, std::string_view tokenizer);
 
-// One line for the table, from the object above (missing keys print as "-").
-std::string describe_length_fidelity(const boost::json::object& fidelity);
+// The same in one line, for the table.
+std::string describe_length_fidelity(const run_stats& stats, std::string_view tokenizer);
 
 }  // namespace openloop

@@ -34,15 +34,6 @@ struct rank_interval {
 // 0 < pct < 100 and 0 < confidence < 1.
 rank_interval percentile_ci(std::uint64_t n, double pct, double confidence = 0.95);
 
-// The sample count whose expected number of samples beyond the pct-th
-// percentile is at least `beyond`: ceil(beyond / (1 - pct/100)), e.g.
-// min_samples_for(99, 300) = 30000. Throws std::invalid_argument unless 0 <= pct < 100.
-std::uint64_t min_samples_for(double pct, std::uint64_t beyond);
-
-// The percentile whose nearest rank among n samples is `rank`: 100 · rank / n
-// (what histogram::percentile takes).
-double rank_percentile(std::uint64_t rank, std::uint64_t n);
-
 struct value_interval {
     bool sufficient = false;
     double lo = 0;
@@ -75,49 +66,22 @@ struct knee {
     double interpolated_rate = 0;  // where the criterion crosses between `stage` and `break_stage`
     std::size_t stage = 0;
     std::size_t break_stage = 0;   // the first stage past the knee
-    std::string method;            // "throughput_ratio", "latency_multiple" or "kneedle"
+    std::string method;            // "throughput_ratio", "kneedle" or (closed loop) "throughput_plateau"
     std::string explanation;       // one line with the numbers, found or not
-};
-
-struct knee_options {
-    double throughput_ratio = 0.95;  // achieved/offered below this: throughput stopped following
-    double latency_multiple = 2.0;   // latency above this × its low-load baseline: latency knee
-    double kneedle_sensitivity = 1.0;  // Satopää's S; larger asks for a sharper bend
-    // Kneedle normalises the latency axis, which would turn noise on a flat
-    // curve into bends: a curve whose latency range is below this fraction of
-    // its minimum counts as flat.
-    double kneedle_min_rise = 0.5;
 };
 
 // The first stage where achieved/offered < ratio breaks; the knee is the
 // stage before it, interpolated_rate where the ratio crosses linearly.
 knee throughput_knee(const std::vector<stage_point>& curve, double ratio = 0.95);
 
-// The first stage whose latency exceeds multiple × the low-load baseline (the
-// lowest latency among the stages up to it) breaks; the knee is the stage
-// before it, interpolated_rate where latency crosses the bound linearly.
-knee latency_multiple_knee(const std::vector<stage_point>& curve, double multiple = 2.0);
-
 // Kneedle (Satopää et al., ICDCS-W 2011) on latency vs offered rate: both
 // axes normalised to [0, 1], difference curve d = x - y (the increasing,
 // concave-up curve's distance below the chord), knee at the first local
 // maximum of d after which d drops below d_max - S / (stages - 1) before the
-// next local maximum. No smoothing. Needs 3 stages; flat (see
-// kneedle_min_rise), linear or non-increasing curves report no knee.
+// next local maximum. No smoothing. Needs 3 stages; flat (a latency range
+// under min_rise x its minimum, so noise is no bend), linear or
+// non-increasing curves report no knee.
 knee kneedle_knee(const std::vector<stage_point>& curve, double sensitivity = 1.0, double min_rise = 0.5);
-
-struct saturation {
-    knee result;      // the lower (by rate) of `throughput` and `latency`; ties go to throughput
-    knee throughput;  // throughput_ratio
-    knee latency;     // latency_multiple: the primary latency method
-    knee evidence;    // kneedle: reported alongside, never decides
-};
-
-// Latency uses the k× baseline rule as primary: its answer does not move when
-// the sweep is extended past the knee (Kneedle's normalisation depends on both
-// endpoints), it works from 2 stages, and it reads as one sentence. Throws
-// std::invalid_argument on unsorted, non-positive or non-finite input.
-saturation find_saturation(const std::vector<stage_point>& curve, const knee_options& options = {});
 
 // ---- SLO knee ----------------------------------------------------------------
 
@@ -131,10 +95,6 @@ struct slo_knee {
     std::string warning;  // empty when monotonic
     std::string explanation;
 };
-
-// pass[i]: every SLO held at offered_rates[i] (ascending). Throws
-// std::invalid_argument when the sizes differ or the rates do not ascend.
-slo_knee find_slo_knee(const std::vector<double>& offered_rates, const std::vector<bool>& pass);
 
 // How one stage stands against one latency SLO given its percentile's
 // confidence interval. Ordered worst first: combine several SLOs with std::min.
@@ -150,6 +110,9 @@ struct confident_slo_knee {
     slo_knee point;      // every stage up to it passes at least marginally
 };
 
+// status[i]: how the stage at offered_rates[i] (ascending) stands against
+// every SLO. Throws std::invalid_argument when the sizes differ or the rates
+// do not ascend.
 confident_slo_knee find_confident_slo_knee(const std::vector<double>& offered_rates,
                                            const std::vector<slo_status>& status);
 

@@ -4,9 +4,9 @@
 // Ctrl-C handling and the results. `openloop run` is one call; a sweep is many.
 
 #include "openloop/load/arrival.hpp"
-#include "openloop/results/report.hpp"
 #include "openloop/measure/reporter.hpp"
 #include "openloop/load/workload.hpp"
+#include "openloop/results/run_result.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -75,12 +75,9 @@ struct run_options {
 };
 
 struct run_outcome {
-    run_stats stats;
-    boost::json::object summary;
-    verdict judgement;
+    run_result result;         // what summary.json (written under out_dir) and the table render
     bool interrupted = false;  // Ctrl-C / SIGTERM
     bool overloaded = false;   // aborted: in flight exceeded overload_inflight
-    bool too_many_errors = false;  // the error rate exceeded max_error_rate
 };
 
 // Runs to completion (or interruption) on the calling thread; throws

@@ -28,10 +28,10 @@ struct log_record {
     std::string_view outcome = "ok";  // ok, rejected, fault or client_closed
 };
 
-class request_log {
+class sim_request_log {
 public:
     // An empty path logs nothing. Throws std::runtime_error when the file cannot be opened.
-    explicit request_log(const std::string& path);
+    explicit sim_request_log(const std::string& path);
     void write(const log_record& r);
     void flush();
 

@@ -6,8 +6,10 @@
 // how results are computed or rendered shows up here as a diff to review; when
 // the change is meant, record again with OPENLOOP_RECORD_GOLDEN=1 and commit it.
 
+#include "openloop/measure/json_text.hpp"
 #include "openloop/measure/reporter.hpp"
-#include "openloop/results/report.hpp"
+#include "openloop/results/summary_json.hpp"
+#include "openloop/results/table.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -90,6 +92,7 @@ run_context recorded_context() {
     c.request_rate = 20;
     c.arrival = "poisson 20 req/s";
     c.tokenizer = "words";
+    c.skipped = 2;  // e.g. two bad trace rows
     c.config = boost::json::object{{"rate", 20}, {"api_key", "[redacted]"}};
     c.environment = boost::json::object{{"host", "golden"}, {"cores", 2}};
     return c;
@@ -134,9 +137,9 @@ BOOST_AUTO_TEST_CASE(a_recorded_run_renders_exactly_as_before) {
         while (!ring.try_push(e)) std::this_thread::yield();
     }
     rep.finish();
-    const auto summary = make_summary(rep.stats(), recorded_context());
-    compare_or_record("summary.json", pretty_json(summary));
-    compare_or_record("table.txt", format_table(summary));
+    const run_result result = make_run_result(rep.stats(), recorded_context());
+    compare_or_record("summary.json", pretty_json(summary_json(result)));
+    compare_or_record("table.txt", format_table(result));
     compare_or_record("requests.jsonl", slurp(out_dir / "requests.jsonl"));
     std::filesystem::remove_all(out_dir);
 }

@@ -153,19 +153,6 @@ BOOST_AUTO_TEST_CASE(rejects_bad_arguments) {
     BOOST_CHECK_THROW(percentile_ci(100, 100), std::invalid_argument);
     BOOST_CHECK_THROW(percentile_ci(100, 50, 1.0), std::invalid_argument);
     BOOST_CHECK_THROW(percentile_ci(100, 50, 0.0), std::invalid_argument);
-    BOOST_CHECK_THROW(min_samples_for(100, 1), std::invalid_argument);
-    BOOST_CHECK_THROW(rank_percentile(5, 4), std::invalid_argument);
-}
-
-BOOST_AUTO_TEST_CASE(sizes_samples_for_the_tail) {
-    BOOST_TEST(min_samples_for(99, 300) == 30000u);
-    BOOST_TEST(min_samples_for(99.9, 100) == 100000u);
-    BOOST_TEST(min_samples_for(90, 7) == 70u);
-    BOOST_TEST(min_samples_for(50, 1) == 2u);
-    BOOST_TEST(min_samples_for(0, 5) == 5u);
-    BOOST_TEST(min_samples_for(99, 1) == 100u);
-    BOOST_TEST(rank_percentile(990, 1000) == 99.0);
-    BOOST_TEST(rank_percentile(1, 3) == 100.0 / 3);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -174,32 +161,21 @@ BOOST_AUTO_TEST_SUITE(saturation_knee)
 
 BOOST_AUTO_TEST_CASE(finds_a_clean_knee) {
     const auto curve = clean_curve(16);
-    const auto s = find_saturation(curve);
-
-    BOOST_TEST(s.throughput.found);
-    BOOST_TEST(s.throughput.stage == true_knee);
-    BOOST_TEST(s.throughput.break_stage == true_knee + 1);
-    BOOST_TEST(s.throughput.rate == 10.0);
+    const auto k = throughput_knee(curve);
+    BOOST_TEST(k.found);
+    BOOST_TEST(k.stage == true_knee);
+    BOOST_TEST(k.break_stage == true_knee + 1);
+    BOOST_TEST(k.rate == 10.0);
     // The ratio falls from 1 to 10/11 between 10 and 11 req/s; it crosses 0.95 at 10.55.
-    BOOST_TEST(s.throughput.interpolated_rate == 10.55, boost::test_tools::tolerance(1e-9));
-    BOOST_TEST(s.throughput.explanation ==
+    BOOST_TEST(k.interpolated_rate == 10.55, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(k.explanation ==
                "achieved 10.0 of 11.0 req/s offered (0.909 < 0.95) at stage 10; last following stage 9 at 10.0 req/s "
                "(ratio crosses 0.95 at 10.6 req/s)");
 
-    BOOST_TEST(s.latency.found);
-    BOOST_TEST(s.latency.method == "latency_multiple");
-    BOOST_TEST(s.latency.stage == true_knee);
-    BOOST_TEST(s.latency.interpolated_rate > 10.0);
-    BOOST_TEST(s.latency.interpolated_rate < 11.0);
-    BOOST_TEST(contains(s.latency.explanation, "exceeds 2.0x the low-load baseline 205.0 ms"), s.latency.explanation);
-
-    BOOST_TEST(s.evidence.found);
-    BOOST_TEST(s.evidence.method == "kneedle");
-    BOOST_TEST(s.evidence.stage == true_knee);
-
-    BOOST_TEST(s.result.found);
-    BOOST_TEST(s.result.method == "throughput_ratio");  // a tie goes to throughput
-    BOOST_TEST(std::abs(s.result.rate - 10.0) <= 1.0);
+    const auto bend = kneedle_knee(curve);
+    BOOST_TEST(bend.found);
+    BOOST_TEST(bend.method == "kneedle");
+    BOOST_TEST(bend.stage == true_knee);
 }
 
 BOOST_AUTO_TEST_CASE(explains_with_the_numbers) {
@@ -213,44 +189,28 @@ BOOST_AUTO_TEST_CASE(explains_with_the_numbers) {
                k.explanation);
 }
 
-BOOST_AUTO_TEST_CASE(takes_the_lower_knee) {
-    // Latency doubles at 7 req/s although throughput follows to 10.
-    auto curve = clean_curve(16);
-    for (auto& s : curve) {
-        s.latency_ms = s.offered_rate <= 6 ? 200 : 200 + 300 * (s.offered_rate - 6);
-    }
-    const auto s = find_saturation(curve);
-    BOOST_TEST(s.throughput.stage == true_knee);
-    BOOST_TEST(s.result.method == "latency_multiple");
-    BOOST_TEST(s.result.stage == 5u);  // 6 req/s: 200 ms; 7 req/s: 500 ms > 400 ms
-    BOOST_TEST(s.result.rate == 6.0);
-    BOOST_TEST(s.result.interpolated_rate == 6 + 200.0 / 300, boost::test_tools::tolerance(1e-9));
-}
-
 BOOST_AUTO_TEST_CASE(reports_no_knee_without_one) {
     std::vector<stage_point> curve;
     for (int i = 1; i <= 16; ++i) {
         curve.push_back({double(i), double(i), 200});
     }
-    const auto flat = find_saturation(curve);
-    BOOST_TEST(!flat.result.found);
-    BOOST_TEST(!flat.throughput.found);
-    BOOST_TEST(!flat.throughput.below_range);
-    BOOST_TEST(!flat.latency.found);
-    BOOST_TEST(!flat.evidence.found);
-    BOOST_TEST(contains(flat.throughput.explanation, "at all 16 stages"), flat.throughput.explanation);
-    BOOST_TEST(contains(flat.evidence.explanation, "flat"), flat.evidence.explanation);
+    const auto flat = throughput_knee(curve);
+    BOOST_TEST(!flat.found);
+    BOOST_TEST(!flat.below_range);
+    BOOST_TEST(contains(flat.explanation, "at all 16 stages"), flat.explanation);
+    const auto flat_bend = kneedle_knee(curve);
+    BOOST_TEST(!flat_bend.found);
+    BOOST_TEST(contains(flat_bend.explanation, "flat"), flat_bend.explanation);
 
-    // Linear latency (+75 %): no bend for Kneedle, below 2x for the multiple.
+    // Linear latency (+75 %): no bend for Kneedle.
     for (auto& s : curve) {
         s.latency_ms = 200 + 10 * s.offered_rate;
     }
-    const auto linear = find_saturation(curve);
-    BOOST_TEST(!linear.result.found);
-    BOOST_TEST(!linear.evidence.found);
-    BOOST_TEST(contains(linear.evidence.explanation, "no bend"), linear.evidence.explanation);
+    const auto linear = kneedle_knee(curve);
+    BOOST_TEST(!linear.found);
+    BOOST_TEST(contains(linear.explanation, "no bend"), linear.explanation);
 
-    BOOST_TEST(!find_saturation({}).result.found);
+    BOOST_TEST(!throughput_knee({}).found);
     BOOST_TEST(!kneedle_knee(clean_curve(2)).found);
     // A high sensitivity asks for a sharper bend than the clean curve has.
     BOOST_TEST(!kneedle_knee(clean_curve(16), 100).found);
@@ -267,8 +227,9 @@ BOOST_AUTO_TEST_CASE(survives_noise) {
             s.latency_ms *= noise();
         }
         BOOST_TEST_CONTEXT("seed " << seed) {
-            const auto s = find_saturation(curve);
-            for (const auto* k : {&s.result, &s.throughput, &s.latency, &s.evidence}) {
+            const auto throughput = throughput_knee(curve);
+            const auto bend = kneedle_knee(curve);
+            for (const auto* k : {&throughput, &bend}) {
                 BOOST_TEST_CONTEXT(k->method) {
                     BOOST_TEST_REQUIRE(k->found);
                     BOOST_TEST(std::abs(double(k->stage) - double(true_knee)) <= 1.0, k->explanation);
@@ -283,19 +244,6 @@ BOOST_AUTO_TEST_CASE(survives_noise) {
         flat.push_back({double(i), double(i), 200 * (1 + 0.1 * (uniform(rng) - 0.5))});
     }
     BOOST_TEST(!kneedle_knee(flat).found);
-    BOOST_TEST(!find_saturation(flat).result.found);
-}
-
-BOOST_AUTO_TEST_CASE(latency_multiple_ignores_how_far_the_sweep_went) {
-    const auto short_sweep = latency_multiple_knee(clean_curve(12));
-    const auto long_sweep = latency_multiple_knee(clean_curve(40));
-    BOOST_TEST(short_sweep.stage == long_sweep.stage);
-    BOOST_TEST(short_sweep.interpolated_rate == long_sweep.interpolated_rate);
-
-    // A slow first stage (cold caches) does not raise the baseline.
-    auto cold = clean_curve(16);
-    cold[0].latency_ms = 1000;
-    BOOST_TEST(latency_multiple_knee(cold).stage == true_knee);
 }
 
 BOOST_AUTO_TEST_CASE(saturated_from_the_first_stage) {
@@ -307,38 +255,48 @@ BOOST_AUTO_TEST_CASE(saturated_from_the_first_stage) {
 }
 
 BOOST_AUTO_TEST_CASE(rejects_bad_curves) {
-    BOOST_CHECK_THROW(find_saturation({{2, 2, 100}, {1, 1, 100}}), std::invalid_argument);
-    BOOST_CHECK_THROW(find_saturation({{1, 1, 100}, {1, 1, 100}}), std::invalid_argument);
-    BOOST_CHECK_THROW(find_saturation({{0, 0, 100}}), std::invalid_argument);
-    BOOST_CHECK_THROW(find_saturation({{1, 1, std::nan("")}}), std::invalid_argument);
-    BOOST_CHECK_THROW(latency_multiple_knee(clean_curve(3), 1.0), std::invalid_argument);
+    BOOST_CHECK_THROW(throughput_knee({{2, 2, 100}, {1, 1, 100}}), std::invalid_argument);
+    BOOST_CHECK_THROW(throughput_knee({{1, 1, 100}, {1, 1, 100}}), std::invalid_argument);
+    BOOST_CHECK_THROW(throughput_knee({{0, 0, 100}}), std::invalid_argument);
+    BOOST_CHECK_THROW(kneedle_knee({{1, 1, std::nan("")}}), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(slo_knee_suite)
 
+namespace {
+
+// Plain pass/fail stages: a pass holds with confidence, so both knees agree.
+std::vector<slo_status> point(const std::vector<bool>& pass) {
+    std::vector<slo_status> out;
+    for (const bool p : pass) out.push_back(p ? slo_status::pass : slo_status::fail);
+    return out;
+}
+
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(highest_rate_whose_prefix_passes) {
     const std::vector<double> rates = {1, 2, 4, 8, 16};
-    const auto k = find_slo_knee(rates, {true, true, false, true, false});
+    const auto k = find_confident_slo_knee(rates, point({true, true, false, true, false})).point;
     BOOST_TEST(k.found);
     BOOST_TEST(k.stage == 1u);
     BOOST_TEST(k.rate == 2.0);
     BOOST_TEST(k.non_monotonic == (std::vector<std::size_t>{3}), boost::test_tools::per_element());
     BOOST_TEST(contains(k.warning, "stage 2 fails but higher stage(s) 3 (8 req/s)"), k.warning);
 
-    const auto all = find_slo_knee(rates, {true, true, true, true, true});
+    const auto all = find_confident_slo_knee(rates, point({true, true, true, true, true})).point;
     BOOST_TEST(all.found);
     BOOST_TEST(all.rate == 16.0);
     BOOST_TEST(all.warning.empty());
     BOOST_TEST(contains(all.explanation, "may lie higher"), all.explanation);
 
-    const auto none = find_slo_knee(rates, {false, true, true, true, true});
+    const auto none = find_confident_slo_knee(rates, point({false, true, true, true, true})).point;
     BOOST_TEST(!none.found);
     BOOST_TEST(none.non_monotonic.size() == 4u);
 
-    BOOST_CHECK_THROW(find_slo_knee(rates, {true}), std::invalid_argument);
-    BOOST_CHECK_THROW(find_slo_knee({2, 1}, {true, true}), std::invalid_argument);
+    BOOST_CHECK_THROW(find_confident_slo_knee(rates, point({true})), std::invalid_argument);
+    BOOST_CHECK_THROW(find_confident_slo_knee({2, 1}, point({true, true})), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(moves_down_as_the_limit_tightens) {
@@ -354,7 +312,7 @@ BOOST_AUTO_TEST_CASE(moves_down_as_the_limit_tightens) {
         for (const auto& s : curve) {
             pass.push_back(s.latency_ms <= limit);
         }
-        const auto k = find_slo_knee(rates, pass);
+        const auto k = find_confident_slo_knee(rates, point(pass)).point;
         const double rate = k.found ? k.rate : 0;
         BOOST_TEST_CONTEXT("limit " << limit) {
             BOOST_TEST(rate <= previous);

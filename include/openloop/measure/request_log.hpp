@@ -1,0 +1,44 @@
+#pragma once
+// requests.jsonl: one line per request as it ends (ids, lengths, every
+// timestamp, status, error class), streamed so memory does not grow with the
+// run; openloop's own request log, replayable as a trace.
+
+#include "openloop/measure/request_metrics.hpp"
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+namespace openloop {
+
+// What the end of a request adds to its line beyond the timeline.
+struct request_end {
+    std::string_view status;  // "ok", "failed" or "unfinished"
+    std::string_view error;   // error class name; empty: none
+    std::int64_t end_ns = -1;
+    std::int64_t output_tokens = 0;
+    bool output_from_usage = false;
+    std::int64_t cached_tokens = -1;
+    std::int64_t tpot_ns = -1;
+};
+
+class request_log {
+public:
+    // Truncates path; throws std::runtime_error naming it when it cannot.
+    void open(const std::string& path, std::string request_id_prefix);
+    bool is_open() const { return out_.is_open(); }
+    // No-op while not open.
+    void write(std::uint64_t index, const request_timeline& r, const request_end& end);
+    void flush();
+    // Flushes; throws std::runtime_error naming the file when any write failed.
+    void check();
+    void close();
+
+private:
+    std::ofstream out_;
+    std::string path_;
+    std::string id_prefix_;
+};
+
+}  // namespace openloop

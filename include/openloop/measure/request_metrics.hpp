@@ -1,0 +1,84 @@
+#pragma once
+// How one request's timeline becomes the metrics DESIGN.md defines (t0 = the
+// intended send time): TTFT, E2E, TPOT, ITL and ICL samples, the output token
+// count and its source, and whether the request meets the goodput SLO. Pure:
+// the reporter thread assembles timelines from events and calls these when a
+// request ends; nothing here knows about threads, rings or files.
+
+#include "openloop/measure/run_stats.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace openloop {
+
+// Per-request thresholds for goodput (DistServe's definition): a request is
+// "good" when it succeeded and meets every threshold given (< 0: not set).
+struct goodput_slo {
+    double ttft_ms = -1;
+    double tpot_ms = -1;
+    double itl_ms = -1;  // applied to the request's own worst inter-token gap
+    double e2e_ms = -1;
+};
+
+// One interval between successive content chunks and the tokens the later
+// chunk carried (< 1: unknown).
+struct chunk_gap {
+    std::int64_t ns;
+    std::int32_t tokens;
+};
+
+// What one request's events told so far. Times are steady-clock ns; -1: not yet.
+struct request_timeline {
+    std::int64_t intended = 0;
+    std::int64_t connect = -1;  // duration, ns (only when it opened a connection)
+    std::int64_t sent = -1;
+    std::int64_t headers = -1;
+    std::int64_t first_chunk = -1;
+    std::int64_t last_chunk = -1;
+    std::int64_t max_itl = 0;  // worst per-token gap, for the ITL SLO
+    std::int64_t chunks = 0;
+    std::int32_t input_tokens = 0;
+    std::int32_t max_tokens = 0;
+    std::int32_t http_status = 0;
+    std::int32_t prompt_tokens = -1;  // the server's usage.prompt_tokens
+    bool warmup = false;
+    bool retried = false;
+    // Kept until the request ends: a failed request must add no samples.
+    std::vector<chunk_gap> gaps;
+
+    // A content chunk arrived at t_ns carrying `tokens` (< 1: unknown).
+    void add_chunk(std::int64_t t_ns, std::int32_t tokens);
+};
+
+// The server's usage figures at the end of a stream (-1: not given).
+struct stream_usage {
+    std::int64_t completion_tokens = -1;
+    std::int64_t prompt_tokens = -1;
+    std::int64_t cached_tokens = -1;
+};
+
+// A completed request's metrics, ns; -1 where a metric is undefined.
+struct request_metrics {
+    std::int64_t ttft = -1;  // first content chunk - t0 (no content: undefined)
+    std::int64_t e2e = -1;   // last content chunk - t0
+    std::int64_t tpot = -1;  // (E2E - TTFT) / (output_tokens - 1), for output_tokens > 1
+    std::int64_t output_tokens = 0;  // usage.completion_tokens where given, else content chunks
+    bool output_from_usage = false;
+};
+
+request_metrics measure_request(const request_timeline& r, const stream_usage& usage);
+
+// A threshold that cannot be checked because the request streamed no content
+// (no TTFT, no E2E) fails it; TPOT and ITL need more than one token, and a
+// request with a single token has nothing to violate them.
+bool meets(const goodput_slo& slo, const request_timeline& r, const request_metrics& m);
+
+// Adds one completed, measured request to the run: its histograms (ITL: each
+// chunk interval divided over the tokens it carried, one sample per token;
+// the interval itself when the count is unknown), token totals, length
+// fidelity and goodput counts.
+void record_completed(run_stats& stats, const request_timeline& r, const request_metrics& m,
+                      const stream_usage& usage, bool good);
+
+}  // namespace openloop

@@ -1,0 +1,59 @@
+#pragma once
+// timeseries.csv: per interval of the run, offered and achieved requests,
+// in flight, output tokens, TTFT p50/p99 and the generator's own RSS, so a
+// soak shows drift over time. Window w covers [origin + w·window,
+// origin + (w+1)·window); events that arrive late land in the current one.
+
+#include "openloop/measure/histogram.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+namespace openloop {
+
+class timeseries {
+public:
+    explicit timeseries(std::chrono::nanoseconds window);
+
+    // Truncates path and writes the header; throws std::runtime_error naming it.
+    void open(const std::string& path);
+
+    // Windows count from the first origin given; later calls change nothing.
+    void start(std::int64_t origin_ns);
+    std::int64_t origin_ns() const { return origin_ns_; }  // 0 until started
+
+    // Writes a row for every window that ended at or before t.
+    void advance(std::int64_t t, std::uint64_t in_flight);
+    // Writes the current, partial window (the end of the run).
+    void close_window(std::uint64_t in_flight);
+
+    // What happened in the current window.
+    void offered() { ++offered_; }
+    void refused() { ++refused_; }
+    void failed() { ++failed_; }
+    void completed(std::int64_t ttft_ns, std::int64_t output_tokens);  // ttft_ns < 0: none
+
+    void flush();
+    // Flushes; throws std::runtime_error naming the file when any write failed.
+    void check();
+    void close();
+
+private:
+    void emit_row(std::uint64_t in_flight);
+
+    std::int64_t window_ns_;
+    std::int64_t origin_ns_ = 0;
+    std::int64_t index_ = 0;
+    std::uint64_t offered_ = 0;
+    std::uint64_t refused_ = 0;
+    std::uint64_t completed_ = 0;
+    std::uint64_t failed_ = 0;
+    std::int64_t output_tokens_ = 0;
+    histogram ttft_;
+    std::ofstream out_;
+    std::string path_;
+};
+
+}  // namespace openloop

@@ -1,0 +1,19 @@
+#pragma once
+// How results print numbers: printf of one value, and milliseconds at about
+// four significant digits, shared by the verdict's reasons and the tables.
+
+#include <string>
+
+namespace openloop {
+
+// printf of one number.
+std::string fmt(const char* format, double v);
+
+// The printf format giving about four significant digits at the magnitude of
+// `scale` ms ("%.3f" below 10 ... "%.0f" from 10000).
+const char* ms_format(double scale);
+
+// v ms at its own magnitude's precision.
+std::string fmt_ms(double v);
+
+}  // namespace openloop

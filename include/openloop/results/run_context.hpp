@@ -1,0 +1,29 @@
+#pragma once
+// How a run was driven: what summary.json embeds verbatim and the bounds its
+// verdict applies. The runner fills it; results only read it.
+
+#include <boost/json/object.hpp>
+
+#include <cstddef>
+#include <string>
+
+namespace openloop {
+
+struct run_context {
+    boost::json::object config;       // every parameter, secrets already redacted
+    boost::json::object environment;  // host, cores, versions
+    std::string target;               // as shown to the user
+    std::string mode = "open-loop";   // or "closed-loop"
+    double request_rate = 0;          // offered req/s; 0 = unbounded (closed loop)
+    double burstiness = 1.0;
+    std::string arrival;              // the schedule in words, e.g. "poisson 2 req/s" or "trace x20"
+    int max_concurrency = 0;          // closed-loop workers or --max-inflight; 0 none
+    double lag_bound_ms = 1.0;
+    double max_error_rate = 0.01;     // failed / ended above this fails the run (--max-error-rate)
+    std::string tokenizer = "words";  // how lengths in tokens became prompts (tokenizer.hpp)
+    std::size_t skipped = 0;          // workload items its source dropped (workload::skipped)
+    bool partial = false;             // cut short by Ctrl-C/SIGTERM or an overload abort
+    std::string partial_reason;
+};
+
+}  // namespace openloop

@@ -1,0 +1,64 @@
+#pragma once
+// The typed result of one run: what the reporter measured, how the run was
+// driven, and what follows from the two (verdict, error tally, rates, token
+// sources). Built once by make_run_result; summary.json, the end-of-run table
+// and a sweep's stage row are all renderings of it.
+
+#include "openloop/measure/run_stats.hpp"
+#include "openloop/results/run_context.hpp"
+#include "openloop/results/verdict.hpp"
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace openloop {
+
+// A latency histogram of run_stats under its summary.json name (X in
+// mean_X_ms; vLLM's four first, then ours) and its table label ("" = no row).
+struct latency_family {
+    std::string_view key;
+    std::string_view label;
+    histogram run_stats::*member;
+};
+
+inline constexpr std::array<latency_family, 10> latency_families = {{
+    {"ttft", "TTFT", &run_stats::ttft},
+    {"tpot", "TPOT", &run_stats::tpot},
+    {"itl", "ITL", &run_stats::itl},
+    {"e2el", "E2E", &run_stats::e2e},
+    {"icl", "ICL", &run_stats::icl},
+    {"lag", "lag", &run_stats::lag},
+    {"connect", "connect", &run_stats::connect},
+    {"ttfb", "", &run_stats::ttfb},
+    {"ttft_from_send", "", &run_stats::ttft_from_send},
+    {"e2el_from_send", "", &run_stats::e2e_from_send},
+}};
+
+// One statistic of a histogram of ns, in ms: mean, std, median, p<N> (p50,
+// p99.9, ...), min or max. Empty without samples (no sample is not a 0 ms
+// sample) or for an unknown statistic.
+std::optional<double> latency_ms(const histogram& h, std::string_view stat);
+
+struct run_result {
+    run_stats stats;
+    run_context context;
+    verdict validity;
+    error_tally errors;
+
+    double duration_s = 0;
+    double request_throughput = 0;      // completed / duration
+    double request_goodput = 0;         // good / duration
+    double output_throughput = 0;       // output tokens / duration
+    double total_token_throughput = 0;  // input + output tokens / duration
+    // Where output token counts came from: "usage", "chunks" (an estimate) or
+    // "mixed"; empty when nothing completed.
+    std::string_view output_tokens_source;
+    // Where ITL samples came from: "tokens" (per-chunk counts), "chunks"
+    // (chunk intervals) or "mixed"; empty without samples.
+    std::string_view itl_source;
+};
+
+run_result make_run_result(run_stats stats, run_context context);
+
+}  // namespace openloop

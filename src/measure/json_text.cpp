@@ -1,0 +1,143 @@
+#include "openloop/measure/json_text.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string_view>
+
+namespace openloop {
+
+namespace {
+
+// indent < 0: everything on one line.
+void pretty(std::string& out, const boost::json::value& v, int indent) {
+    const bool compact = indent < 0;
+    const auto newline = [&](int level) {
+        if (compact) {
+            return;
+        }
+        out += '\n';
+        out.append(static_cast<std::size_t>(level) * 2, ' ');
+    };
+    const int inner = compact ? indent : indent + 1;
+    switch (v.kind()) {
+    case boost::json::kind::object: {
+        const auto& o = v.get_object();
+        if (o.empty()) {
+            out += "{}";
+            return;
+        }
+        out += '{';
+        bool first = true;
+        for (const auto& kv : o) {
+            if (!first) {
+                out += ',';
+            }
+            first = false;
+            newline(inner);
+            out += boost::json::serialize(boost::json::value(kv.key()));
+            out += compact ? ":" : ": ";
+            pretty(out, kv.value(), inner);
+        }
+        newline(indent);
+        out += '}';
+        return;
+    }
+    case boost::json::kind::array: {
+        const auto& a = v.get_array();
+        if (a.empty()) {
+            out += "[]";
+            return;
+        }
+        // Arrays of scalars (histogram counts) stay on one line: one number
+        // per line would make summary.json thousands of lines long.
+        const bool flat = std::all_of(a.begin(), a.end(), [](const boost::json::value& e) {
+            return !e.is_object() && !e.is_array();
+        });
+        out += '[';
+        bool first = true;
+        for (const auto& e : a) {
+            if (!first) {
+                out += flat && !compact ? ", " : ",";
+            }
+            first = false;
+            if (!flat) {
+                newline(inner);
+            }
+            pretty(out, e, inner);
+        }
+        if (!flat) {
+            newline(indent);
+        }
+        out += ']';
+        return;
+    }
+    case boost::json::kind::double_: {
+        const double d = v.get_double();
+        if (!std::isfinite(d)) {
+            out += "null";  // JSON has no infinity or NaN
+            return;
+        }
+        // Shortest round-trip form, in plain notation where it is short
+        // (Boost.JSON 1.81 would write 1.5E1).
+        char buf[64];
+        const auto res = std::to_chars(buf, buf + sizeof buf, d);
+        out.append(buf, res.ptr);
+        if (std::string_view(buf, static_cast<std::size_t>(res.ptr - buf)).find_first_of(".e") ==
+            std::string_view::npos) {
+            out += ".0";  // keep it a double when read back
+        }
+        return;
+    }
+    default: out += boost::json::serialize(v); return;
+    }
+}
+
+}  // namespace
+
+std::string pretty_json(const boost::json::value& value) {
+    std::string out;
+    pretty(out, value, 0);
+    out += '\n';
+    return out;
+}
+
+std::string compact_json(const boost::json::value& value) {
+    std::string out;
+    pretty(out, value, -1);
+    return out;
+}
+
+void write_json_file(const std::string& path, const boost::json::value& value) {
+    const std::string text = pretty_json(value);
+    // Written beside the target and renamed over it, so a reader never sees half a file.
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream f(tmp, std::ios::out | std::ios::trunc | std::ios::binary);
+        if (!f) {
+            throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+        }
+        f.write(text.data(), static_cast<std::streamsize>(text.size()));
+        f.close();
+        if (!f) {
+            std::remove(tmp.c_str());
+            throw std::runtime_error("cannot write " + path + ": write failed");
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::remove(tmp.c_str());
+        throw std::runtime_error("cannot write " + path + ": " + ec.message());
+    }
+}
+
+}  // namespace openloop

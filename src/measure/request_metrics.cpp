@@ -1,0 +1,108 @@
+#include "openloop/measure/request_metrics.hpp"
+
+#include <algorithm>
+
+namespace openloop {
+
+void request_timeline::add_chunk(std::int64_t t_ns, std::int32_t tokens) {
+    if (first_chunk < 0) {
+        first_chunk = t_ns;
+    } else {
+        const std::int64_t gap = t_ns - last_chunk;
+        gaps.push_back({gap, tokens});
+        max_itl = std::max(max_itl, tokens >= 1 ? gap / tokens : gap);
+    }
+    last_chunk = t_ns;
+    ++chunks;
+}
+
+request_metrics measure_request(const request_timeline& r, const stream_usage& usage) {
+    request_metrics m;
+    m.output_from_usage = usage.completion_tokens >= 0;
+    m.output_tokens = m.output_from_usage ? usage.completion_tokens : r.chunks;
+    if (r.first_chunk < 0) {
+        return m;
+    }
+    m.ttft = r.first_chunk - r.intended;
+    m.e2e = r.last_chunk - r.intended;
+    if (m.output_tokens > 1) {
+        m.tpot = (m.e2e - m.ttft) / (m.output_tokens - 1);
+    }
+    return m;
+}
+
+bool meets(const goodput_slo& slo, const request_timeline& r, const request_metrics& m) {
+    const auto over = [](std::int64_t ns, double limit_ms) {
+        return limit_ms >= 0 && static_cast<double>(ns) / 1e6 > limit_ms;
+    };
+    if (slo.ttft_ms >= 0 && (m.ttft < 0 || over(m.ttft, slo.ttft_ms))) {
+        return false;
+    }
+    if (slo.e2e_ms >= 0 && (m.e2e < 0 || over(m.e2e, slo.e2e_ms))) {
+        return false;
+    }
+    if (m.tpot >= 0 && over(m.tpot, slo.tpot_ms)) {
+        return false;
+    }
+    return !over(r.max_itl, slo.itl_ms);
+}
+
+void record_completed(run_stats& stats, const request_timeline& r, const request_metrics& m,
+                      const stream_usage& usage, bool good) {
+    ++stats.completed;
+    stats.total_input_tokens += r.input_tokens;
+    stats.total_output_tokens += m.output_tokens;
+    if (usage.prompt_tokens >= 0) {
+        stats.server_prompt_tokens += usage.prompt_tokens;
+        ++stats.prompt_checked;
+        stats.prompt_intended_tokens += r.input_tokens;
+        if (usage.prompt_tokens == r.input_tokens) ++stats.prompt_exact;
+    }
+    stats.output_requested_tokens += r.max_tokens;
+    if (m.output_tokens == r.max_tokens) ++stats.output_at_max;
+    if (usage.cached_tokens >= 0) {
+        stats.cached_prompt_tokens += usage.cached_tokens;
+    }
+    ++(m.output_from_usage ? stats.output_from_usage : stats.output_estimated);
+
+    latency_set& bucket = stats.by_input[static_cast<std::size_t>(input_bucket(r.input_tokens))];
+    ++bucket.completed;
+    if (m.ttft >= 0) {
+        stats.ttft.record(m.ttft);
+        stats.e2e.record(m.e2e);
+        bucket.ttft.record(m.ttft);
+        bucket.e2e.record(m.e2e);
+        if (r.sent >= 0) {
+            stats.ttft_from_send.record(r.first_chunk - r.sent);
+            stats.e2e_from_send.record(r.last_chunk - r.sent);
+        }
+    }
+    if (m.tpot >= 0) {
+        stats.tpot.record(m.tpot);
+        bucket.tpot.record(m.tpot);
+    }
+    for (const chunk_gap& g : r.gaps) {
+        stats.icl.record(g.ns);
+        if (g.tokens >= 1) {
+            const std::int64_t per_token = g.ns / g.tokens;
+            for (std::int32_t i = 0; i < g.tokens; ++i) {
+                stats.itl.record(per_token);
+            }
+            stats.itl_token_samples += static_cast<std::uint64_t>(g.tokens);
+        } else {
+            stats.itl.record(g.ns);
+            ++stats.itl_chunk_samples;
+        }
+    }
+    if (r.headers >= 0) {
+        stats.ttfb.record(r.headers - r.intended);
+    }
+    if (r.connect >= 0) {
+        stats.connect.record(r.connect);
+    }
+    if (good) {
+        ++stats.good;
+    }
+}
+
+}  // namespace openloop

@@ -1,0 +1,67 @@
+#include "openloop/results/run_result.hpp"
+
+#include <charconv>
+#include <string>
+#include <utility>
+
+namespace openloop {
+
+namespace {
+
+// "mixed" / exact_name / estimated_name from how many items came from each source.
+std::string_view source_name(std::uint64_t exact, std::uint64_t estimated, std::string_view exact_name,
+                             std::string_view estimated_name) {
+    if (exact > 0 && estimated > 0) {
+        return "mixed";
+    }
+    if (exact > 0) {
+        return exact_name;
+    }
+    if (estimated > 0) {
+        return estimated_name;
+    }
+    return {};
+}
+
+double per_second(double amount, double duration) { return duration > 0 ? amount / duration : 0.0; }
+
+}  // namespace
+
+std::optional<double> latency_ms(const histogram& h, std::string_view stat) {
+    if (h.count() == 0) {
+        return std::nullopt;
+    }
+    const auto ms = [](double ns) { return ns / 1e6; };
+    if (stat == "mean") return ms(h.mean());
+    if (stat == "std") return ms(h.stddev());
+    if (stat == "median") return ms(static_cast<double>(h.percentile(50)));
+    if (stat == "min") return ms(static_cast<double>(h.min()));
+    if (stat == "max") return ms(static_cast<double>(h.max()));
+    if (stat.size() > 1 && stat[0] == 'p') {
+        double p = 0;
+        const auto res = std::from_chars(stat.data() + 1, stat.data() + stat.size(), p);
+        if (res.ec == std::errc() && res.ptr == stat.data() + stat.size() && p > 0 && p <= 100) {
+            return ms(static_cast<double>(h.percentile(p)));
+        }
+    }
+    return std::nullopt;
+}
+
+run_result make_run_result(run_stats stats, run_context context) {
+    run_result r;
+    r.validity = judge(stats, context);
+    r.errors = count_errors(stats);
+    r.duration_s = stats.duration_s();
+    const double d = r.duration_s;
+    r.request_throughput = per_second(static_cast<double>(stats.completed), d);
+    r.request_goodput = per_second(static_cast<double>(stats.good), d);
+    r.output_throughput = per_second(static_cast<double>(stats.total_output_tokens), d);
+    r.total_token_throughput = per_second(static_cast<double>(stats.total_input_tokens + stats.total_output_tokens), d);
+    r.output_tokens_source = source_name(stats.output_from_usage, stats.output_estimated, "usage", "chunks");
+    r.itl_source = source_name(stats.itl_token_samples, stats.itl_chunk_samples, "tokens", "chunks");
+    r.stats = std::move(stats);
+    r.context = std::move(context);
+    return r;
+}
+
+}  // namespace openloop

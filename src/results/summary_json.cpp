@@ -1,0 +1,166 @@
+#include "openloop/results/summary_json.hpp"
+
+#include "openloop/results/fidelity.hpp"
+#include "openloop/results/metric_aliases.hpp"
+
+#include <charconv>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace openloop {
+
+namespace {
+
+std::string key_of(std::string_view prefix, std::string_view fam) {
+    std::string k(prefix);
+    k += '_';
+    k += fam;
+    k += "_ms";
+    return k;
+}
+
+boost::json::value ms_or_null(const histogram& h, std::string_view stat) {
+    const auto v = latency_ms(h, stat);
+    return v ? boost::json::value(*v) : boost::json::value(nullptr);
+}
+
+void put_family(boost::json::object& o, std::string_view fam, const histogram& h) {
+    for (const std::string_view stat : {"mean", "median", "std"}) {
+        o[key_of(stat, fam)] = ms_or_null(h, stat);
+    }
+    for (const double p : {50.0, 90.0, 95.0, 99.0, 99.9}) {
+        std::string stat = "p";
+        char buf[16];
+        const auto res = std::to_chars(buf, buf + sizeof buf, p);
+        stat.append(buf, res.ptr);
+        o[key_of(stat, fam)] = ms_or_null(h, stat);
+    }
+    for (const std::string_view stat : {"min", "max"}) {
+        o[key_of(stat, fam)] = ms_or_null(h, stat);
+    }
+}
+
+boost::json::value name_or_null(std::string_view name) {
+    return name.empty() ? boost::json::value(nullptr) : boost::json::value(boost::json::string(name));
+}
+
+boost::json::array input_buckets(const run_stats& stats) {
+    boost::json::array buckets;
+    for (std::size_t i = 0; i < stats.by_input.size(); ++i) {
+        const latency_set& b = stats.by_input[i];
+        const int lo = input_bucket_lower[i];
+        const bool last = i + 1 == input_bucket_lower.size();
+        boost::json::object o;
+        o["range"] = "[" + std::to_string(lo) + ", " + (last ? std::string("inf") : std::to_string(input_bucket_lower[i + 1])) + ")";
+        o["min_input_tokens"] = lo;
+        if (last) {
+            o["max_input_tokens"] = nullptr;
+        } else {
+            o["max_input_tokens"] = input_bucket_lower[i + 1] - 1;
+        }
+        o["completed"] = b.completed;
+        for (const auto& [fam, h] : {std::pair<std::string_view, const histogram*>{"ttft", &b.ttft},
+                                     {"tpot", &b.tpot},
+                                     {"e2el", &b.e2e}}) {
+            for (const std::string_view stat : {"mean", "p50", "p99"}) {
+                o[key_of(stat, fam)] = ms_or_null(*h, stat);
+            }
+        }
+        buckets.emplace_back(std::move(o));
+    }
+    return buckets;
+}
+
+}  // namespace
+
+boost::json::object summary_json(const run_result& r) {
+    const run_stats& stats = r.stats;
+    const run_context& context = r.context;
+    boost::json::object s;
+
+    boost::json::array reasons;
+    for (const auto& reason : r.validity.reasons) {
+        reasons.emplace_back(reason);
+    }
+    s["validity"] = boost::json::object{{"valid", r.validity.valid}, {"reasons", std::move(reasons)}};
+    s["target"] = context.target;
+    s["mode"] = context.mode;
+    if (stats.steady_window_s > 0) {
+        s["steady_request_throughput"] = stats.steady_rate();
+    }
+    s["arrival"] = context.arrival;
+    s["partial"] = context.partial;
+    if (context.partial) {
+        s["partial_reason"] = context.partial_reason;
+    }
+
+    s["duration"] = r.duration_s;
+    s["completed"] = stats.completed;
+    s["failed"] = stats.failed;
+    s["total_input_tokens"] = stats.total_input_tokens;
+    s["total_output_tokens"] = stats.total_output_tokens;
+    s["request_throughput"] = r.request_throughput;
+    s["request_goodput"] = r.request_goodput;
+    s["output_throughput"] = r.output_throughput;
+    s["total_token_throughput"] = r.total_token_throughput;
+    if (context.max_concurrency > 0) {
+        s["max_concurrency"] = context.max_concurrency;
+    } else {
+        s["max_concurrency"] = nullptr;
+    }
+    if (context.request_rate > 0) {
+        s["request_rate"] = context.request_rate;
+    } else {
+        s["request_rate"] = "inf";  // as vLLM writes an unbounded rate
+    }
+    s["burstiness"] = context.burstiness;
+
+    for (const latency_family& f : latency_families) {
+        put_family(s, f.key, stats.*f.member);
+    }
+
+    s["started"] = stats.started;
+    s["refused"] = stats.refused;
+    s["unfinished"] = stats.unfinished;
+    s["skipped"] = context.skipped;
+    s["lost_events"] = stats.lost_events;
+    s["warmup_requests"] = stats.warmup_started;
+    s["goodput_requests"] = stats.good;
+    s["peak_inflight"] = stats.max_inflight;
+    s["retried_stale"] = stats.retried_stale;
+    s["max_error_rate"] = context.max_error_rate;
+    boost::json::object errors;
+    for (int c = 0; c < error_class_count; ++c) {
+        if (const auto n = stats.failed_by_class[static_cast<std::size_t>(c)]; n > 0) {
+            errors[error_class_name(static_cast<error_class>(c))] = n;
+        }
+    }
+    s["errors"] = std::move(errors);
+    boost::json::object statuses;
+    for (const auto& [code, n] : stats.http_status_counts) {
+        statuses[std::to_string(code)] = n;
+    }
+    s["http_status"] = std::move(statuses);
+    s["error_rate"] = r.errors.rate;
+    s["output_tokens_source"] = name_or_null(r.output_tokens_source);
+    s["itl_source"] = name_or_null(r.itl_source);
+    s["cached_prompt_tokens"] = stats.cached_prompt_tokens;
+    s["server_prompt_tokens"] = stats.server_prompt_tokens;
+    s["length_fidelity"] = length_fidelity(stats, context.tokenizer);
+    s["measured_window"] = boost::json::object{{"first_intended_ns", stats.first_intended_ns},
+                                               {"last_end_ns", stats.last_end_ns}};
+    s["by_input_length"] = input_buckets(stats);
+
+    boost::json::object hists;
+    for (const latency_family& f : latency_families) {
+        hists[f.key] = (stats.*f.member).to_json();
+    }
+    s["histograms"] = std::move(hists);
+    s["aliases"] = metric_aliases();
+    s["config"] = context.config;
+    s["environment"] = context.environment;
+    return s;
+}
+
+}  // namespace openloop

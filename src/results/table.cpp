@@ -1,0 +1,160 @@
+#include "openloop/results/table.hpp"
+
+#include "openloop/results/fidelity.hpp"
+#include "openloop/results/number_text.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace openloop {
+
+namespace {
+
+// Row order: TTFT, TPOT, ITL, ICL, E2E, lag, connect.
+constexpr std::array<std::string_view, 7> table_rows = {"ttft", "tpot", "itl", "icl", "e2el", "lag", "connect"};
+constexpr std::array<std::string_view, 8> table_columns = {"mean", "p50", "p90", "p95", "p99", "p99.9", "min", "max"};
+
+constexpr std::size_t name_w = 14;
+constexpr std::size_t col_w = 10;
+
+std::string count(std::uint64_t n) { return std::to_string(n); }
+
+std::string pad_left(std::string s, std::size_t width) {
+    if (s.size() < width) {
+        s.insert(0, width - s.size(), ' ');
+    }
+    return s;
+}
+
+std::string pad_right(std::string s, std::size_t width) {
+    if (s.size() < width) {
+        s.append(width - s.size(), ' ');
+    }
+    return s;
+}
+
+std::string or_dash(std::string_view s) { return s.empty() ? std::string("-") : std::string(s); }
+
+// A row's cells share one precision (its largest value's), so its columns line up.
+std::string cells(const histogram& h, const std::vector<std::string_view>& stats, std::size_t width) {
+    std::vector<std::optional<double>> values;
+    double scale = 0;
+    for (const auto stat : stats) {
+        values.push_back(latency_ms(h, stat));
+        scale = std::max(scale, std::fabs(values.back().value_or(0)));
+    }
+    std::string out;
+    for (const auto& v : values) {
+        out += pad_left(v ? fmt(ms_format(scale), *v) : std::string("-"), width);
+    }
+    return out;
+}
+
+void latency_rows(std::string& out, const run_stats& stats) {
+    std::string header = pad_right("latency (ms)", name_w);
+    for (const auto& c : table_columns) {
+        header += pad_left(std::string(c), col_w);
+    }
+    out += header + '\n';
+    const std::vector<std::string_view> columns(table_columns.begin(), table_columns.end());
+    for (const std::string_view row : table_rows) {
+        const auto f = std::find_if(latency_families.begin(), latency_families.end(),
+                                    [&](const latency_family& x) { return x.key == row; });
+        out += pad_right(std::string(f->label), name_w) + cells(stats.*f->member, columns, col_w) + '\n';
+    }
+}
+
+void input_rows(std::string& out, const run_stats& stats) {
+    bool header_done = false;
+    for (std::size_t i = 0; i < stats.by_input.size(); ++i) {
+        const latency_set& b = stats.by_input[i];
+        if (b.completed == 0) {
+            continue;
+        }
+        if (!header_done) {
+            std::string h = pad_right("input tokens", name_w) + pad_left("completed", col_w);
+            for (const std::string_view fam : {"TTFT", "TPOT", "E2E"}) {
+                for (const std::string_view stat : {"mean", "p50", "p99"}) {
+                    h += pad_left(std::string(fam) + " " + std::string(stat), col_w + 1);
+                }
+            }
+            out += "\n" + h + '\n';
+            header_done = true;
+        }
+        const bool last = i + 1 == input_bucket_lower.size();
+        const std::string range = "[" + std::to_string(input_bucket_lower[i]) + ", " +
+                                  (last ? std::string("inf") : std::to_string(input_bucket_lower[i + 1])) + ")";
+        std::string l = pad_right(range, name_w) + pad_left(count(b.completed), col_w);
+        for (const histogram* h : {&b.ttft, &b.tpot, &b.e2e}) {
+            l += cells(*h, {"mean", "p50", "p99"}, col_w + 1);
+        }
+        out += l + '\n';
+    }
+}
+
+}  // namespace
+
+std::string format_table(const run_result& r) {
+    const run_stats& s = r.stats;
+    const run_context& c = r.context;
+    std::string out;
+    const auto line = [&](const std::string& l) {
+        out += l;
+        out += '\n';
+    };
+
+    line(r.validity.valid ? "VALID" : "INVALID: " + r.validity.reasons.front());
+    line("error rate     " + fmt("%.2f %%", r.errors.rate * 100) + "  (" + count(r.errors.failed) + " failed, " +
+         count(s.completed) + " completed" +
+         (r.errors.cancelled > 0 ? "; " + count(r.errors.cancelled) + " cancelled by openloop, not counted" : "") + ")");
+    if (c.partial) {
+        line("partial        " + c.partial_reason);
+    }
+    line("target         " + c.target + "  (" + c.mode + ", " + c.arrival +
+         ", max concurrency " + (c.max_concurrency > 0 ? std::to_string(c.max_concurrency) : std::string("-")) + ")");
+    line("requests       completed " + count(s.completed) + "  failed " + count(s.failed) + "  unfinished " +
+         count(s.unfinished) + "  refused " + count(s.refused) + "  warm-up " + count(s.warmup_started) +
+         "  lost events " + count(s.lost_events) + "  peak in flight " + count(s.max_inflight) + "  retried stale " +
+         count(s.retried_stale));
+    if (c.skipped > 0) {
+        line("skipped        " + count(c.skipped) + " workload items the source dropped (unusable ShareGPT entries or "
+             "bad trace rows), never sent");
+    }
+    line("duration       " + fmt("%.2f", r.duration_s) + " s");
+    line("throughput     " + fmt("%.2f", r.request_throughput) + " req/s  goodput " + fmt("%.2f", r.request_goodput) +
+         " req/s  output " + fmt("%.1f", r.output_throughput) + " tok/s  total " +
+         fmt("%.1f", r.total_token_throughput) + " tok/s");
+    line("tokens         input " + std::to_string(s.total_input_tokens) + "  output " +
+         std::to_string(s.total_output_tokens) + " (source: " + or_dash(r.output_tokens_source) + ")  cached prompt " +
+         std::to_string(s.cached_prompt_tokens) + "  ITL from " + or_dash(r.itl_source));
+    line("lengths        " + describe_length_fidelity(s, c.tokenizer));
+    line("");
+    latency_rows(out, s);
+    input_rows(out, s);
+
+    bool errors_header = false;
+    for (int cls = 0; cls < error_class_count; ++cls) {
+        const auto n = s.failed_by_class[static_cast<std::size_t>(cls)];
+        if (n == 0) continue;
+        if (!errors_header) {
+            line("");
+            line("errors by class");
+            errors_header = true;
+        }
+        line("  " + pad_right(std::string(error_class_name(static_cast<error_class>(cls))), 22) + count(n));
+    }
+    if (!s.http_status_counts.empty()) {
+        line("");
+        line("failures by HTTP status");
+        for (const auto& [code, n] : s.http_status_counts) {
+            line("  " + pad_right(std::to_string(code), 22) + count(n));
+        }
+    }
+    return out;
+}
+
+}  // namespace openloop

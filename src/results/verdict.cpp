@@ -1,0 +1,76 @@
+#include "openloop/results/verdict.hpp"
+
+#include "openloop/results/number_text.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace openloop {
+
+namespace {
+
+// "error rate 47.06 % exceeds the 1 % bound (8 stream_truncated)"; empty
+// when the rate is within the bound.
+std::string error_rate_breach(const run_stats& stats, const error_tally& errors, double max_error_rate) {
+    if (errors.failed == 0 || errors.rate <= max_error_rate) return {};
+    std::vector<std::pair<std::uint64_t, int>> classes;
+    for (int c = 0; c < error_class_count; ++c)
+        if (const auto n = stats.failed_by_class[static_cast<std::size_t>(c)]; n > 0 && c != int(error_class::cancelled))
+            classes.emplace_back(n, c);
+    std::sort(classes.rbegin(), classes.rend());
+    std::string why;
+    for (const auto& [n, c] : classes) {
+        if (!why.empty()) why += ", ";
+        why += std::to_string(n) + " " + std::string(error_class_name(static_cast<error_class>(c)));
+    }
+    return "error rate " + fmt("%.2f", errors.rate * 100) + " % exceeds the " + fmt("%g", max_error_rate * 100) +
+           " % bound (" + why + ")";
+}
+
+}  // namespace
+
+error_tally count_errors(const run_stats& stats) {
+    error_tally t;
+    t.cancelled = std::min(stats.failed, stats.failed_by_class[static_cast<std::size_t>(error_class::cancelled)]);
+    t.failed = stats.failed - t.cancelled;
+    t.ended = stats.completed + t.failed;
+    t.rate = t.ended > 0 ? static_cast<double>(t.failed) / static_cast<double>(t.ended) : 0.0;
+    return t;
+}
+
+verdict judge(const run_stats& stats, const run_context& context) {
+    verdict v;
+    const auto add = [&](std::string reason) {
+        v.valid = false;
+        v.reasons.push_back(std::move(reason));
+    };
+    if (context.partial) {
+        add(context.partial_reason.empty() ? "run cut short" : "run cut short: " + context.partial_reason);
+    }
+    if (stats.lost_events > 0) {
+        v.generator_ok = false;
+        add(std::to_string(stats.lost_events) + " events lost to a full ring");
+    }
+    std::string breach = error_rate_breach(stats, count_errors(stats), context.max_error_rate);
+    v.too_many_errors = !breach.empty();
+    // With nothing completed, the reason below says it all.
+    if (v.too_many_errors && stats.completed > 0) {
+        add(std::move(breach));
+    }
+    if (stats.completed == 0) {
+        add("no request completed (" + std::to_string(stats.failed) + " failed, " + std::to_string(stats.unfinished) +
+            " unfinished)");
+    }
+    // A closed loop sends when a worker frees up; it has no schedule to lag.
+    if (context.mode == "open-loop" && stats.lag.count() > 0) {
+        const double p99 = static_cast<double>(stats.lag.percentile(99)) / 1e6;
+        if (p99 > context.lag_bound_ms) {
+            v.generator_ok = false;
+            add("schedule lag p99 " + fmt_ms(p99) + " ms exceeds the " + fmt("%g", context.lag_bound_ms) +
+                " ms bound: the generator fell behind its schedule");
+        }
+    }
+    return v;
+}
+
+}  // namespace openloop

@@ -1,0 +1,176 @@
+#include "openloop/run/sweep_runner.hpp"
+
+#include "openloop/measure/json_text.hpp"
+#include "openloop/results/sweep_json.hpp"
+#include "openloop/results/sweep_table.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <pthread.h>
+
+namespace openloop {
+
+namespace {
+
+// Sleeps between stages with SIGINT/SIGTERM held, so Ctrl-C then ends the
+// sweep cleanly instead of killing it; true when one arrived.
+bool cool_down(double seconds) {
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    const auto ns = static_cast<std::int64_t>(seconds * 1e9);
+    const timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    int got = -1;
+    do {
+        got = sigtimedwait(&set, nullptr, &timeout);
+    } while (got < 0 && errno == EINTR);
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    if (got > 0) std::fprintf(stderr, "\nopenloop: interrupted between stages; the report covers the stages so far\n");
+    return got > 0;
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream out(path);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+}  // namespace
+
+sweep_result run_sweep(const sweep_options& opt) {
+    const bool closed = !opt.concurrency.empty();
+    // The highest percentile any SLO judges (p99 when there are none) sets
+    // how many samples a stage needs.
+    double top_pct = 0;
+    for (const auto& s : opt.slos) {
+        if (s.stat.size() > 1 && s.stat[0] == 'p') top_pct = std::max(top_pct, std::stod(s.stat.substr(1)));
+    }
+    if (top_pct == 0) top_pct = 99.0;
+    const std::uint64_t min_samples = opt.min_samples > 0 ? opt.min_samples : samples_for_percentile(top_pct);
+    std::filesystem::path out(opt.out_dir);
+    if (!opt.out_dir.empty()) std::filesystem::create_directories(out);
+
+    sweep_result result;
+    sweep_report& report = result.report;
+    report.target = opt.base.target_label;
+    report.closed_loop = closed;
+    report.slos = opt.slos;
+    report.min_samples = min_samples;
+    report.precision = opt.precision;
+    report.config = opt.base.config;
+    std::vector<stage_row> rows;  // in the order they ran
+
+    double warmup = opt.warmup_s;
+    double e2e_base_s = 0;  // E2E p50 at the first stage: the low-load latency
+    auto publish = [&] {
+        report.analysis = analyse_sweep(rows, opt.slos, closed, opt.think_time_s, opt.follow_ratio);
+        report.interrupted = result.interrupted;
+        if (!opt.out_dir.empty()) {
+            write_json_file((out / "sweep.json").string(), to_json(report));
+            write_text(out / "sweep.md", sweep_markdown(report));
+            write_text(out / "sweep.csv", sweep_csv(report));
+        }
+    };
+
+    auto run_stage = [&](double rate, int concurrency) -> bool {
+        const std::size_t index = rows.size();
+        run_options o = opt.base;
+        o.concurrency = concurrency;
+        o.arrival.rate = closed ? 1.0 : rate;
+        o.arrival.seed = opt.base.arrival.seed + index;  // one family: same workload, fresh arrivals
+        o.arrival.profile.clear();
+        o.warmup_requests = 0;
+        o.warmup_s = warmup;
+        // At least stage_s and at least min_samples measured requests.
+        o.duration_s = opt.stage_s;
+        o.num_requests = min_samples;
+        o.all_bounds = true;
+        if (closed) {
+            o.duration_s = 0;
+            o.num_requests = std::max<std::uint64_t>(min_samples, static_cast<std::uint64_t>(concurrency) * 4);
+        }
+        o.steady_throughput = true;
+        o.drain_s = std::max(30.0, 4 * warmup);
+        o.overload_inflight = opt.abort_inflight > 0
+                                  ? opt.abort_inflight
+                                  : static_cast<std::size_t>(std::max(64.0, 10 * (closed ? concurrency : rate) *
+                                                                                std::max(1.0, e2e_base_s)));
+        char dir[64];
+        if (closed) {
+            std::snprintf(dir, sizeof dir, "stage-%02zu-c%d", index, concurrency);
+        } else {
+            std::snprintf(dir, sizeof dir, "stage-%02zu-%gps", index, rate);
+        }
+        o.out_dir = opt.out_dir.empty() ? "" : (out / dir).string();
+        o.config["sweep_stage"] = index;
+        if (closed) {
+            std::fprintf(stderr, "stage %zu: concurrency %d, %llu requests after %.0f s warm-up\n", index, concurrency,
+                         static_cast<unsigned long long>(o.num_requests), warmup);
+        } else {
+            std::fprintf(stderr, "stage %zu: %.3g req/s, at least %.0f s and %llu requests, after %.0f s warm-up\n", index,
+                         rate, o.duration_s, static_cast<unsigned long long>(o.num_requests), warmup);
+        }
+        const run_outcome outcome = run_load(o);
+        stage_row row = make_stage_row(index, rate, concurrency, outcome.result, outcome.overloaded, opt.slos,
+                                       opt.follow_ratio, e2e_base_s * 1000);
+        row.dir = dir;
+        row.warmup_s = warmup;
+        std::fprintf(stderr, "  -> achieved %.3g req/s, TTFT p99 %s ms, E2E p99 %s ms, %llu errors: %s\n",
+                     row.achieved_rate, cell(row.ttft.p99).c_str(), cell(row.e2e.p99, "%.0f").c_str(),
+                     static_cast<unsigned long long>(row.failed), row.verdict.c_str());
+        if (index == 0) e2e_base_s = row.e2e.p50.value_or(0) / 1000.0;
+        // The next stage's warm-up should cover this stage's latency, so the
+        // measured window starts in steady state.
+        const bool good = row.good();
+        if (good) warmup = std::min(60.0, std::max(opt.warmup_s, 1.5 * row.e2e.p90.value_or(0) / 1000.0));
+        rows.push_back(std::move(row));
+        result.interrupted = outcome.interrupted;
+        publish();
+        if (!outcome.interrupted && opt.cooldown_s > 0 && cool_down(opt.cooldown_s)) result.interrupted = true;
+        return good;
+    };
+
+    if (closed) {
+        for (int c : opt.concurrency) {
+            run_stage(0, c);
+            if (result.interrupted) break;
+        }
+    } else if (opt.rates.automatic) {
+        planner_options po;
+        po.start_rate = opt.start_rate;
+        po.factor = opt.factor;
+        po.precision = opt.precision;
+        po.max_rate = opt.max_rate;
+        po.max_stages = opt.max_stages;
+        rate_planner planner(po);
+        while (auto r = planner.next_rate()) {
+            planner.record(run_stage(*r, 0));
+            if (result.interrupted) break;
+        }
+        std::fprintf(stderr, "automatic sweep: %s\n", planner.reason().c_str());
+    } else {
+        int saturated_in_a_row = 0;
+        for (double r : opt.rates.rates) {
+            run_stage(r, 0);
+            if (result.interrupted) break;
+            const std::string& verdict = rows.back().verdict;
+            saturated_in_a_row = (verdict == "saturated" || verdict == "overloaded") ? saturated_in_a_row + 1 : 0;
+            if (saturated_in_a_row == 2 && r != opt.rates.rates.back()) {
+                std::fprintf(stderr, "two stages in a row saturated: skipping the higher rates\n");
+                break;
+            }
+        }
+    }
+    publish();
+    return result;
+}
+
+}  // namespace openloop

@@ -2,6 +2,7 @@
 
 #include "openloop/load/calibration.hpp"
 #include "openloop/wire/client.hpp"
+#include "openloop/wire/executor.hpp"
 #include "openloop/measure/ring.hpp"
 
 #include <boost/asio.hpp>
@@ -26,8 +27,6 @@ namespace json = boost::json;
 using steady = std::chrono::steady_clock;
 
 namespace {
-
-constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 
 std::int64_t to_ns(steady::time_point t) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
@@ -147,7 +146,7 @@ private:
             if (!warm && past_bounds(offset, measured)) break;
             prepared_request p = prepare(spec, index);
             timer_.expires_at(origin_ + std::chrono::nanoseconds(offset));
-            co_await timer_.async_wait(use_tuple);
+            co_await timer_.async_wait();
             if (stopping_) break;
             const std::int64_t intended = origin + offset;
             const std::int64_t flags = warm ? std::int64_t{flag_warmup} : 0;
@@ -192,10 +191,10 @@ private:
     // A server that cannot keep up makes in-flight grow without bound; past
     // the limit nothing more is learned by waiting, so the run stops.
     net::awaitable<void> watch_overload() {
-        net::steady_timer tick(io_);
+        steady_timer tick(io_);
         while (!finished_ && !stopping_) {
             tick.expires_after(std::chrono::milliseconds(250));
-            co_await tick.async_wait(use_tuple);
+            co_await tick.async_wait();
             if (client_.in_flight() > o_.overload_inflight) {
                 overloaded_ = true;
                 stopping_ = true;
@@ -248,8 +247,8 @@ private:
     net::io_context& io_;
     client& client_;
     workload& workload_;
-    net::steady_timer timer_;
-    net::steady_timer grace_;
+    steady_timer timer_;
+    steady_timer grace_;
     net::signal_set signals_;
     json::object extra_;
     std::string model_;

@@ -53,11 +53,25 @@ public:
         if (o_.concurrency > 0) {
             workers_ = o_.concurrency;
             origin_ = steady::now();
-            for (int i = 0; i < o_.concurrency; ++i) net::co_spawn(io_, worker(), net::detached);
+            for (int i = 0; i < o_.concurrency; ++i) {
+                client_.spawn(worker(), [this](std::exception_ptr e) {
+                    if (!e) return;
+                    report("a closed-loop worker", e);
+                    worker_ended();
+                });
+            }
         } else {
-            net::co_spawn(io_, open_loop(), net::detached);
+            net::co_spawn(io_, open_loop(), [this](std::exception_ptr e) {
+                if (!e) return;
+                report("the schedule", e);
+                schedule_done();
+            });
         }
-        if (o_.overload_inflight > 0) net::co_spawn(io_, watch_overload(), net::detached);
+        if (o_.overload_inflight > 0) {
+            net::co_spawn(io_, watch_overload(), [this](std::exception_ptr e) {
+                if (e) report("the overload watch", e);
+            });
+        }
     }
 
     bool overloaded() const { return overloaded_; }
@@ -158,7 +172,11 @@ private:
             if (client_.in_flight() >= o_.max_inflight) {
                 client_.emit(event{intended, flags, index, p.input_tokens, p.max_tokens, event_kind::refused});
             } else {
-                net::co_spawn(io_, one(index, std::move(p), intended, flags), net::detached);
+                client_.spawn(one(index, std::move(p), intended, flags), [this, index](std::exception_ptr e) {
+                    if (!e) return;
+                    report(("request " + std::to_string(index)).c_str(), e);
+                    maybe_finish();
+                });
                 // Let the request reach its socket before the next body is prepared.
                 co_await net::post(io_, net::use_awaitable);
             }
@@ -180,12 +198,22 @@ private:
             prepared_request p = prepare(workload_.next(), index);
             co_await client_.run(index, p, to_ns(steady::now()), warm ? std::int64_t{flag_warmup} : 0);
         }
+        worker_ended();
+    }
+
+    void worker_ended() {
         --workers_;
         if (workers_ == 0) {
             schedule_done();
         } else {
             maybe_finish();
         }
+    }
+
+    // What escaped a coroutine of the run: said, so the run goes on rather
+    // than hanging on a request that never ended.
+    static void report(const char* what, std::exception_ptr e) {
+        std::fprintf(stderr, "openloop: %s failed: %s\n", what, cancel_group::describe(e).c_str());
     }
 
     // A server that cannot keep up makes in-flight grow without bound; past

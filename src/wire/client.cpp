@@ -5,10 +5,10 @@
 #include "openloop/wire/connection_pool.hpp"
 #include "openloop/wire/exchange.hpp"
 
+#include <boost/asio/this_coro.hpp>
 #include <boost/beast/http.hpp>
 
 #include <stdexcept>
-#include <unordered_set>
 
 namespace openloop {
 
@@ -36,7 +36,6 @@ struct client::impl {
     client_options opt;
     connection_pool pool;
     chunk_decoder decoder;  // decode() keeps no state between calls: one serves every request
-    std::unordered_set<connection*> busy;
 
     impl(net::io_context& io, client_options o) : opt(std::move(o)), pool(io, opt) {}
 
@@ -58,10 +57,12 @@ struct client::impl {
         auto op = c->with_stream([&](auto& stream) { return setup_exchange(stream, *c, req); });
         co_return co_await std::move(op);
     }
+
+    net::awaitable<exchange_result> send(std::uint64_t index, const prepared_request& req, client& cl);
 };
 
 client::client(net::io_context& io, client_options options, spsc_ring<event>& ring)
-    : impl_(std::make_unique<impl>(io, std::move(options))), ring_(ring) {}
+    : impl_(std::make_unique<impl>(io, std::move(options))), requests_(io), ring_(ring) {}
 
 client::~client() = default;
 
@@ -78,7 +79,7 @@ void client::emit(const event& e) noexcept {
 
 void client::close_all() {
     impl_->pool.close_all();
-    for (auto* c : impl_->busy) c->close();
+    requests_.cancel_all();
 }
 
 net::awaitable<std::string> client::get(std::string path) {
@@ -91,24 +92,23 @@ net::awaitable<std::pair<int, std::string>> client::post(std::string path, std::
     co_return co_await impl_->setup_call(http::verb::post, std::move(path), std::move(json_body));
 }
 
-net::awaitable<void> client::run(std::uint64_t index, const prepared_request& req, std::int64_t intended_ns,
-                                 std::int64_t flags) {
-    auto& im = *impl_;
-    auto& pool = im.pool;
-    emit(event{intended_ns, flags, index, req.input_tokens, req.max_tokens, event_kind::start});
-    ++in_flight_;
+// A pooled connection (a spare, or one that served a request before) may
+// have been closed by the server as the request went out: a request that
+// received nothing at all on one goes again, once, on a fresh connection.
+// Its clock still runs from the intended time.
+net::awaitable<exchange_result> client::impl::send(std::uint64_t index, const prepared_request& req, client& cl) {
     const bool& cancelled = pool.closing();
-    bool sent = false;
     deadlines dl;
-    dl.idle = im.opt.idle_timeout;
-    exchange_result result;
-
-    // A pooled connection (a spare, or one that served a request before) may
-    // have been closed by the server as the request went out: a request that
-    // received nothing at all on one goes again, once, on a fresh connection.
-    // Its clock still runs from the intended time.
+    dl.idle = opt.idle_timeout;
+    bool sent = false;
     bool retried = false;
     for (;;) {
+        if (cancelled) {
+            // Aborted before this attempt began: no operation was there to cancel.
+            exchange_result aborted;
+            aborted.failure = error_class::cancelled;
+            co_return aborted;
+        }
         std::unique_ptr<connection> c = retried ? nullptr : pool.take_idle();
         const bool pooled = c != nullptr;
         if (!c) {
@@ -116,33 +116,50 @@ net::awaitable<void> client::run(std::uint64_t index, const prepared_request& re
             const std::int64_t t0 = steady_now_ns();
             c = co_await pool.open(cls);
             if (!c) {
-                result = {};
-                result.failure = cancelled ? error_class::cancelled : cls;
-                break;
+                exchange_result unopened;
+                unopened.failure = cancelled ? error_class::cancelled : cls;
+                co_return unopened;
             }
             const std::int64_t t1 = steady_now_ns();
-            emit(event{t1, t1 - t0, index, 0, 0, event_kind::connect});
+            cl.emit(event{t1, t1 - t0, index, 0, 0, event_kind::connect});
         }
         pool.keep_spares();
-        im.busy.insert(c.get());
         if (!sent) {
             sent = true;
-            emit(event{steady_now_ns(), 0, index, 0, 0, event_kind::sent});
+            cl.emit(event{steady_now_ns(), 0, index, 0, 0, event_kind::sent});
             const auto start = steady::now();
-            if (im.opt.first_token_timeout.count() > 0) dl.first_token = start + im.opt.first_token_timeout;
-            if (im.opt.total_timeout.count() > 0) dl.total = start + im.opt.total_timeout;
+            if (opt.first_token_timeout.count() > 0) dl.first_token = start + opt.first_token_timeout;
+            if (opt.total_timeout.count() > 0) dl.total = start + opt.total_timeout;
         }
-        result = co_await exchange(*c, req.bytes, dl, {index, im.opt.max_body, *this, im.decoder, cancelled});
-        im.busy.erase(c.get());
+        const exchange_result result =
+            co_await exchange(*c, req.bytes, dl, {index, opt.max_body, cl, decoder, cancelled});
         const bool retryable = result.nothing_received && result.failure != error_class::timeout_total &&
                                result.failure != error_class::cancelled;
         if (result.failure != error_class::none && retryable && pooled && !retried && !cancelled) {
-            emit(event{steady_now_ns(), 0, index, static_cast<std::int32_t>(result.failure), 0, event_kind::retry});
+            cl.emit(event{steady_now_ns(), 0, index, static_cast<std::int32_t>(result.failure), 0, event_kind::retry});
             retried = true;
             continue;
         }
         pool.finished(std::move(c), pooled, result.failure == error_class::none, result.reusable);
-        break;
+        co_return result;
+    }
+}
+
+net::awaitable<void> client::run(std::uint64_t index, const prepared_request& req, std::int64_t intended_ns,
+                                 std::int64_t flags) {
+    // Cancellation comes back as operation_aborted results, classified as
+    // cancelled; thrown instead, it would skip the bookkeeping below.
+    co_await net::this_coro::throw_if_cancelled(false);
+    emit(event{intended_ns, flags, index, req.input_tokens, req.max_tokens, event_kind::start});
+    ++in_flight_;
+    exchange_result result;
+    try {
+        result = co_await impl_->send(index, req, *this);
+    } catch (...) {
+        // The request still ends, so the reporter's count of it is right.
+        emit(event{steady_now_ns(), 0, index, static_cast<std::int32_t>(error_class::io), 0, event_kind::failed});
+        --in_flight_;
+        throw;
     }
     if (result.failure != error_class::none)
         emit(event{steady_now_ns(), 0, index, static_cast<std::int32_t>(result.failure), result.status, event_kind::failed});

@@ -1,12 +1,14 @@
 #include "openloop/wire/connection_pool.hpp"
 
 #include "openloop/measure/clock.hpp"
+#include "openloop/wire/cancel_group.hpp"
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <exception>
 #include <stdexcept>
 
 namespace openloop {
@@ -54,6 +56,10 @@ void connection_pool::setup() {
 }
 
 net::awaitable<std::unique_ptr<connection>> connection_pool::open(error_class& cls) {
+    if (closing_) {
+        cls = error_class::cancelled;
+        co_return nullptr;
+    }
     auto c = tls_ ? std::make_unique<connection>(io_, *tls_) : std::make_unique<connection>(io_);
     auto& low = c->lowest();
     low.expires_after(opt_.connect_timeout);
@@ -124,7 +130,10 @@ void connection_pool::finished(std::unique_ptr<connection> c, bool reused, bool 
 
 void connection_pool::keep_spares() {
     while (!closing_ && idle_.size() + opening_ < opt_.spare_connections) {
-        net::co_spawn(io_, open_one(), net::detached);
+        net::co_spawn(io_, open_one(), [](std::exception_ptr e) {
+            // Nothing waits on a spare, so its failure is only worth a line.
+            if (e) std::fprintf(stderr, "openloop: opening a spare connection: %s\n", cancel_group::describe(e).c_str());
+        });
     }
 }
 

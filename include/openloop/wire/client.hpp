@@ -7,6 +7,7 @@
 
 #include "openloop/measure/event.hpp"
 #include "openloop/measure/ring.hpp"
+#include "openloop/wire/cancel_group.hpp"
 #include "openloop/wire/client_options.hpp"
 #include "openloop/wire/request_writer.hpp"
 #include "openloop/wire/target.hpp"
@@ -38,9 +39,18 @@ public:
     // every keep_alive_idle / 4 until close_all().
     boost::asio::awaitable<void> open_spare(std::size_t n);
 
-    // One request, start to end; every outcome ends in a done or failed event.
+    // One request, start to end; every outcome ends in a done or failed
+    // event, even one that throws (it fails as io, and the exception goes on).
     boost::asio::awaitable<void> run(std::uint64_t index, const prepared_request& req, std::int64_t intended_ns,
                                      std::int64_t flags);
+
+    // Starts op, a coroutine that runs requests, so that close_all() cancels
+    // it at whatever stage its request is in; on_end(std::exception_ptr) runs
+    // when it ends.
+    template <class OnEnd>
+    void spawn(boost::asio::awaitable<void> op, OnEnd on_end) {
+        requests_.spawn(std::move(op), std::move(on_end));
+    }
 
     // A plain GET for setup (model discovery): the body of a 200 answer, or an exception.
     boost::asio::awaitable<std::string> get(std::string path);
@@ -49,13 +59,16 @@ public:
     boost::asio::awaitable<std::pair<int, std::string>> post(std::string path, std::string json_body);
 
     void emit(const event& e) noexcept;  // into the ring; counts a loss when it is full
-    void close_all();  // aborts every connection (grace period over) and stops the refresh
+    // Cancels every spawned request (grace period over, overload, a second
+    // Ctrl-C), drops the idle connections and stops the refresh.
+    void close_all();
     std::uint64_t lost_events() const noexcept { return lost_.load(std::memory_order_relaxed); }
     std::size_t in_flight() const noexcept { return in_flight_; }
 
 private:
     struct impl;
     std::unique_ptr<impl> impl_;
+    cancel_group requests_;
     spsc_ring<event>& ring_;
     std::atomic<std::uint64_t> lost_{0};
     std::size_t in_flight_ = 0;

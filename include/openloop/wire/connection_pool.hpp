@@ -27,7 +27,8 @@ public:
     // and throws std::runtime_error with context on failure.
     void setup();
 
-    // A new connection, or null with cls saying why there is none.
+    // A new connection, or null with cls saying why there is none. The
+    // connect and the handshake both honour the caller's cancellation.
     boost::asio::awaitable<std::unique_ptr<connection>> open(error_class& cls);
     // Opens one connection into the idle pool.
     boost::asio::awaitable<void> open_one();
@@ -43,7 +44,8 @@ public:
     void keep_spares();
     // Every keep_alive_idle / 4, replaces stale pooled connections with fresh spares.
     void schedule_refresh();
-    // Drops the idle connections and opens no more.
+    // Drops the idle connections and opens no more; requests in flight are
+    // the caller's to cancel.
     void close_all();
     // A reference, for coroutines that look again after each suspension.
     const bool& closing() const { return closing_; }

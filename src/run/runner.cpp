@@ -402,7 +402,9 @@ run_outcome run_load(const run_options& o) {
     }
 
     load_run run(o, co, io, cl, w);
-    net::co_spawn(io, cl.open_spare(co.spare_connections), net::detached);
+    net::co_spawn(io, cl.open_spare(co.spare_connections), [](std::exception_ptr e) {
+        if (e) std::fprintf(stderr, "openloop: opening spare connections failed: %s\n", cancel_group::describe(e).c_str());
+    });
 
     reporter_options ro;
     ro.out_dir = o.out_dir;

@@ -11,6 +11,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include <exception>
+#include <iterator>
 #include <list>
 #include <string>
 #include <utility>

@@ -1,10 +1,11 @@
 #include "openloop/run/runner.hpp"
 
 #include "openloop/load/calibration.hpp"
-#include "openloop/wire/client.hpp"
 #include "openloop/measure/json_text.hpp"
 #include "openloop/measure/ring.hpp"
 #include "openloop/results/summary_json.hpp"
+#include "openloop/wire/client.hpp"
+#include "openloop/wire/executor.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/json.hpp>
@@ -28,8 +29,6 @@ namespace json = boost::json;
 using steady = std::chrono::steady_clock;
 
 namespace {
-
-constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
 
 std::int64_t to_ns(steady::time_point t) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
@@ -56,11 +55,25 @@ public:
         if (o_.concurrency > 0) {
             workers_ = o_.concurrency;
             origin_ = steady::now();
-            for (int i = 0; i < o_.concurrency; ++i) net::co_spawn(io_, worker(), net::detached);
+            for (int i = 0; i < o_.concurrency; ++i) {
+                client_.spawn(worker(), [this](std::exception_ptr e) {
+                    if (!e) return;
+                    report("a closed-loop worker", e);
+                    worker_ended();
+                });
+            }
         } else {
-            net::co_spawn(io_, open_loop(), net::detached);
+            net::co_spawn(io_, open_loop(), [this](std::exception_ptr e) {
+                if (!e) return;
+                report("the schedule", e);
+                schedule_done();
+            });
         }
-        if (o_.overload_inflight > 0) net::co_spawn(io_, watch_overload(), net::detached);
+        if (o_.overload_inflight > 0) {
+            net::co_spawn(io_, watch_overload(), [this](std::exception_ptr e) {
+                if (e) report("the overload watch", e);
+            });
+        }
     }
 
     bool overloaded() const { return overloaded_; }
@@ -149,7 +162,7 @@ private:
             if (!warm && past_bounds(offset, measured)) break;
             prepared_request p = prepare(spec, index);
             timer_.expires_at(origin_ + std::chrono::nanoseconds(offset));
-            co_await timer_.async_wait(use_tuple);
+            co_await timer_.async_wait();
             if (stopping_) break;
             const std::int64_t intended = origin + offset;
             const std::int64_t flags = warm ? std::int64_t{flag_warmup} : 0;
@@ -161,7 +174,11 @@ private:
             if (client_.in_flight() >= o_.max_inflight) {
                 client_.emit(event{intended, flags, index, p.input_tokens, p.max_tokens, event_kind::refused});
             } else {
-                net::co_spawn(io_, one(index, std::move(p), intended, flags), net::detached);
+                client_.spawn(one(index, std::move(p), intended, flags), [this, index](std::exception_ptr e) {
+                    if (!e) return;
+                    report(("request " + std::to_string(index)).c_str(), e);
+                    maybe_finish();
+                });
                 // Let the request reach its socket before the next body is prepared.
                 co_await net::post(io_, net::use_awaitable);
             }
@@ -183,6 +200,10 @@ private:
             prepared_request p = prepare(workload_.next(), index);
             co_await client_.run(index, p, to_ns(steady::now()), warm ? std::int64_t{flag_warmup} : 0);
         }
+        worker_ended();
+    }
+
+    void worker_ended() {
         --workers_;
         if (workers_ == 0) {
             schedule_done();
@@ -191,13 +212,19 @@ private:
         }
     }
 
+    // What escaped a coroutine of the run: said, so the run goes on rather
+    // than hanging on a request that never ended.
+    static void report(const char* what, std::exception_ptr e) {
+        std::fprintf(stderr, "openloop: %s failed: %s\n", what, cancel_group::describe(e).c_str());
+    }
+
     // A server that cannot keep up makes in-flight grow without bound; past
     // the limit nothing more is learned by waiting, so the run stops.
     net::awaitable<void> watch_overload() {
-        net::steady_timer tick(io_);
+        steady_timer tick(io_);
         while (!finished_ && !stopping_) {
             tick.expires_after(std::chrono::milliseconds(250));
-            co_await tick.async_wait(use_tuple);
+            co_await tick.async_wait();
             if (client_.in_flight() > o_.overload_inflight) {
                 overloaded_ = true;
                 stopping_ = true;
@@ -250,8 +277,8 @@ private:
     net::io_context& io_;
     client& client_;
     workload& workload_;
-    net::steady_timer timer_;
-    net::steady_timer grace_;
+    steady_timer timer_;
+    steady_timer grace_;
     net::signal_set signals_;
     json::object extra_;
     std::string model_;
@@ -377,7 +404,9 @@ run_outcome run_load(const run_options& o) {
     }
 
     load_run run(o, co, io, cl, w);
-    net::co_spawn(io, cl.open_spare(co.spare_connections), net::detached);
+    net::co_spawn(io, cl.open_spare(co.spare_connections), [](std::exception_ptr e) {
+        if (e) std::fprintf(stderr, "openloop: opening spare connections failed: %s\n", cancel_group::describe(e).c_str());
+    });
 
     reporter_options ro;
     ro.out_dir = o.out_dir;

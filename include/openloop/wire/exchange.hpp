@@ -1,0 +1,58 @@
+#pragma once
+// One request on one connection: writes its prepared bytes, then reads the
+// response through a response_reader, timestamping every read completion
+// and arming the timeout that applies at each stage. Only bytes, clocks and
+// events move here; what the response means is the reader's business.
+
+#include "openloop/measure/event.hpp"
+#include "openloop/wire/chunk.hpp"
+#include "openloop/wire/connection.hpp"
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace openloop {
+
+class client;
+
+// What one exchange produced, beyond the events already pushed.
+struct exchange_result {
+    error_class failure = error_class::none;
+    int status = 0;
+    bool reusable = false;
+    bool nothing_received = false;  // the connection died before any response byte: safe to retry
+};
+
+// Timeouts in force for one request: which one fires decides the error class.
+struct deadlines {
+    using time_point = std::chrono::steady_clock::time_point;
+    std::optional<time_point> first_token, total;
+    std::chrono::milliseconds idle{0};
+
+    // The deadline for the next read and the class it fails in.
+    std::pair<std::optional<time_point>, error_class> next(bool streaming) const;
+};
+
+// The error class of a failed socket operation; timeout_cls is what the
+// deadline armed for it means. Anything failing once cancelled is cancelled.
+error_class classify(const boost::system::error_code& ec, error_class timeout_cls, bool cancelled);
+
+struct exchange_context {
+    std::uint64_t index = 0;  // the request's, for its events
+    std::size_t max_body = 0;
+    client& events;
+    chunk_decoder& decoder;
+    const bool& cancelled;  // the run is being aborted
+};
+
+boost::asio::awaitable<exchange_result> exchange(connection& c, std::string_view request_bytes, const deadlines& dl,
+                                                 exchange_context ctx);
+
+}  // namespace openloop

@@ -1,0 +1,95 @@
+#pragma once
+// Reading one streamed response, without a socket: fed the status, the body
+// bytes as each read delivers them (already de-chunked, with the time of that
+// read) and how each read ended, it decides what the response means for the
+// clocks — which chunks carry content, how many tokens each carried, when the
+// stream ended — and how it ended: completed, or failed in exactly one error
+// class. The request coroutine only moves bytes and timestamps; this is what
+// the unit tests feed with recorded streams split every way.
+
+#include "openloop/measure/event.hpp"
+#include "openloop/wire/chunk.hpp"
+#include "openloop/wire/sse.hpp"
+
+#include <cstdint>
+#include <string_view>
+
+namespace openloop {
+
+// What one read completion delivered and how it left the response.
+struct read_completion {
+    std::string_view bytes;  // body bytes, de-chunked
+    std::int64_t t_ns = 0;   // taken once, when the read completed
+    bool body_complete = false;
+    // The transport's failure, already classified (a timeout, body_too_large,
+    // stream_truncated, cancelled, io); none when the read succeeded.
+    error_class error = error_class::none;
+};
+
+class response_reader {
+public:
+    // decode() keeps no state between calls, so one decoder serves every
+    // request on the thread.
+    explicit response_reader(chunk_decoder& decoder) : decoder_(decoder) {}
+
+    // Forgets the last response but keeps buffer capacity.
+    void start(std::uint64_t request);
+
+    // The status line arrived at t_ns: emits the headers event.
+    template <class Emit>
+    void headers(int status, std::int64_t t_ns, Emit&& emit) {
+        emit(on_headers(status, t_ns));
+    }
+
+    // One read completion, before or after the headers: emits a chunk event
+    // per content chunk in its bytes and, when the response completes, the
+    // done event. Ignored once finished().
+    template <class Emit>
+    void read(const read_completion& r, Emit&& emit) {
+        if (finished_) return;
+        if (accepting_body() && !r.bytes.empty()) {
+            sse_.feed(r.bytes, [&](std::string_view data) {
+                event e;
+                if (on_data(data, r.t_ns, e)) emit(static_cast<const event&>(e));
+            });
+            if (sse_.error() != sse_error::none) stream_failure_ = error_class::bad_chunk;
+        }
+        event done;
+        if (conclude(r, done)) emit(static_cast<const event&>(done));
+    }
+
+    bool finished() const { return finished_; }
+    // Once finished(): none for a completed response, else why it failed.
+    error_class outcome() const { return outcome_; }
+    int status() const { return status_; }  // 0 until the headers arrived
+    // A content chunk arrived: from now on the idle timeout applies.
+    bool streaming() const { return streaming_; }
+    // The response ended where its body ended, with nothing broken: the
+    // connection may carry another request (if the server keeps it alive).
+    bool ended_at_body_end() const { return at_body_end_; }
+
+private:
+    bool ok_status() const { return status_ == 200; }
+    bool accepting_body() const { return ok_status() && stream_failure_ == error_class::none; }
+    event on_headers(int status, std::int64_t t_ns);
+    bool on_data(std::string_view data, std::int64_t t_ns, event& out);
+    bool conclude(const read_completion& r, event& done);
+    void finish(error_class outcome);
+
+    chunk_decoder& decoder_;
+    sse_parser sse_;
+    std::uint64_t request_ = 0;
+    int status_ = 0;
+    bool streaming_ = false;
+    bool continuous_ = true;  // usage came with every content chunk so far: its deltas count tokens
+    std::int64_t last_completion_ = 0;
+    std::int64_t usage_completion_ = -1, usage_prompt_ = -1, usage_cached_ = -1;
+    bool saw_done_ = false;
+    std::int64_t done_ns_ = 0;
+    error_class stream_failure_ = error_class::none;  // what the body said was wrong
+    error_class outcome_ = error_class::none;
+    bool finished_ = false;
+    bool at_body_end_ = false;
+};
+
+}  // namespace openloop

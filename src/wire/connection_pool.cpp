@@ -1,0 +1,165 @@
+#include "openloop/wire/connection_pool.hpp"
+
+#include "openloop/measure/clock.hpp"
+#include "openloop/wire/cancel_group.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <stdexcept>
+
+namespace openloop {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace ssl = net::ssl;
+using tcp = net::ip::tcp;
+
+namespace {
+
+bool is_ip_literal(const std::string& host) {
+    boost::system::error_code ec;
+    net::ip::make_address(host, ec);
+    return !ec;
+}
+
+}  // namespace
+
+connection_pool::connection_pool(net::io_context& io, const client_options& opt)
+    : io_(io), opt_(opt), refresh_(io) {}
+
+void connection_pool::setup() {
+    if (opt_.target.tls) {
+        tls_.emplace(ssl::context::tls_client);
+        auto& ctx = *tls_;
+        boost::system::error_code ec;
+        if (opt_.insecure) {
+            ctx.set_verify_mode(ssl::verify_none);
+        } else {
+            ctx.set_verify_mode(ssl::verify_peer);
+            if (!opt_.ca_file.empty()) {
+                ctx.load_verify_file(opt_.ca_file, ec);
+                if (ec) throw std::runtime_error("--ca-file " + opt_.ca_file + ": " + ec.message());
+            } else {
+                ctx.set_default_verify_paths(ec);
+                if (ec) throw std::runtime_error("cannot load the system CA certificates: " + ec.message());
+            }
+        }
+    }
+    tcp::resolver resolver(io_);
+    boost::system::error_code ec;
+    endpoints_ = resolver.resolve(opt_.target.host, opt_.target.port, ec);
+    if (ec) throw std::runtime_error("cannot resolve " + opt_.target.host + ":" + opt_.target.port + ": " + ec.message());
+}
+
+net::awaitable<std::unique_ptr<connection>> connection_pool::open(error_class& cls) {
+    if (closing_) {
+        cls = error_class::cancelled;
+        co_return nullptr;
+    }
+    auto c = tls_ ? std::make_unique<connection>(io_, *tls_) : std::make_unique<connection>(io_);
+    auto& low = c->lowest();
+    low.expires_after(opt_.connect_timeout);
+    auto [ec, ep] = co_await low.async_connect(endpoints_);
+    if (ec) {
+        cls = ec == beast::error::timeout ? error_class::timeout_connect : error_class::connect;
+        co_return nullptr;
+    }
+    boost::system::error_code ignored;
+    low.socket().set_option(tcp::no_delay(true), ignored);
+    if (c->is_tls()) {
+        auto& tls = c->tls();
+        if (!is_ip_literal(opt_.target.host)) SSL_set_tlsext_host_name(tls.native_handle(), opt_.target.host.c_str());
+        if (!opt_.insecure) tls.set_verify_callback(ssl::host_name_verification(opt_.target.host));
+        auto [hec] = co_await tls.async_handshake(ssl::stream_base::client);
+        if (hec) {
+            cls = hec == beast::error::timeout ? error_class::timeout_connect : error_class::tls;
+            co_return nullptr;
+        }
+    }
+    low.expires_never();
+    co_return c;
+}
+
+net::awaitable<void> connection_pool::open_one() {
+    ++opening_;
+    error_class cls{};
+    auto c = co_await open(cls);
+    --opening_;
+    if (c && !closing_) put_idle(std::move(c));
+}
+
+void connection_pool::put_idle(std::unique_ptr<connection> c) {
+    c->idle_since_ns = steady_now_ns();
+    idle_.push_back(std::move(c));
+}
+
+bool connection_pool::stale(const connection& c, std::int64_t now) const {
+    return opt_.keep_alive_idle.count() > 0 &&
+           now - c.idle_since_ns > std::chrono::nanoseconds(opt_.keep_alive_idle).count();
+}
+
+std::unique_ptr<connection> connection_pool::take_idle() {
+    const std::int64_t now = steady_now_ns();
+    while (!idle_.empty()) {
+        auto c = std::move(idle_.back());
+        idle_.pop_back();
+        if (stale(*c, now)) {
+            c->close();
+            continue;
+        }
+        if (!c->peer_gone()) return c;
+        if (c->served && now - c->idle_since_ns < 1'000'000'000 && ++closed_after_answer_ >= 3 && reused_ok_ == 0)
+            reuse_ = false;
+        c->close();
+    }
+    return nullptr;
+}
+
+void connection_pool::finished(std::unique_ptr<connection> c, bool reused, bool succeeded, bool reusable) {
+    if (succeeded && reused && c->served) ++reused_ok_;
+    if (reusable && !closing_ && reuse_) {
+        c->served = true;
+        c->lowest().expires_never();
+        put_idle(std::move(c));
+    }
+}
+
+void connection_pool::keep_spares() {
+    while (!closing_ && idle_.size() + opening_ < opt_.spare_connections) {
+        net::co_spawn(io_, open_one(), [](std::exception_ptr e) {
+            // Nothing waits on a spare, so its failure is only worth a line.
+            if (e) std::fprintf(stderr, "openloop: opening a spare connection: %s\n", cancel_group::describe(e).c_str());
+        });
+    }
+}
+
+// Closes pooled connections past their idle budget and opens fresh spares
+// in their place, so that a quiet spell does not leave the next send with
+// only connections the server is about to close.
+void connection_pool::schedule_refresh() {
+    if (closing_ || opt_.keep_alive_idle.count() <= 0) return;
+    refresh_.expires_after(std::max(opt_.keep_alive_idle / 4, std::chrono::milliseconds(10)));
+    refresh_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec || closing_) return;
+        const std::int64_t now = steady_now_ns();
+        std::erase_if(idle_, [&](const std::unique_ptr<connection>& c) {
+            if (!stale(*c, now)) return false;
+            c->close();
+            return true;
+        });
+        keep_spares();
+        schedule_refresh();
+    });
+}
+
+void connection_pool::close_all() {
+    closing_ = true;
+    refresh_.cancel();
+    idle_.clear();
+}
+
+}  // namespace openloop

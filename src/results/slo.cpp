@@ -221,20 +221,6 @@ slo_check check_slo(const slo& s, const std::function<std::optional<double>(std:
     return c;
 }
 
-slo_check check_slo(const slo& s, const boost::json::object& summary) {
-    return check_slo(s, [&](std::string_view key) -> std::optional<double> {
-        const auto* v = summary.if_contains(key);
-        if (v == nullptr || !v->is_number()) {
-            return std::nullopt;
-        }
-        return v->to_number<double>();
-    });
-}
-
-bool all_pass(const std::vector<slo>& slos, const boost::json::object& summary) {
-    return std::all_of(slos.begin(), slos.end(), [&](const slo& s) { return check_slo(s, summary).pass; });
-}
-
 rate_list parse_rates(std::string_view spec) {
     const auto text = trim(spec);
     rate_list out;

@@ -1,11 +1,11 @@
 #include "openloop/run/runner.hpp"
 
+#include "openloop/base/executor.hpp"
 #include "openloop/load/calibration.hpp"
 #include "openloop/measure/json_text.hpp"
 #include "openloop/measure/ring.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/wire/client.hpp"
-#include "openloop/wire/executor.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/json.hpp>

@@ -1,8 +1,6 @@
 #include "openloop/sim/engine_runner.hpp"
 
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include <exception>
 
@@ -31,18 +29,17 @@ void engine_runner::remove(std::uint64_t id, const live_request& lr) {
 }
 
 net::awaitable<void> engine_runner::step_loop() {
-    constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
-    net::steady_timer step_timer(io_);
+    steady_timer step_timer(io_);
     for (;;) {
         if (engine_.idle()) {
             idle_.expires_at(sim_clock::time_point::max());
-            co_await idle_.async_wait(use_tuple);
+            co_await idle_.async_wait();
             continue;
         }
         const auto start = sim_clock::now();
         auto result = engine_.step();
         step_timer.expires_at(start + std::chrono::nanoseconds(result.duration_ns));
-        co_await step_timer.async_wait(use_tuple);
+        co_await step_timer.async_wait();
         for (const auto& e : result.out) {
             auto it = live_.find(e.id);
             if (it == live_.end()) continue;

@@ -1,5 +1,6 @@
 #include "openloop/sim/http_server.hpp"
 
+#include "openloop/base/executor.hpp"
 #include "openloop/load/tokens.hpp"
 #include "openloop/measure/clock.hpp"
 #include "openloop/sim/engine_runner.hpp"
@@ -32,10 +33,6 @@ namespace ssl = net::ssl;
 namespace json = boost::json;
 using tcp = net::ip::tcp;
 
-namespace {
-constexpr auto use_tuple = net::as_tuple(net::use_awaitable);
-}  // namespace
-
 class http_server::impl {
 public:
     impl(net::io_context& io, sim_config cfg)
@@ -57,7 +54,7 @@ public:
         boost::system::error_code ec;
         auto address = net::ip::make_address(cfg_.host, ec);
         if (ec) throw std::runtime_error("sim: bad --host '" + cfg_.host + "': " + ec.message());
-        tcp::acceptor acceptor(io_);
+        tcp_acceptor acceptor(io_);
         tcp::endpoint ep(address, cfg_.port);
         acceptor.open(ep.protocol());
         acceptor.set_option(net::socket_base::reuse_address(true));
@@ -87,30 +84,30 @@ private:
         }
     }
 
-    net::awaitable<void> accept_loop(tcp::acceptor acceptor) {
+    net::awaitable<void> accept_loop(tcp_acceptor acceptor) {
         for (;;) {
-            auto [ec, socket] = co_await acceptor.async_accept(use_tuple);
+            auto [ec, socket] = co_await acceptor.async_accept();
             if (ec == net::error::operation_aborted) co_return;
             if (ec) continue;  // e.g. EMFILE under a connection storm: keep serving the others
             socket.set_option(tcp::no_delay(true), ec);
             if (tls_) {
-                net::co_spawn(io_, session(beast::ssl_stream<beast::tcp_stream>(std::move(socket), *tls_)), report);
+                net::co_spawn(io_, session(tls_stream(std::move(socket), *tls_)), report);
             } else {
-                net::co_spawn(io_, session(beast::tcp_stream(std::move(socket))), report);
+                net::co_spawn(io_, session(tcp_stream(std::move(socket))), report);
             }
         }
     }
 
     template <class Stream>
-    static beast::tcp_stream& tcp_of(Stream& s) {
+    static tcp_stream& tcp_of(Stream& s) {
         return beast::get_lowest_layer(s);
     }
 
     template <class Stream>
     net::awaitable<void> session(Stream stream) {
-        if constexpr (!std::is_same_v<Stream, beast::tcp_stream>) {
+        if constexpr (!std::is_same_v<Stream, tcp_stream>) {
             tcp_of(stream).expires_after(std::chrono::seconds(30));
-            auto [ec] = co_await stream.async_handshake(ssl::stream_base::server, use_tuple);
+            auto [ec] = co_await stream.async_handshake(ssl::stream_base::server);
             if (ec) co_return;
         }
         beast::flat_buffer buffer;
@@ -124,7 +121,7 @@ private:
                 } else {
                     tcp_of(stream).expires_never();
                 }
-                auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096), use_tuple);
+                auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096));
                 if (ec == beast::error::timeout) {
                     // The expiry closed the socket: a plain close, TLS or not,
                     // so the client's next write meets a reset.
@@ -141,7 +138,7 @@ private:
             http::request_parser<http::string_body> parser;
             parser.body_limit(cfg_.max_request_bytes);
             tcp_of(stream).expires_after(std::chrono::minutes(5));
-            auto [ec, n] = co_await http::async_read(stream, buffer, parser, use_tuple);
+            auto [ec, n] = co_await http::async_read(stream, buffer, parser);
             if (ec) break;
             tcp_of(stream).expires_never();
             auto req = parser.release();
@@ -160,12 +157,12 @@ private:
                 break;
             }
         }
-        if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+        if constexpr (std::is_same_v<Stream, tcp_stream>) {
             boost::system::error_code ec;
             stream.socket().shutdown(tcp::socket::shutdown_send, ec);
         } else {
             tcp_of(stream).expires_after(std::chrono::seconds(5));
-            co_await stream.async_shutdown(use_tuple);
+            co_await stream.async_shutdown();
         }
     }
 
@@ -181,7 +178,7 @@ private:
         res.keep_alive(req.keep_alive());
         res.body() = std::move(body);
         res.prepare_payload();
-        auto [ec, n] = co_await http::async_write(stream, res, use_tuple);
+        auto [ec, n] = co_await http::async_write(stream, res);
         co_return !ec;
     }
 
@@ -214,7 +211,7 @@ private:
 
     template <class Stream>
     net::awaitable<bool> write_all(Stream& stream, std::string_view data) {
-        auto [ec, n] = co_await net::async_write(stream, net::buffer(data.data(), data.size()), use_tuple);
+        auto [ec, n] = co_await net::async_write(stream, net::buffer(data.data(), data.size()));
         co_return !ec;
     }
 
@@ -226,14 +223,14 @@ private:
         auto [end, ec0] = std::to_chars(hex, hex + sizeof hex, buf.size(), 16);
         frame.append(hex, end).append("\r\n");
         std::array<net::const_buffer, 3> parts{net::buffer(frame), net::buffer(buf), net::buffer("\r\n", 2)};
-        auto [ec, n] = co_await net::async_write(stream, parts, use_tuple);
+        auto [ec, n] = co_await net::async_write(stream, parts);
         co_return !ec;
     }
 
     template <class Stream>
     net::awaitable<void> sleep_ms(Stream& stream, int ms) {
-        net::steady_timer t(stream.get_executor(), std::chrono::milliseconds(ms));
-        co_await t.async_wait(use_tuple);
+        steady_timer t(stream.get_executor(), std::chrono::milliseconds(ms));
+        co_await t.async_wait();
     }
 
     template <class Stream>
@@ -326,7 +323,7 @@ private:
             res.keep_alive(req.keep_alive());
             res.chunked(true);
             http::response_serializer<http::empty_body> sr{res};
-            auto [ec, wn] = co_await http::async_write_header(stream, sr, use_tuple);
+            auto [ec, wn] = co_await http::async_write_header(stream, sr);
             ok = !ec;
             if (ok) {
                 // Azure-style filter results come first, as a chunk with no choices.
@@ -337,7 +334,7 @@ private:
             while (ok && sent < n) {
                 int avail = n - sent;
                 if (!fh) {
-                    while (lr.ready == 0) co_await lr.wake.async_wait(use_tuple);
+                    while (lr.ready == 0) co_await lr.wake.async_wait();
                     avail = lr.ready;
                     lr.ready = 0;
                 }
@@ -395,7 +392,7 @@ private:
                 if (!ok) rec.outcome = "client_closed";
             }
         } else {
-            while (!fh && !lr.finished) co_await lr.wake.async_wait(use_tuple);
+            while (!fh && !lr.finished) co_await lr.wake.async_wait();
             sent = n;
             if (f == fault::stall) co_await sleep_ms(stream, cfg_.faults.stall_ms);
             if (f == fault::disconnect) {

@@ -101,8 +101,6 @@ chunk_info chunk_decoder::decode(std::string_view payload) {
     if (err || error_object) {
         info.kind = chunk_kind::error;
         const json::object* detail = err ? err->if_object() : obj;
-        const json::value* msg = detail ? detail->if_contains("message") : err;
-        error_message_.assign(msg && msg->is_string() ? std::string_view(msg->get_string()) : std::string_view());
         info.error_code = std::max<std::int64_t>(detail ? int_member(*detail, "code") : -1, 0);
         return info;
     }

@@ -3,8 +3,6 @@
 // `--slo`, `--rates`, `--precision` and `--concurrency` mean, and whether one
 // stage's summary meets an SLO. No clocks, no I/O.
 
-#include <boost/json/object.hpp>
-
 #include <functional>
 #include <optional>
 #include <string>
@@ -46,12 +44,8 @@ struct slo_check {
     std::optional<double> observed;
 };
 
-// Passes when observed <= limit.
+// Passes when observed <= limit; lookup(summary_key(s)) gives what was observed.
 slo_check check_slo(const slo& s, const std::function<std::optional<double>(std::string_view key)>& lookup);
-// The same against a summary object (a missing key or null is no number).
-slo_check check_slo(const slo& s, const boost::json::object& summary);
-// True when every SLO passes (and when there are none).
-bool all_pass(const std::vector<slo>& slos, const boost::json::object& summary);
 
 // `--rates`: an explicit ascending list `1,2,4,8`; a geometric ladder
 // `0.5:64:x2` (start, end, factor > 1); an arithmetic one `1:10:+1` (start,

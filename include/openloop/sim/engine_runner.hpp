@@ -3,12 +3,11 @@
 // io_context: plans one step, sleeps its modelled duration, then hands each
 // request the tokens that step produced and wakes its connection.
 
+#include "openloop/base/executor.hpp"
 #include "openloop/sim/engine.hpp"
 
-#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -18,9 +17,8 @@ namespace openloop {
 
 // A request's mailbox while the engine works on it.
 struct live_request {
-    explicit live_request(const boost::asio::any_io_executor& ex)
-        : wake(ex, std::chrono::steady_clock::time_point::max()) {}
-    boost::asio::steady_timer wake;  // cancelled by the runner when tokens are ready
+    explicit live_request(const io_executor& ex) : wake(ex, std::chrono::steady_clock::time_point::max()) {}
+    steady_timer wake;  // cancelled by the runner when tokens are ready
     int ready = 0;                   // tokens produced and not yet sent
     int cached_tokens = 0;
     bool finished = false;
@@ -44,7 +42,7 @@ private:
 
     boost::asio::io_context& io_;
     engine engine_;
-    boost::asio::steady_timer idle_;  // the step loop sleeps on it while the engine is idle
+    steady_timer idle_;  // the step loop sleeps on it while the engine is idle
     std::unordered_map<std::uint64_t, live_request*> live_;
 };
 

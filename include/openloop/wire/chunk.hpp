@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <string_view>
 
 namespace openloop {
@@ -62,10 +61,6 @@ public:
 
     chunk_info decode(std::string_view payload);
 
-    // Message of the last error chunk decoded (for the request log); valid until
-    // the next decode() that returns an error.
-    std::string_view error_message() const { return error_message_; }
-
 private:
     // Sized for typical chunks (a few hundred bytes of JSON); larger ones fall
     // back to the heap for that call only.
@@ -73,7 +68,6 @@ private:
     alignas(std::max_align_t) unsigned char stack_[4 * 1024];
     boost::json::monotonic_resource resource_;
     boost::json::parser parser_;
-    std::string error_message_;
 };
 
 }  // namespace openloop

@@ -2,7 +2,7 @@
 // One keep-alive connection to the target, over TCP or TLS: the stream, the
 // read buffer that outlives a response, and what the pool knows about it.
 
-#include "openloop/wire/executor.hpp"
+#include "openloop/base/executor.hpp"
 
 #include <boost/asio/ssl/context.hpp>
 #include <boost/beast/core/flat_buffer.hpp>

@@ -1,8 +1,8 @@
 #define BOOST_TEST_MODULE cancel_group
 #include <boost/test/unit_test.hpp>
 
+#include "openloop/base/executor.hpp"
 #include "openloop/wire/cancel_group.hpp"
-#include "openloop/wire/executor.hpp"
 
 #include <boost/asio/this_coro.hpp>
 

@@ -173,18 +173,15 @@ BOOST_AUTO_TEST_CASE(vllm_errors) {
         R"("type":"BadRequestError","param":null,"code":400}})");
     BOOST_TEST(e.kind == chunk_kind::error);
     BOOST_TEST(e.error_code == 400);
-    BOOST_TEST(d.error_message() == "This model's maximum context length is 4096 tokens.");
 
     // Older vLLM sent the error object at top level.
     const auto old = d.decode(
         R"({"object":"error","message":"The model `x` does not exist.","type":"NotFoundError","param":null,"code":404})");
     BOOST_TEST(old.kind == chunk_kind::error);
     BOOST_TEST(old.error_code == 404);
-    BOOST_TEST(d.error_message() == "The model `x` does not exist.");
 
-    // The message survives decoding of non-error chunks.
+    // An error chunk leaves nothing behind: the same decoder goes on decoding content.
     BOOST_TEST(d.decode(R"({"choices":[{"delta":{"content":"x"}}]})").kind == chunk_kind::content);
-    BOOST_TEST(d.error_message() == "The model `x` does not exist.");
 }
 
 BOOST_AUTO_TEST_CASE(sglang) {
@@ -236,7 +233,6 @@ BOOST_AUTO_TEST_CASE(llama_cpp_server) {
     const auto e = d.decode(R"({"error":{"code":500,"message":"context shift is disabled","type":"server_error"}})");
     BOOST_TEST(e.kind == chunk_kind::error);
     BOOST_TEST(e.error_code == 500);
-    BOOST_TEST(d.error_message() == "context shift is disabled");
 }
 
 BOOST_AUTO_TEST_CASE(tgi) {
@@ -261,7 +257,6 @@ BOOST_AUTO_TEST_CASE(tgi) {
     const auto e = d.decode(R"({"error":"Request failed during generation: Server error: CUDA out of memory","error_type":"generation"})");
     BOOST_TEST(e.kind == chunk_kind::error);
     BOOST_TEST(e.error_code == 0);
-    BOOST_TEST(d.error_message() == "Request failed during generation: Server error: CUDA out of memory");
 }
 
 BOOST_AUTO_TEST_CASE(openai) {
@@ -300,7 +295,6 @@ BOOST_AUTO_TEST_CASE(openai) {
         R"({"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}})");
     BOOST_TEST(e.kind == chunk_kind::error);
     BOOST_TEST(e.error_code == 0);
-    BOOST_TEST(d.error_message() == "The server had an error while processing your request.");
 }
 
 BOOST_AUTO_TEST_CASE(server_deviations) {

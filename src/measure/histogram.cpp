@@ -91,16 +91,21 @@ std::int64_t histogram::representative(std::size_t index) const noexcept {
     return std::clamp(middle, min_, max_);
 }
 
-void histogram::record(std::int64_t value) noexcept {
+void histogram::record(std::int64_t value) noexcept { record(value, 1); }
+
+void histogram::record(std::int64_t value, std::uint64_t count) noexcept {
+    if (count == 0) {
+        return;
+    }
     if (value < 0) {
         value = 0;
     } else if (value > highest_) {
         value = highest_;
-        ++saturated_;
+        saturated_ += count;
     }
-    ++counts_[index_of(value)];
-    ++count_;
-    sum_ += static_cast<std::uint64_t>(value);
+    counts_[index_of(value)] += count;
+    count_ += count;
+    sum_ += static_cast<sum_type>(static_cast<std::uint64_t>(value)) * count;
     min_ = std::min(min_, value);
     max_ = std::max(max_, value);
 }

@@ -29,6 +29,10 @@ public:
     // Negative values count as 0; values above highest() count as highest()
     // (everywhere: min, max, mean, percentiles) and in saturated().
     void record(std::int64_t value) noexcept;
+    // Records value count times in O(1): one chunk interval stands for every
+    // token it carried, however many the server claims (no loop per token).
+    // count = 0 records nothing.
+    void record(std::int64_t value, std::uint64_t count) noexcept;
     // Adds other's counts; throws std::invalid_argument if its configuration differs.
     void merge(const histogram& other);
     void reset() noexcept;

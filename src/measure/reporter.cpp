@@ -203,7 +203,7 @@ struct reporter::impl {
         }
         if (options_.steady_throughput) completion_ends_.push_back(e.t_ns);
         request_timeline& r = it->second;
-        const stream_usage usage{e.a, e.b, e.v};
+        const stream_usage usage{e.a, e.b, e.v, (e.flags & done_bad_usage) != 0};
         r.prompt_tokens = e.b;
         const request_metrics m = measure_request(r, usage);
         if (!r.warmup) {
@@ -216,6 +216,7 @@ struct reporter::impl {
         end.end_ns = e.t_ns;
         end.output_tokens = m.output_tokens;
         end.output_from_usage = m.output_from_usage;
+        end.bad_usage = m.bad_usage;
         end.cached_tokens = e.v;
         end.tpot_ns = m.tpot;
         requests_.write(e.request, r, end);

@@ -73,6 +73,9 @@ void request_log::write(std::uint64_t index, const request_timeline& r, const re
     o["max_tokens"] = r.max_tokens;
     o["output_tokens"] = end.output_tokens;
     o["output_tokens_source"] = end.output_from_usage ? "usage" : "chunks";
+    if (end.bad_usage) {
+        o["bad_usage"] = true;  // absent when false, so ordinary lines stay as they were
+    }
     o["chunks"] = r.chunks;
     put_ns(o, "cached_tokens", end.cached_tokens);
     put_ms(o, "lag_ms", r.intended, r.sent);

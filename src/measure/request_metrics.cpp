@@ -4,21 +4,27 @@
 
 namespace openloop {
 
-void request_timeline::add_chunk(std::int64_t t_ns, std::int32_t tokens) {
+void request_timeline::add_chunk(std::int64_t t_ns, std::int64_t tokens) {
     if (first_chunk < 0) {
         first_chunk = t_ns;
     } else {
         const std::int64_t gap = t_ns - last_chunk;
         gaps.push_back({gap, tokens});
         max_itl = std::max(max_itl, tokens >= 1 ? gap / tokens : gap);
+        max_gap = std::max(max_gap, gap);
     }
     last_chunk = t_ns;
     ++chunks;
 }
 
+std::int64_t usage_margin(std::int64_t max_tokens) {
+    return std::max<std::int64_t>(16, max_tokens / 10);
+}
+
 request_metrics measure_request(const request_timeline& r, const stream_usage& usage) {
     request_metrics m;
-    m.output_from_usage = usage.completion_tokens >= 0;
+    m.bad_usage = usage.bad || (r.max_tokens > 0 && usage.completion_tokens > r.max_tokens + usage_margin(r.max_tokens));
+    m.output_from_usage = usage.completion_tokens >= 0 && !m.bad_usage;
     m.output_tokens = m.output_from_usage ? usage.completion_tokens : r.chunks;
     if (r.first_chunk < 0) {
         return m;
@@ -44,7 +50,7 @@ bool meets(const goodput_slo& slo, const request_timeline& r, const request_metr
     if (m.tpot >= 0 && over(m.tpot, slo.tpot_ms)) {
         return false;
     }
-    return !over(r.max_itl, slo.itl_ms);
+    return !over(m.bad_usage ? r.max_gap : r.max_itl, slo.itl_ms);
 }
 
 void record_completed(run_stats& stats, const request_timeline& r, const request_metrics& m,
@@ -64,6 +70,7 @@ void record_completed(run_stats& stats, const request_timeline& r, const request
         stats.cached_prompt_tokens += usage.cached_tokens;
     }
     ++(m.output_from_usage ? stats.output_from_usage : stats.output_estimated);
+    if (m.bad_usage) ++stats.bad_usage;
 
     latency_set& bucket = stats.by_input[static_cast<std::size_t>(input_bucket(r.input_tokens))];
     ++bucket.completed;
@@ -83,12 +90,10 @@ void record_completed(run_stats& stats, const request_timeline& r, const request
     }
     for (const chunk_gap& g : r.gaps) {
         stats.icl.record(g.ns);
-        if (g.tokens >= 1) {
-            const std::int64_t per_token = g.ns / g.tokens;
-            for (std::int32_t i = 0; i < g.tokens; ++i) {
-                stats.itl.record(per_token);
-            }
-            stats.itl_token_samples += static_cast<std::uint64_t>(g.tokens);
+        if (g.tokens >= 1 && !m.bad_usage) {
+            const auto n = static_cast<std::uint64_t>(g.tokens);
+            stats.itl.record(g.ns / g.tokens, n);
+            stats.itl_token_samples += n;
         } else {
             stats.itl.record(g.ns);
             ++stats.itl_chunk_samples;

@@ -144,6 +144,7 @@ boost::json::object summary_json(const run_result& r) {
     s["http_status"] = std::move(statuses);
     s["error_rate"] = r.errors.rate;
     s["output_tokens_source"] = name_or_null(r.output_tokens_source);
+    s["bad_usage"] = stats.bad_usage;  // completed requests whose usage was not believed
     s["itl_source"] = name_or_null(r.itl_source);
     s["cached_prompt_tokens"] = stats.cached_prompt_tokens;
     s["server_prompt_tokens"] = stats.server_prompt_tokens;

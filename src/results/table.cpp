@@ -131,6 +131,11 @@ std::string format_table(const run_result& r) {
     line("tokens         input " + std::to_string(s.total_input_tokens) + "  output " +
          std::to_string(s.total_output_tokens) + " (source: " + or_dash(r.output_tokens_source) + ")  cached prompt " +
          std::to_string(s.cached_prompt_tokens) + "  ITL from " + or_dash(r.itl_source));
+    if (s.bad_usage > 0) {
+        // Only when it happened: the server's usage was not believed for these.
+        line("bad usage      " + std::to_string(s.bad_usage) +
+             " requests (counted by content chunks; see docs/metrics.md)");
+    }
     line("lengths        " + describe_length_fidelity(s, c.tokenizer));
     line("");
     latency_rows(out, s);

@@ -45,6 +45,22 @@ std::int64_t int_member(const json::object& o, std::string_view key) {
     return ec ? -1 : n;
 }
 
+// A usage figure: -1 when absent or null. A figure that is present but not a
+// non-negative integer within int64 (12.0 counts as 12) sets bad and reads -1,
+// so no caller ever casts a figure it cannot trust.
+std::int64_t usage_member(const json::object& o, std::string_view key, bool& bad) {
+    const json::value* v = o.if_contains(key);
+    if (!v || v->is_null())
+        return -1;
+    json::error_code ec;
+    const auto n = v->is_number() ? v->to_number<std::int64_t>(ec) : -1;
+    if (!v->is_number() || ec || n < 0) {
+        bad = true;
+        return -1;
+    }
+    return n;
+}
+
 void add_saturating(std::uint32_t& total, std::size_t n) {
     constexpr std::size_t max = std::numeric_limits<std::uint32_t>::max();
     total = static_cast<std::uint32_t>(std::min<std::size_t>(max, std::size_t{total} + std::min(n, max)));
@@ -107,10 +123,10 @@ chunk_info chunk_decoder::decode(std::string_view payload) {
 
     if (const json::object* usage = object_member(*obj, "usage")) {
         info.has_usage = true;
-        info.prompt_tokens = int_member(*usage, "prompt_tokens");
-        info.completion_tokens = int_member(*usage, "completion_tokens");
+        info.prompt_tokens = usage_member(*usage, "prompt_tokens", info.bad_usage);
+        info.completion_tokens = usage_member(*usage, "completion_tokens", info.bad_usage);
         if (const json::object* details = object_member(*usage, "prompt_tokens_details"))
-            info.cached_tokens = int_member(*details, "cached_tokens");
+            info.cached_tokens = usage_member(*details, "cached_tokens", info.bad_usage);
     }
 
     const json::value* choices_value = obj->if_contains("choices");

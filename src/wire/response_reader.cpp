@@ -1,5 +1,7 @@
 #include "openloop/wire/response_reader.hpp"
 
+#include <algorithm>
+
 namespace openloop {
 
 void response_reader::start(std::uint64_t request) {
@@ -9,6 +11,8 @@ void response_reader::start(std::uint64_t request) {
     streaming_ = false;
     continuous_ = true;
     last_completion_ = 0;
+    most_completion_ = 0;
+    bad_usage_ = false;
     usage_completion_ = usage_prompt_ = usage_cached_ = -1;
     saw_done_ = false;
     done_ns_ = 0;
@@ -28,6 +32,14 @@ bool response_reader::on_data(std::string_view data, std::int64_t t_ns, event& o
     if (stream_failure_ != error_class::none || saw_done_) return false;
     const chunk_info info = decoder_.decode(data);
     if (info.has_usage) {
+        // completion_tokens is cumulative wherever it appears: one that goes
+        // down (continuous usage, or a final figure below a continuous one)
+        // says the server's counting cannot be believed.
+        if (info.bad_usage || (info.completion_tokens >= 0 && info.completion_tokens < most_completion_)) {
+            bad_usage_ = true;
+            continuous_ = false;
+        }
+        most_completion_ = std::max(most_completion_, info.completion_tokens);
         usage_completion_ = info.completion_tokens;
         usage_prompt_ = info.prompt_tokens;
         usage_cached_ = info.cached_tokens;
@@ -37,15 +49,15 @@ bool response_reader::on_data(std::string_view data, std::int64_t t_ns, event& o
         // vLLM's continuous_usage_stats: cumulative completion_tokens on every
         // chunk, so each delta is what that chunk carried. One content chunk
         // without a larger count and the deltas stop meaning anything.
-        int tokens = -1;
+        std::int64_t tokens = -1;
         if (continuous_ && info.has_usage && info.completion_tokens > last_completion_) {
-            tokens = static_cast<int>(info.completion_tokens - last_completion_);
+            tokens = info.completion_tokens - last_completion_;
             last_completion_ = info.completion_tokens;
         } else {
             continuous_ = false;
         }
         streaming_ = true;
-        out = event{t_ns, 0, request_, tokens, static_cast<std::int32_t>(info.content_chars), event_kind::chunk};
+        out = event{t_ns, 0, request_, tokens, static_cast<std::int64_t>(info.content_chars), event_kind::chunk};
         return true;
     }
     case chunk_kind::done:
@@ -85,8 +97,10 @@ bool response_reader::conclude(const read_completion& r, event& done) {
         }
     }
     finish(error_class::none);
-    done = event{done_ns_, usage_cached_, request_, static_cast<std::int32_t>(usage_completion_),
-                 static_cast<std::int32_t>(usage_prompt_), event_kind::done};
+    // With bad usage the output is counted by content chunks (completion -1);
+    // prompt and cached figures that were themselves fine still stand.
+    done = event{done_ns_, usage_cached_, request_, bad_usage_ ? -1 : usage_completion_, usage_prompt_,
+                 event_kind::done, bad_usage_ ? std::uint8_t{done_bad_usage} : std::uint8_t{0}};
     return true;
 }
 

@@ -17,7 +17,8 @@ enum class event_kind : std::uint8_t {
     chunk,    // t = read completion that carried a content chunk; a = tokens it carried (-1: unknown);
               //     b = characters of generated text
     done,     // t = end of stream ([DONE] or body end); a = completion tokens from usage (-1: none);
-              //     b = prompt tokens from usage (-1: none); v = cached prompt tokens (-1: none)
+              //     b = prompt tokens from usage (-1: none); v = cached prompt tokens (-1: none);
+              //     flags = done_flags
     failed,   // t = when it failed; a = error_class; b = HTTP status (0 if none)
     retry,    // t = when a pooled connection gave nothing back; a = error_class it ended in.
               //     The request goes again, once, on a fresh connection (a connect event follows)
@@ -61,9 +62,20 @@ struct event {
     std::int64_t t_ns = 0;
     std::int64_t v = 0;
     std::uint64_t request = 0;  // request index, from 0 in schedule order
-    std::int32_t a = 0;
-    std::int32_t b = 0;
+    // 64-bit: token counts come from the server and may be anything up to
+    // INT64_MAX; a 32-bit field once cut 4294967396 to 100. 48 bytes in all.
+    std::int64_t a = 0;
+    std::int64_t b = 0;
     event_kind kind = event_kind::start;
+    std::uint8_t flags = 0;  // done: done_flags
+};
+
+// Flags carried in a done event's flags.
+enum done_flags : std::uint8_t {
+    // The server's usage could not be believed (negative, not an integer,
+    // beyond int64, or a continuous count that went down): the request's
+    // output tokens are counted by content chunks, and it is reported.
+    done_bad_usage = 1,
 };
 
 }  // namespace openloop

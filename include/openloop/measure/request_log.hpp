@@ -19,6 +19,7 @@ struct request_end {
     std::int64_t end_ns = -1;
     std::int64_t output_tokens = 0;
     bool output_from_usage = false;
+    bool bad_usage = false;  // written only when true: "bad_usage": true
     std::int64_t cached_tokens = -1;
     std::int64_t tpot_ns = -1;
 };

@@ -25,7 +25,7 @@ struct goodput_slo {
 // chunk carried (< 1: unknown).
 struct chunk_gap {
     std::int64_t ns;
-    std::int32_t tokens;
+    std::int64_t tokens;  // 64-bit: whatever the server's usage deltas claim
 };
 
 // What one request's events told so far. Times are steady-clock ns; -1: not yet.
@@ -37,18 +37,19 @@ struct request_timeline {
     std::int64_t first_chunk = -1;
     std::int64_t last_chunk = -1;
     std::int64_t max_itl = 0;  // worst per-token gap, for the ITL SLO
+    std::int64_t max_gap = 0;  // worst chunk interval: the ITL SLO's gap when usage is bad
     std::int64_t chunks = 0;
     std::int32_t input_tokens = 0;
     std::int32_t max_tokens = 0;
     std::int32_t http_status = 0;
-    std::int32_t prompt_tokens = -1;  // the server's usage.prompt_tokens
+    std::int64_t prompt_tokens = -1;  // the server's usage.prompt_tokens
     bool warmup = false;
     bool retried = false;
     // Kept until the request ends: a failed request must add no samples.
     std::vector<chunk_gap> gaps;
 
     // A content chunk arrived at t_ns carrying `tokens` (< 1: unknown).
-    void add_chunk(std::int64_t t_ns, std::int32_t tokens);
+    void add_chunk(std::int64_t t_ns, std::int64_t tokens);
 };
 
 // The server's usage figures at the end of a stream (-1: not given).
@@ -56,7 +57,13 @@ struct stream_usage {
     std::int64_t completion_tokens = -1;
     std::int64_t prompt_tokens = -1;
     std::int64_t cached_tokens = -1;
+    bool bad = false;  // the response reader distrusted the stream's usage (done_bad_usage)
 };
+
+// How far usage.completion_tokens may exceed max_tokens before it is not
+// believed: max(16, 10 % of max_tokens). Servers count a stop or EOS token, or
+// a tool-call wrapper, beyond the limit; no server overshoots by more.
+std::int64_t usage_margin(std::int64_t max_tokens);
 
 // A completed request's metrics, ns; -1 where a metric is undefined.
 struct request_metrics {
@@ -65,6 +72,10 @@ struct request_metrics {
     std::int64_t tpot = -1;  // (E2E - TTFT) / (output_tokens - 1), for output_tokens > 1
     std::int64_t output_tokens = 0;  // usage.completion_tokens where given, else content chunks
     bool output_from_usage = false;
+    // The usage was not believed (stream_usage::bad, or completion_tokens
+    // beyond max_tokens + usage_margin when max_tokens > 0): output_tokens
+    // are content chunks and ITL uses chunk intervals unweighted.
+    bool bad_usage = false;
 };
 
 request_metrics measure_request(const request_timeline& r, const stream_usage& usage);
@@ -75,9 +86,10 @@ request_metrics measure_request(const request_timeline& r, const stream_usage& u
 bool meets(const goodput_slo& slo, const request_timeline& r, const request_metrics& m);
 
 // Adds one completed, measured request to the run: its histograms (ITL: each
-// chunk interval divided over the tokens it carried, one sample per token;
-// the interval itself when the count is unknown), token totals, length
-// fidelity and goodput counts.
+// chunk interval divided over the tokens it carried, recorded once with the
+// token count as its weight, so a claimed 2^31 tokens costs what 1 does; the
+// interval itself when the count is unknown or the usage bad), token totals,
+// length fidelity and goodput counts.
 void record_completed(run_stats& stats, const request_timeline& r, const request_metrics& m,
                       const stream_usage& usage, bool good);
 

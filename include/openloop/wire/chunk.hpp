@@ -43,6 +43,9 @@ struct chunk_info {
     std::int64_t prompt_tokens = -1;
     std::int64_t completion_tokens = -1;
     std::int64_t cached_tokens = -1;  // usage.prompt_tokens_details.cached_tokens
+    // Some figure above was present but negative, not an integer (12.0 is
+    // 12), not a number, or beyond int64; that figure reads -1.
+    bool bad_usage = false;
     // For kind == error: the error's integer code (an HTTP status for vLLM and
     // llama.cpp); 0 when absent or not an integer (OpenAI sends strings).
     std::int64_t error_code = 0;

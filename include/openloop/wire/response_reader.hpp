@@ -83,6 +83,8 @@ private:
     bool streaming_ = false;
     bool continuous_ = true;  // usage came with every content chunk so far: its deltas count tokens
     std::int64_t last_completion_ = 0;
+    std::int64_t most_completion_ = 0;  // the largest usage.completion_tokens so far
+    bool bad_usage_ = false;            // see done_bad_usage
     std::int64_t usage_completion_ = -1, usage_prompt_ = -1, usage_cached_ = -1;
     bool saw_done_ = false;
     std::int64_t done_ns_ = 0;

@@ -314,3 +314,23 @@ BOOST_AUTO_TEST_CASE(json_errors_name_the_field) {
         expect_error(j, "field 'saturated'");
     }
 }
+
+BOOST_AUTO_TEST_CASE(weighted_record_equals_repeated_record) {
+    openloop::histogram once, looped;
+    once.record(1234, 1000);
+    for (int i = 0; i < 1000; ++i) looped.record(1234);
+    BOOST_TEST((once == looped));
+    once.record(5, 0);  // a weight of 0 records nothing
+    BOOST_TEST((once == looped));
+}
+
+BOOST_AUTO_TEST_CASE(weighted_record_takes_a_huge_weight_in_one_step) {
+    openloop::histogram h;
+    h.record(7, 2147483647);
+    h.record(openloop::histogram::default_highest + 1, 4294967396);
+    BOOST_TEST(h.count() == 2147483647u + 4294967396u);
+    BOOST_TEST(h.saturated() == 4294967396u);
+    BOOST_TEST(h.min() == 7);
+    BOOST_TEST(h.max() == openloop::histogram::default_highest);
+    BOOST_TEST(h.percentile(10) == 7);
+}

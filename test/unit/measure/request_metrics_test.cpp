@@ -84,3 +84,60 @@ BOOST_AUTO_TEST_CASE(goodput_needs_every_threshold) {
     slo.tpot_ms = 70;  // (200 - 50) / 2 = 75 ms
     BOOST_TEST(!meets(slo, r, m));
 }
+
+// Absurd usage (a continuous usage jump to 2^31 - 1): recorded once with its
+// weight, never looped per token, and judged against max_tokens.
+BOOST_AUTO_TEST_CASE(a_chunk_claiming_int32_max_tokens_is_one_weighted_sample) {
+    request_timeline r;
+    r.intended = t0;
+    r.max_tokens = 0;  // unset: only the decoder's and reader's rules apply
+    r.add_chunk(t0 + 10 * ms_ns, 1);
+    r.add_chunk(t0 + 20 * ms_ns, 2147483646);
+    const stream_usage usage{2147483647, 5, -1};
+    const auto m = measure_request(r, usage);
+    BOOST_TEST(!m.bad_usage);
+    BOOST_TEST(m.output_tokens == 2147483647);
+    run_stats stats;
+    record_completed(stats, r, m, usage, true);  // a per-token loop would take seconds here
+    BOOST_TEST(stats.itl.count() == 2147483646u);
+    BOOST_TEST(stats.itl_token_samples == 2147483646u);
+    BOOST_TEST(stats.icl.count() == 1u);
+    BOOST_TEST(stats.total_output_tokens == 2147483647);
+}
+
+BOOST_AUTO_TEST_CASE(usage_beyond_int32_is_not_cut) {
+    request_timeline r = timeline({{10, 1}, {20, 1}});
+    r.max_tokens = 0;
+    const stream_usage usage{4294967396, 5, -1};
+    const auto m = measure_request(r, usage);
+    BOOST_TEST(m.output_tokens == 4294967396);
+    run_stats stats;
+    record_completed(stats, r, m, usage, true);
+    BOOST_TEST(stats.total_output_tokens == 4294967396);
+}
+
+BOOST_AUTO_TEST_CASE(usage_beyond_max_tokens_and_margin_is_bad) {
+    BOOST_TEST(usage_margin(8) == 16);
+    BOOST_TEST(usage_margin(1000) == 100);
+    request_timeline r = timeline({{50, 1}, {70, 2147483646}});  // max_tokens 8
+    BOOST_TEST(!measure_request(r, {8 + 16, 5, -1}).bad_usage);
+    const stream_usage usage{8 + 17, 5, -1};
+    const auto m = measure_request(r, usage);
+    BOOST_TEST(m.bad_usage);
+    BOOST_TEST(!m.output_from_usage);
+    BOOST_TEST(m.output_tokens == 2);  // content chunks
+    run_stats stats;
+    record_completed(stats, r, m, usage, true);
+    BOOST_TEST(stats.bad_usage == 1u);
+    BOOST_TEST(stats.output_estimated == 1u);
+    BOOST_TEST(stats.total_output_tokens == 2);
+    BOOST_TEST(stats.itl.count() == 1u);  // the interval, unweighted
+    BOOST_TEST(stats.itl_chunk_samples == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(usage_the_reader_distrusted_falls_back_to_chunks) {
+    const request_timeline r = timeline({{50, 1}, {70, 1}, {90, 1}});
+    const auto m = measure_request(r, {-1, 5, -1, true});
+    BOOST_TEST(m.bad_usage);
+    BOOST_TEST(m.output_tokens == 3);
+}

@@ -12,7 +12,8 @@ void append_int(std::string& out, std::int64_t v) {
     out.append(buf, end);
 }
 
-void event_writer::usage(std::string& out, int completion) const {
+void event_writer::usage(std::string& out, int sent) const {
+    const std::int64_t completion = absurd_completion > 0 && sent > 1 ? absurd_completion : sent;
     out.append(R"("usage":{"prompt_tokens":)");
     append_int(out, prompt_tokens);
     out.append(R"(,"total_tokens":)");

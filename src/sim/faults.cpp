@@ -51,6 +51,7 @@ bool set_quirk(sim_quirks& q, std::string_view name) {
         {"keepalive-comments", &sim_quirks::keepalive_comments},
         {"empty-choices-chunk", &sim_quirks::empty_choices_chunk},
         {"error-500", &sim_quirks::error_500},
+        {"absurd-usage", &sim_quirks::absurd_usage},
         {"close-after-completion", &sim_quirks::close_after_completion},
         {"close-stale", &sim_quirks::close_stale},
     };
@@ -65,7 +66,7 @@ bool set_quirk(sim_quirks& q, std::string_view name) {
 
 std::string_view quirk_names() {
     return "no-role-chunk, usage-in-last-chunk, always-usage, ignore-stream-options, no-done, keepalive-comments, "
-           "empty-choices-chunk, error-500, close-after-completion, close-stale";
+           "empty-choices-chunk, error-500, absurd-usage, close-after-completion, close-stale";
 }
 
 }  // namespace openloop

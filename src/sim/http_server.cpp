@@ -290,6 +290,7 @@ private:
         event_writer w;
         w.chat = chat;
         w.continuous_usage = r.continuous_usage;
+        if (quirks.absurd_usage) w.absurd_completion = 2147483647;
         w.prompt_tokens = r.prompt_tokens;
         w.word_state = h;
         {

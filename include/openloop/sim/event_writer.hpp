@@ -16,6 +16,9 @@ struct event_writer {
     int prompt_tokens = 0;
     int cached_tokens = 0;
     std::uint64_t word_state = 0;
+    // > 0 (quirk absurd-usage): every usage figure past the first token says
+    // this many completion tokens instead of the truth.
+    std::int64_t absurd_completion = 0;
 
     void usage(std::string& out, int completion) const;
     // The role-only first chunk of a chat stream.

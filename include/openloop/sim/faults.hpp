@@ -42,6 +42,8 @@ struct sim_quirks {
     bool keepalive_comments = false;     // ": keep-alive" SSE comments between chunks
     bool empty_choices_chunk = false;    // an extra chunk with "choices": [] and no usage after the first
     bool error_500 = false;              // bad requests answered 500 instead of 400
+    bool absurd_usage = false;           // usage.completion_tokens jumps to 2^31 - 1 after the first token
+                                         // (a server's counter gone wrong): the client must not believe it
     // Connection behaviours of real HTTP stacks:
     bool close_after_completion = false; // closed after every completion answer, Keep-Alive or not (llama.cpp)
     bool close_stale = false;            // a request arriving after > 1 s idle is dropped unanswered: the race

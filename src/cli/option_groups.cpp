@@ -160,7 +160,8 @@ po::options_description limits_options() {
     limits.add_options()
         ("connect-timeout", po::value<std::string>()->default_value("10s"), "TCP connect + TLS handshake")
         ("first-token-timeout", po::value<std::string>()->default_value("0"), "request sent -> first content chunk; 0 = none")
-        ("idle-timeout", po::value<std::string>()->default_value("0"), "longest silence between chunks; 0 = none")
+        ("idle-timeout", po::value<std::string>()->default_value("60s"),
+         "longest silence between two chunks of a stream (timeout_idle); 0 = none")
         ("timeout", po::value<std::string>()->default_value("0"), "whole request; 0 = none")
         ("max-body", po::value<std::size_t>()->default_value(256u << 20), "response body limit, bytes")
         ("grace", po::value<std::string>()->default_value("10s"), "after Ctrl-C, how long in-flight requests may finish")

@@ -54,7 +54,7 @@ struct run_options {
     // Limits.
     std::chrono::milliseconds connect_timeout{10'000};
     std::chrono::milliseconds first_token_timeout{0};
-    std::chrono::milliseconds idle_timeout{0};
+    std::chrono::milliseconds idle_timeout{60'000};
     std::chrono::milliseconds total_timeout{0};
     std::size_t max_body = 256u << 20;
     std::size_t spare_connections = 4;

@@ -160,10 +160,15 @@ po::options_description limits_options() {
     limits.add_options()
         ("connect-timeout", po::value<std::string>()->default_value("10s"), "TCP connect + TLS handshake")
         ("first-token-timeout", po::value<std::string>()->default_value("0"), "request sent -> first content chunk; 0 = none")
-        ("idle-timeout", po::value<std::string>()->default_value("0"), "longest silence between chunks; 0 = none")
+        ("idle-timeout", po::value<std::string>()->default_value("60s"),
+         "longest silence between two chunks of a stream (timeout_idle); 0 = none")
         ("timeout", po::value<std::string>()->default_value("0"), "whole request; 0 = none")
         ("max-body", po::value<std::size_t>()->default_value(256u << 20), "response body limit, bytes")
         ("grace", po::value<std::string>()->default_value("10s"), "after Ctrl-C, how long in-flight requests may finish")
+        ("drain", po::value<std::string>()->default_value("auto"),
+         "after the last send, how long in-flight requests may finish before they are cancelled (cancelled_at_end); "
+         "auto: 3 x the longest E2E of the requests ended so far (the first request's age if none ended), "
+         "within 10 s .. 300 s. A sweep's stages default to max(30 s, 4 x warm-up)")
         ("spare-connections", po::value<std::size_t>()->default_value(4),
          "idle connections kept open ahead of need, so connects stay off the send path. Each holds a server "
          "thread on thread-per-connection servers (llama.cpp's llama-server has slots + 2 HTTP threads: raise its "
@@ -296,6 +301,10 @@ void fill_limits(const po::variables_map& vm, run_options& o) {
     o.total_timeout = parse_ms(vm, "timeout");
     o.max_body = vm["max-body"].as<std::size_t>();
     o.grace_s = parse_duration_s(vm["grace"].as<std::string>(), "--grace");
+    if (const std::string drain = vm["drain"].as<std::string>(); drain != "auto") {
+        o.drain_s = parse_duration_s(drain, "--drain");
+        if (o.drain_s <= 0) throw usage_error("--drain must be positive, or auto: a bounded run always ends");
+    }
     o.keep_alive_idle = parse_ms(vm, "keep-alive-idle");
     o.spare_connections = vm["spare-connections"].as<std::size_t>();
 }

@@ -34,6 +34,7 @@ struct reporter::impl {
     run_stats stats_;
     std::unordered_map<std::uint64_t, request_timeline> live_;
     std::uint64_t measured_inflight_ = 0;
+    bool drain_over_ = false;  // a drain_over event came: later cancellations are cancelled_at_end
 
     std::thread thread_;
     std::atomic<bool> producer_done_{false};
@@ -158,6 +159,7 @@ struct reporter::impl {
             break;
         case event_kind::done: on_done(e); break;
         case event_kind::failed: on_failed(e); break;
+        case event_kind::drain_over: drain_over_ = true; break;
         case event_kind::retry:
             if (auto* r = find(e.request); r != nullptr && !r->retried) {
                 r->retried = true;
@@ -229,7 +231,10 @@ struct reporter::impl {
             return;
         }
         request_timeline& r = it->second;
-        const int cls = (e.a >= 0 && e.a < error_class_count) ? e.a : static_cast<int>(error_class::io);
+        int cls = (e.a >= 0 && e.a < error_class_count) ? e.a : static_cast<int>(error_class::io);
+        // The wire knows only that it was cancelled; the ring's order says it was the drain limit.
+        if (drain_over_ && cls == static_cast<int>(error_class::cancelled))
+            cls = static_cast<int>(error_class::cancelled_at_end);
         if (e.b != 0) {
             r.http_status = e.b;
         }

@@ -96,6 +96,7 @@ boost::json::object summary_json(const run_result& r) {
     }
 
     s["duration"] = r.duration_s;
+    s["drain_limit"] = context.drain_s;
     s["completed"] = stats.completed;
     s["failed"] = stats.failed;
     s["total_input_tokens"] = stats.total_input_tokens;

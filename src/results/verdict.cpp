@@ -15,7 +15,8 @@ std::string error_rate_breach(const run_stats& stats, const error_tally& errors,
     if (errors.failed == 0 || errors.rate <= max_error_rate) return {};
     std::vector<std::pair<std::uint64_t, int>> classes;
     for (int c = 0; c < error_class_count; ++c)
-        if (const auto n = stats.failed_by_class[static_cast<std::size_t>(c)]; n > 0 && c != int(error_class::cancelled))
+        if (const auto n = stats.failed_by_class[static_cast<std::size_t>(c)]; n > 0 && c != int(error_class::cancelled) &&
+                                                                            c != int(error_class::cancelled_at_end))
             classes.emplace_back(n, c);
     std::sort(classes.rbegin(), classes.rend());
     std::string why;
@@ -31,7 +32,8 @@ std::string error_rate_breach(const run_stats& stats, const error_tally& errors,
 
 error_tally count_errors(const run_stats& stats) {
     error_tally t;
-    t.cancelled = std::min(stats.failed, stats.failed_by_class[static_cast<std::size_t>(error_class::cancelled)]);
+    t.cancelled = std::min(stats.failed, stats.failed_by_class[static_cast<std::size_t>(error_class::cancelled)] +
+                                             stats.failed_by_class[static_cast<std::size_t>(error_class::cancelled_at_end)]);
     t.failed = stats.failed - t.cancelled;
     t.ended = stats.completed + t.failed;
     t.rate = t.ended > 0 ? static_cast<double>(t.failed) / static_cast<double>(t.ended) : 0.0;

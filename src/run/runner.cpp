@@ -4,6 +4,7 @@
 #include "openloop/load/calibration.hpp"
 #include "openloop/measure/json_text.hpp"
 #include "openloop/measure/ring.hpp"
+#include "openloop/run/drain.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/wire/client.hpp"
 
@@ -11,6 +12,7 @@
 #include <boost/json.hpp>
 #include <boost/version.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -85,6 +87,7 @@ public:
         return offered_ > 1 && span > 0 ? static_cast<double>(offered_ - 1) / span : 0.0;
     }
     std::int64_t origin_ns() const { return to_ns(origin_); }
+    double drain_s() const { return drain_s_; }
 
 private:
     // The request body, prepared before its send time.
@@ -135,7 +138,9 @@ private:
     }
 
     net::awaitable<void> one(std::uint64_t index, prepared_request p, std::int64_t intended, std::int64_t flags) {
+        note_send();
         co_await client_.run(index, p, intended, flags);
+        note_end(intended);
         maybe_finish();
     }
 
@@ -198,7 +203,10 @@ private:
             ++next_index_;
             if (!warm) ++measured_;
             prepared_request p = prepare(workload_.next(), index);
-            co_await client_.run(index, p, to_ns(steady::now()), warm ? std::int64_t{flag_warmup} : 0);
+            const std::int64_t sent = to_ns(steady::now());
+            note_send();
+            co_await client_.run(index, p, sent, warm ? std::int64_t{flag_warmup} : 0);
+            note_end(sent);
         }
         worker_ended();
     }
@@ -235,15 +243,39 @@ private:
         }
     }
 
+    // What the default drain is computed from: the longest E2E of the
+    // requests that ended, from their (intended) send time.
+    void note_send() {
+        if (first_send_ns_ == 0) first_send_ns_ = to_ns(steady::now());
+    }
+    void note_end(std::int64_t from_ns) { longest_ns_ = std::max(longest_ns_, to_ns(steady::now()) - from_ns); }
+
     void schedule_done() {
         scheduling_ = false;
-        if (o_.drain_s > 0 && !stopping_) {
-            grace_.expires_after(std::chrono::milliseconds(static_cast<std::int64_t>(o_.drain_s * 1000)));
-            grace_.async_wait([this](const boost::system::error_code& e) {
-                if (!e) client_.close_all();
-            });
-        }
+        if (!stopping_ && client_.in_flight() > 0) arm_drain();
         maybe_finish();
+    }
+
+    // A server that never answers, or streams forever, would hold the run
+    // open: the requests left after the drain limit are cancelled.
+    void arm_drain() {
+        const std::int64_t now = to_ns(steady::now());
+        const std::optional<double> longest =
+            longest_ns_ > 0 ? std::optional<double>(static_cast<double>(longest_ns_) / 1e9) : std::nullopt;
+        const double first_age = first_send_ns_ > 0 ? static_cast<double>(now - first_send_ns_) / 1e9 : 0.0;
+        drain_s_ = o_.drain_s > 0 ? o_.drain_s : default_drain_s(longest, first_age);
+        grace_.expires_after(std::chrono::milliseconds(static_cast<std::int64_t>(drain_s_ * 1000)));
+        grace_.async_wait([this](const boost::system::error_code& e) {
+            if (!e) drain_over();
+        });
+    }
+
+    void drain_over() {
+        std::fprintf(stderr, "openloop: the %.3g s drain after the last send ran out; cancelling %zu requests "
+                             "still in flight (cancelled_at_end)\n", drain_s_, client_.in_flight());
+        // Ahead of their failures in the ring, so the reporter counts them as cancelled_at_end.
+        client_.emit(event{to_ns(steady::now()), 0, 0, 0, 0, event_kind::drain_over});
+        client_.close_all();
     }
 
     void maybe_finish() {
@@ -289,6 +321,9 @@ private:
     std::int64_t first_offset_ = 0;
     std::int64_t last_offset_ = 0;
     std::uint64_t measured_ = 0;
+    std::int64_t first_send_ns_ = 0;
+    std::int64_t longest_ns_ = 0;
+    double drain_s_ = 0;  // the drain limit armed; 0: none (nothing was left in flight, or Ctrl-C)
     int workers_ = 0;
     bool scheduling_ = true;
     bool stopping_ = false;
@@ -455,6 +490,7 @@ run_outcome run_load(const run_options& o) {
     ctx.max_error_rate = o.max_error_rate;
     ctx.tokenizer = tokenizer.label;
     ctx.skipped = w.skipped();
+    ctx.drain_s = run.drain_s();
     ctx.partial = out.interrupted || out.overloaded;
     if (out.interrupted) ctx.partial_reason = "interrupted by a signal";
     if (out.overloaded)

@@ -98,7 +98,7 @@ sweep_result run_sweep(const sweep_options& opt) {
             o.num_requests = std::max<std::uint64_t>(min_samples, static_cast<std::uint64_t>(concurrency) * 4);
         }
         o.steady_throughput = true;
-        o.drain_s = std::max(30.0, 4 * warmup);
+        if (opt.base.drain_s == 0) o.drain_s = std::max(30.0, 4 * warmup);
         o.overload_inflight = opt.abort_inflight > 0
                                   ? opt.abort_inflight
                                   : static_cast<std::size_t>(std::max(64.0, 10 * (closed ? concurrency : rate) *

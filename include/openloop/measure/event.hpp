@@ -22,6 +22,9 @@ enum class event_kind : std::uint8_t {
     failed,   // t = when it failed; a = error_class; b = HTTP status (0 if none)
     retry,    // t = when a pooled connection gave nothing back; a = error_class it ended in.
               //     The request goes again, once, on a fresh connection (a connect event follows)
+    drain_over,  // t = when the drain limit after the last send ran out: the requests still in
+                 //     flight are being cancelled, and their cancelled failures that follow in
+                 //     the ring are cancelled_at_end
 };
 
 // Flags carried in a start/refused event's v.
@@ -46,14 +49,16 @@ enum class error_class : std::uint8_t {
     body_too_large,       // the response exceeded --max-body
     cancelled,            // still running when the grace period after Ctrl-C ran out
     io,                   // any other socket error
+    cancelled_at_end,     // still running when the drain limit after the last send ran out
 };
-inline constexpr int error_class_count = 15;
+inline constexpr int error_class_count = 16;
 
 constexpr std::string_view error_class_name(error_class c) {
     constexpr std::string_view names[] = {
         "none",          "connect",         "tls",           "http_4xx",      "http_5xx",
         "timeout_connect", "timeout_first_token", "timeout_idle", "timeout_total", "stream_truncated",
         "bad_chunk",     "server_error",    "body_too_large", "cancelled",     "io",
+        "cancelled_at_end",
     };
     return names[static_cast<int>(c)];
 }

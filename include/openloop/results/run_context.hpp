@@ -24,6 +24,7 @@ struct run_context {
     std::size_t skipped = 0;          // workload items its source dropped (workload::skipped)
     bool partial = false;             // cut short by Ctrl-C/SIGTERM or an overload abort
     std::string partial_reason;
+    double drain_s = 0;               // the drain limit applied after the last send; 0: none was armed
 };
 
 }  // namespace openloop

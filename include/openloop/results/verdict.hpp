@@ -19,7 +19,7 @@ namespace openloop {
 // not the server's, and are kept apart.
 struct error_tally {
     std::uint64_t failed = 0;     // failed requests but openloop's own cancellations
-    std::uint64_t cancelled = 0;  // cancelled by openloop
+    std::uint64_t cancelled = 0;  // cancelled by openloop (cancelled and cancelled_at_end)
     std::uint64_t ended = 0;      // completed + failed
     double rate = 0;              // failed / ended; 0 when nothing ended
 };

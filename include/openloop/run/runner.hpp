@@ -54,13 +54,13 @@ struct run_options {
     // Limits.
     std::chrono::milliseconds connect_timeout{10'000};
     std::chrono::milliseconds first_token_timeout{0};
-    std::chrono::milliseconds idle_timeout{0};
+    std::chrono::milliseconds idle_timeout{60'000};
     std::chrono::milliseconds total_timeout{0};
     std::size_t max_body = 256u << 20;
     std::size_t spare_connections = 4;
     std::chrono::milliseconds keep_alive_idle{4'000};  // see client_options::keep_alive_idle
     double grace_s = 10;  // after Ctrl-C, how long in-flight requests may finish
-    double drain_s = 0;   // after the last send, how long in-flight requests may finish; 0: no limit
+    double drain_s = 0;   // after the last send, how long in-flight requests may finish; 0: default_drain_s (drain.hpp)
     std::size_t overload_inflight = 0;  // abort when more than this many are in flight; 0: never
 
     // Results.

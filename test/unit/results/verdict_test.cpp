@@ -123,3 +123,18 @@ BOOST_AUTO_TEST_CASE(own_cancellations_are_not_server_errors) {
     BOOST_TEST_REQUIRE(v.reasons.size() == 1u);
     BOOST_TEST(v.reasons[0] == "error rate 9.09 % exceeds the 1 % bound (1 http_5xx)");
 }
+
+// Requests cut by the drain limit after the last send are openloop's doing too.
+BOOST_AUTO_TEST_CASE(cancelled_at_end_is_not_a_server_error) {
+    run_stats s = healthy();
+    s.failed = 4;
+    s.failed_by_class[static_cast<std::size_t>(error_class::cancelled)] = 1;
+    s.failed_by_class[static_cast<std::size_t>(error_class::cancelled_at_end)] = 2;
+    s.failed_by_class[static_cast<std::size_t>(error_class::http_5xx)] = 1;
+    const error_tally t = count_errors(s);
+    BOOST_TEST(t.cancelled == 3u);
+    BOOST_TEST(t.failed == 1u);
+    const verdict v = judge(s, open_loop());
+    BOOST_TEST_REQUIRE(v.reasons.size() == 1u);
+    BOOST_TEST(v.reasons[0] == "error rate 9.09 % exceeds the 1 % bound (1 http_5xx)");
+}

@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/reporter.hpp"
+#include "events.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -21,18 +22,6 @@ namespace {
 constexpr std::int64_t ms_ns = 1'000'000;
 // Synthetic steady-clock origin: far from 0, like a real CLOCK_MONOTONIC reading.
 constexpr std::int64_t base = 1'000'000 * ms_ns;
-
-event ev(event_kind kind, std::uint64_t request, std::int64_t t, std::int32_t a = 0, std::int32_t b = 0,
-         std::int64_t v = 0) {
-    event e;
-    e.kind = kind;
-    e.request = request;
-    e.t_ns = t;
-    e.a = a;
-    e.b = b;
-    e.v = v;
-    return e;
-}
 
 // One successful request: intended at t0, sent 1 ms late, headers at +5 ms,
 // content chunks at the given offsets (ms, with their token counts), done

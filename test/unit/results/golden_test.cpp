@@ -8,6 +8,7 @@
 
 #include "openloop/measure/json_text.hpp"
 #include "openloop/measure/reporter.hpp"
+#include "events.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/results/table.hpp"
 
@@ -27,18 +28,6 @@ namespace {
 constexpr std::int64_t ms_ns = 1'000'000;
 constexpr std::int64_t base = 7'000'000 * ms_ns;
 const std::filesystem::path golden_dir = OPENLOOP_SOURCE_DIR "/test/data/golden";
-
-event ev(event_kind kind, std::uint64_t request, std::int64_t t, std::int32_t a = 0, std::int32_t b = 0,
-         std::int64_t v = 0) {
-    event e;
-    e.kind = kind;
-    e.request = request;
-    e.t_ns = t;
-    e.a = a;
-    e.b = b;
-    e.v = v;
-    return e;
-}
 
 // 40 requests at 20 req/s with every kind of outcome: usage and estimated
 // token counts, per-chunk and unknown chunk tokens, warm-up, a retry on a

@@ -62,6 +62,7 @@ std::pair<double, const duration_unit*> duration_parts(std::string_view text, st
     for (const auto& unit : duration_units) {
         if (unit.name != n->rest) continue;
         if (n->value < 0) fail(field, text, "is negative", duration_syntax);
+        if (n->value * unit.seconds > max_duration_s) fail(field, text, "is too long (at most 1e9 s)", duration_syntax);
         return {n->value, &unit};
     }
     fail(field, text, "has an unknown unit '" + std::string(n->rest) + "'", duration_syntax);

@@ -1,5 +1,6 @@
 #include "openloop/cli/main.hpp"
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/cli/run_command.hpp"
 #include "openloop/cli/sim_command.hpp"
 #include "openloop/cli/sweep_command.hpp"
@@ -51,6 +52,10 @@ int cli_main(int argc, char** argv) {
         std::cerr << "openloop: unknown command '" << command << "'\n\n" << top_usage;
         return 2;
     } catch (const usage_error& e) {
+        std::cerr << "openloop: " << e.what() << "\n";
+        return 2;
+    } catch (const input_error& e) {
+        // A prompts file, trace or other input found bad once the run had begun.
         std::cerr << "openloop: " << e.what() << "\n";
         return 2;
     } catch (const std::exception& e) {

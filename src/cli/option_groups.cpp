@@ -3,6 +3,9 @@
 #include "openloop/base/quantity.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/load/calibration.hpp"
+#include "openloop/load/trace.hpp"
+#include "openloop/load/workload.hpp"
+#include "openloop/wire/target.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
@@ -10,9 +13,11 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <unistd.h>
@@ -26,6 +31,34 @@ namespace {
 std::chrono::milliseconds parse_ms(const po::variables_map& vm, const char* name) {
     return std::chrono::milliseconds(
         static_cast<std::int64_t>(parse_duration_ms(vm[name].as<std::string>(), std::string("--") + name)));
+}
+
+// RFC 9110: a header name is one token.
+bool token_char(unsigned char c) {
+    return std::isalnum(c) || std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+// A header value may hold visible characters, blanks and tabs; a CR, LF or
+// other control character would end the header line and inject another.
+bool field_value_ok(std::string_view v) {
+    for (unsigned char c : v)
+        if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
+    return true;
+}
+
+// text with control characters spelled \xNN, for a message.
+std::string printable(std::string_view text) {
+    std::string out;
+    for (unsigned char c : text) {
+        if (c >= 0x20 && c != 0x7f) {
+            out.push_back(static_cast<char>(c));
+        } else {
+            constexpr char hex[] = "0123456789abcdef";
+            out.append("\\x").push_back(hex[c >> 4]);
+            out.push_back(hex[c & 15]);
+        }
+    }
+    return out;
 }
 
 bool secret_header(std::string name) {
@@ -201,6 +234,13 @@ po::options_description results_options() {
 void fill_target(const po::variables_map& vm, run_command& cmd) {
     auto& o = cmd.options;
     cmd.target = vm["target"].as<std::string>();
+    if (cmd.target.rfind("sim:", 0) != 0) {
+        try {
+            parse_target_url(cmd.target);
+        } catch (const std::invalid_argument& e) {
+            throw usage_error(e.what());
+        }
+    }
     o.target_label = cmd.target;
     o.endpoint = vm["endpoint"].as<std::string>();
     if (o.endpoint != "chat" && o.endpoint != "completions")
@@ -211,15 +251,28 @@ void fill_target(const po::variables_map& vm, run_command& cmd) {
             const auto colon = h.find(':');
             if (colon == std::string::npos || colon == 0)
                 throw usage_error("--header must look like 'Name: value'");
+            const std::string name = h.substr(0, colon);
+            for (unsigned char c : name)
+                if (!token_char(c))
+                    throw usage_error("--header '" + printable(name) + "': a header name is letters, digits and "
+                                      "!#$%&'*+-.^_`|~ only");
             std::string value = h.substr(colon + 1);
             value.erase(0, value.find_first_not_of(' '));
-            o.headers.emplace_back(h.substr(0, colon), value);
+            // The value may be a secret: the message names only the header.
+            if (!field_value_ok(value))
+                throw usage_error("--header " + name + ": the value holds a CR, LF or other control character");
+            o.headers.emplace_back(name, value);
         }
     }
     o.api_key_env = vm["api-key-env"].as<std::string>();
+    if (const char* key = std::getenv(o.api_key_env.c_str()); key && !field_value_ok(key))
+        throw usage_error("--api-key-env " + o.api_key_env + ": the key holds a CR, LF or other control character");
     if (vm.count("ca-file")) o.ca_file = vm["ca-file"].as<std::string>();
     o.insecure = vm["insecure"].as<bool>();
     o.request_id_prefix = vm["request-id-prefix"].as<std::string>();
+    if (!field_value_ok(o.request_id_prefix))
+        throw usage_error("--request-id-prefix '" + printable(o.request_id_prefix) +
+                          "': a header value may not hold a CR, LF or other control character");
     if (vm.count("sim-arg")) cmd.sim_args = vm["sim-arg"].as<std::vector<std::string>>();
 }
 
@@ -228,9 +281,13 @@ void fill_load(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
     cmd.seed = vm["seed"].as<std::uint64_t>();
     try {
         o.arrival.kind = parse_arrival_kind(vm["arrival"].as<std::string>());
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(std::string("--arrival: ") + e.what());
+    }
+    try {
         if (vm.count("shard")) o.arrival.shard = parse_shard(vm["shard"].as<std::string>());
     } catch (const std::invalid_argument& e) {
-        throw usage_error(e.what());
+        throw usage_error(std::string("--shard: ") + e.what());
     }
     if (vm.count("rate-profile")) {
         try {
@@ -244,8 +301,14 @@ void fill_load(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
     o.arrival.seed = cmd.seed;
     if (!(o.arrival.rate > 0) || !std::isfinite(o.arrival.rate)) throw usage_error("--rate must be a positive number of requests/s");
     if (!(o.arrival.burstiness > 0)) throw usage_error("--burstiness must be positive");
-    if (vm.count("duration")) o.duration_s = parse_duration_s(vm["duration"].as<std::string>(), "--duration");
-    if (vm.count("num-requests")) o.num_requests = vm["num-requests"].as<std::uint64_t>();
+    if (vm.count("duration")) {
+        o.duration_s = parse_duration_s(vm["duration"].as<std::string>(), "--duration");
+        if (o.duration_s <= 0) throw usage_error("--duration must be positive, e.g. 60s");
+    }
+    if (vm.count("num-requests")) {
+        o.num_requests = vm["num-requests"].as<std::uint64_t>();
+        if (o.num_requests < 1) throw usage_error("--num-requests must be at least 1");
+    }
     const std::string warm = vm["warmup"].as<std::string>();
     if (!warm.empty() && warm.find_first_not_of("0123456789") == std::string::npos) {
         o.warmup_requests = static_cast<std::uint64_t>(parse_integer(warm, "--warmup"));
@@ -266,13 +329,24 @@ void fill_workload(const po::variables_map& vm, run_command& cmd) {
     auto& w = o.workload;
     w.input_len = vm["input-len"].as<std::string>();
     w.output_len = vm["output-len"].as<std::string>();
+    // Read here too, so a bad spelling is a usage error before any server starts.
+    length_dist::parse(w.input_len, "--input-len");
+    length_dist::parse(w.output_len, "--output-len");
     w.prefix_len = vm["prefix-len"].as<int>();
     w.prefix_groups = vm["prefix-groups"].as<int>();
+    if (w.prefix_len < 0) throw usage_error("--prefix-len must not be negative");
+    if (w.prefix_groups < 1) throw usage_error("--prefix-groups must be at least 1");
     if (vm.count("prompts")) w.prompts_file = vm["prompts"].as<std::string>();
     if (vm.count("sharegpt")) w.sharegpt_file = vm["sharegpt"].as<std::string>();
     if (vm.count("trace")) w.trace_file = vm["trace"].as<std::string>();
     w.trace_format = vm["trace-format"].as<std::string>();
+    try {
+        parse_trace_format(w.trace_format);
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(std::string("--trace-format: ") + e.what());
+    }
     w.trace_speed = vm["trace-speed"].as<double>();
+    if (!(w.trace_speed > 0)) throw usage_error("--trace-speed must be positive");
     w.trace_skip_bad_rows = vm["trace-skip-bad-rows"].as<bool>();
     w.seed = cmd.seed;
     if ((!w.prompts_file.empty()) + (!w.sharegpt_file.empty()) + (!w.trace_file.empty()) > 1)
@@ -280,16 +354,25 @@ void fill_workload(const po::variables_map& vm, run_command& cmd) {
     if (o.duration_s == 0 && o.num_requests == 0 && w.trace_file.empty()) o.duration_s = 60;
     o.ignore_eos = vm["ignore-eos"].as<bool>();
     o.temperature = vm["temperature"].as<double>();
+    if (o.temperature < 0) throw usage_error("--temperature must not be negative");
     o.sampling_seed = vm["sampling-seed"].as<std::int64_t>();
+    if (o.sampling_seed < -1) throw usage_error("--sampling-seed must be -1 (send none) or a seed >= 0");
     o.continuous_usage = !vm["no-continuous-usage"].as<bool>();
-    if (vm.count("extra-body")) o.extra_body = vm["extra-body"].as<std::string>();
+    if (vm.count("extra-body")) {
+        o.extra_body = vm["extra-body"].as<std::string>();
+        boost::json::error_code ec;
+        const auto extra = boost::json::parse(o.extra_body, ec);
+        if (ec) throw usage_error("--extra-body is not JSON (" + ec.message() + "); give an object, e.g. '{\"top_p\": 0.9}'");
+        if (!extra.is_object()) throw usage_error("--extra-body must be a JSON object, e.g. '{\"top_p\": 0.9}'");
+    }
     try {
         o.tokenizer = parse_tokenizer(vm["tokenizer"].as<std::string>());
     } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
     }
     o.vocab_size = vm["vocab-size"].as<std::int64_t>();
-    if (o.vocab_size < 0) throw usage_error("--vocab-size must not be negative");
+    if (o.vocab_size != 0 && o.vocab_size < 256)
+        throw usage_error("--vocab-size must be 0 (read it from the server) or at least 256");
     const std::string cache = vm.count("tokenizer-cache") ? vm["tokenizer-cache"].as<std::string>() : default_cache_dir();
     o.tokenizer_cache = cache == "off" ? "" : cache;
 }
@@ -300,6 +383,7 @@ void fill_limits(const po::variables_map& vm, run_options& o) {
     o.idle_timeout = parse_ms(vm, "idle-timeout");
     o.total_timeout = parse_ms(vm, "timeout");
     o.max_body = vm["max-body"].as<std::size_t>();
+    if (o.max_body < 1) throw usage_error("--max-body must be at least 1 byte");
     o.grace_s = parse_duration_s(vm["grace"].as<std::string>(), "--grace");
     if (const std::string drain = vm["drain"].as<std::string>(); drain != "auto") {
         o.drain_s = parse_duration_s(drain, "--drain");
@@ -322,12 +406,14 @@ void fill_results(const po::variables_map& vm, run_command& cmd) {
     else if (progress == "off") o.progress = false;
     else throw usage_error("--progress must be auto, on or off");
     o.lag_bound_ms = parse_duration_ms(vm["lag-bound"].as<std::string>(), "--lag-bound");
+    if (o.lag_bound_ms <= 0) throw usage_error("--lag-bound must be positive: with 0 no run is valid");
     if (vm.count("goodput")) {
         for (const auto& item : vm["goodput"].as<std::vector<std::string>>()) {
             const auto eq = item.find('=');
             if (eq == std::string::npos) throw usage_error("--goodput takes METRIC=LIMIT, e.g. ttft=500ms");
             const std::string metric = item.substr(0, eq);
             const double ms = parse_duration_ms(item.substr(eq + 1), "--goodput " + metric);
+            if (ms <= 0) throw usage_error("--goodput " + metric + ": the limit must be positive");
             if (metric == "ttft") o.slo.ttft_ms = ms;
             else if (metric == "tpot") o.slo.tpot_ms = ms;
             else if (metric == "itl") o.slo.itl_ms = ms;
@@ -347,7 +433,7 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sw
         fill_workload(vm, cmd);
         fill_limits(vm, cmd.options);
         fill_results(vm, cmd);
-    } catch (const quantity_error& e) {
+    } catch (const input_error& e) {
         throw usage_error(e.what());
     }
 }

@@ -48,7 +48,8 @@ run_command parse_run_command(const std::vector<std::string>& args) {
     help.add_options()("help,h", "show this help");
     po::options_description everything;
     everything.add(help).add(all);
-    const auto vm = parse_with_scenario(args, everything, "run");
+    const auto parsed = parse_with_scenario(args, everything, "run");
+    const auto& vm = parsed.vm;
     run_command cmd;
     if (vm.count("help")) {
         std::ostringstream os;
@@ -64,7 +65,7 @@ run_command parse_run_command(const std::vector<std::string>& args) {
         cmd.help_text = os.str();
         return cmd;
     }
-    fill_run_options(vm, cmd, false);
+    with_file_lines(parsed, [&] { fill_run_options(vm, cmd, false); });
     return cmd;
 }
 

@@ -1,39 +1,155 @@
 #include "openloop/cli/scenario.hpp"
 
-#include "openloop/cli/usage.hpp"
+#include "openloop/base/quantity.hpp"
 
 #include <boost/program_options.hpp>
 
+#include <cctype>
 #include <fstream>
+#include <string_view>
 
 namespace openloop {
 
 namespace po = boost::program_options;
 
-po::variables_map parse_with_scenario(const std::vector<std::string>& args, const po::options_description& all,
-                                      const char* command) {
+namespace {
+
+std::string_view trim(std::string_view s) {
+    const auto first = s.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) return {};
+    return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+// Option name -> line of its first 'name = value' line, read as Program_options
+// reads the file: '#' starts a comment, '[section]' prefixes "section.".
+std::map<std::string, std::string> option_lines(const std::string& path) {
+    std::map<std::string, std::string> lines;
+    std::ifstream in(path);
+    std::string line, section;
+    for (std::size_t number = 1; std::getline(in, line); ++number) {
+        std::string_view s = trim(std::string_view(line).substr(0, line.find('#')));
+        if (s.size() > 1 && s.front() == '[' && s.back() == ']') {
+            section = std::string(trim(s.substr(1, s.size() - 2))) + ".";
+            continue;
+        }
+        const auto eq = s.find('=');
+        if (eq == std::string_view::npos) continue;
+        lines.emplace(section + std::string(trim(s.substr(0, eq))), path + ":" + std::to_string(number));
+    }
+    return lines;
+}
+
+// Defaults are stored too; only a value given on the command line overrides the file's.
+bool given(const po::variables_map& vm, const std::string& key) { return vm.count(key) && !vm[key].defaulted(); }
+
+template <class... T>
+bool typed_as(const po::value_semantic* s) {
+    return (... || (dynamic_cast<const po::typed_value<T>*>(s) != nullptr));
+}
+
+// Program_options converts with lexical_cast, which reads "-1" as an unsigned
+// 2^64-1 and takes inf and nan as doubles: every numeric text is read through
+// base/quantity first, so it means what it means everywhere else.
+// Values the command line gave are skipped: they override the file's.
+void check_numbers(const po::parsed_options& parsed, const po::options_description& all,
+                   const po::variables_map& vm) {
+    for (const auto& opt : parsed.options) {
+        if (opt.unregistered || opt.string_key.empty() || given(vm, opt.string_key)) continue;
+        const auto* d = all.find_nothrow(opt.string_key, false);
+        if (!d) continue;
+        const po::value_semantic* s = d->semantic().get();
+        const std::string flag = "--" + opt.string_key;
+        for (const auto& text : opt.value) {
+            if (typed_as<double>(s)) {
+                parse_number(text, flag);
+            } else if (typed_as<unsigned, unsigned long, unsigned long long>(s)) {
+                if (trim(text).starts_with('-')) throw quantity_error(flag + ": '" + text + "' is negative");
+                parse_integer(text, flag);
+            } else if (typed_as<int, long, long long>(s)) {
+                parse_integer(text, flag);
+            }
+        }
+    }
+}
+
+std::string option_name_of(const po::error_with_option_name& e) {
+    std::string name = e.get_option_name();
+    name.erase(0, name.find_first_not_of('-'));
+    return name;
+}
+
+}  // namespace
+
+std::string file_line_named(const parsed_command& p, const std::string& message) {
+    std::size_t best = std::string::npos;
+    std::string at;
+    for (const auto& [name, where] : p.from_file) {
+        const std::string flag = "--" + name;
+        for (auto pos = message.find(flag); pos != std::string::npos && pos < best; pos = message.find(flag, pos + 1)) {
+            const auto end = pos + flag.size();
+            const bool whole = end == message.size() ||
+                               !(std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '-');
+            if (whole) {
+                best = pos;
+                at = where;
+                break;
+            }
+        }
+    }
+    return at;
+}
+
+parsed_command parse_command_line(const std::vector<std::string>& args, const po::options_description& all,
+                                  const char* command, const char* file_option, bool positional) {
     po::options_description cli_only;
-    cli_only.add(all).add_options()("scenario", po::value<std::string>(), "scenario file");
+    cli_only.add(all);
+    if (positional) cli_only.add_options()(file_option, po::value<std::string>(), "scenario file");
     po::positional_options_description pos;
-    pos.add("scenario", 1);
-    po::variables_map vm;
+    if (positional) pos.add(file_option, 1);
+    parsed_command p;
+    auto& vm = p.vm;
+    const std::string where = std::string(command) + ": ";
     try {
-        po::store(po::command_line_parser(args).options(cli_only).positional(pos).run(), vm);
-        if (vm.count("scenario")) {
-            const auto path = vm["scenario"].as<std::string>();
+        const auto parsed = po::command_line_parser(args).options(cli_only).positional(pos).run();
+        check_numbers(parsed, cli_only, vm);
+        po::store(parsed, vm);
+        if (vm.count(file_option)) {
+            const auto path = vm[file_option].as<std::string>();
             std::ifstream in(path);
-            if (!in) throw usage_error(std::string(command) + ": cannot read scenario file " + path);
+            if (!in)
+                throw usage_error(where + (positional ? "cannot read scenario file " : "--" + std::string(file_option) +
+                                                                                         ": cannot read file ") + path);
+            const auto lines = option_lines(path);
             try {
-                po::store(po::parse_config_file(in, all), vm);
+                const auto from_file = po::parse_config_file(in, all);
+                for (const auto& opt : from_file.options) {
+                    if (given(vm, opt.string_key)) continue;  // the command line wins
+                    if (auto it = lines.find(opt.string_key); it != lines.end()) p.from_file.emplace(opt.string_key, it->second);
+                }
+                check_numbers(from_file, all, vm);
+                po::store(from_file, vm);
+            } catch (const po::error_with_option_name& e) {
+                const auto it = lines.find(option_name_of(e));
+                throw usage_error(where + (it != lines.end() ? it->second : path) + ": " + e.what());
             } catch (const po::error& e) {
-                throw usage_error(std::string(command) + ": scenario " + path + ": " + e.what());
+                throw usage_error(where + path + ": " + e.what());
+            } catch (const quantity_error& e) {
+                const auto at = file_line_named(p, e.what());
+                throw usage_error(where + (at.empty() ? path : at) + ": " + e.what());
             }
         }
         po::notify(vm);
     } catch (const po::error& e) {
-        throw usage_error(std::string(command) + ": " + e.what() + " (see openloop " + command + " --help)");
+        throw usage_error(where + e.what() + " (see openloop " + command + " --help)");
+    } catch (const quantity_error& e) {
+        throw usage_error(where + e.what());
     }
-    return vm;
+    return p;
+}
+
+parsed_command parse_with_scenario(const std::vector<std::string>& args, const po::options_description& all,
+                                   const char* command) {
+    return parse_command_line(args, all, command, "scenario", true);
 }
 
 }  // namespace openloop

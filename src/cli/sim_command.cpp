@@ -1,6 +1,7 @@
 #include "openloop/cli/sim_command.hpp"
 
 #include "openloop/base/quantity.hpp"
+#include "openloop/cli/scenario.hpp"
 #include "openloop/cli/usage.hpp"
 
 #include <boost/json.hpp>
@@ -8,7 +9,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -36,6 +36,90 @@ std::chrono::milliseconds ms_flag(const po::variables_map& vm, const char* name)
     } catch (const quantity_error& e) {
         throw usage_error(std::string("sim: ") + e.what());
     }
+}
+
+void at_least(const char* flag, std::int64_t value, std::int64_t min) {
+    if (value < min) throw usage_error(std::string("sim: ") + flag + " must be at least " + std::to_string(min));
+}
+
+void fill_sim_command(const po::variables_map& vm, sim_command& cmd) {
+    const auto preset_name = vm["preset"].as<std::string>();
+    auto preset = find_preset(preset_name);
+    if (!preset) {
+        std::string names;
+        for (const auto& n : preset_names()) names += (names.empty() ? "" : ", ") + n;
+        throw usage_error("sim: unknown --preset '" + preset_name + "' (choose one of: " + names + ")");
+    }
+    auto& c = cmd.config;
+    c.model = *preset;
+    override_if(vm, "step-base-ms", c.model.step_base_ms);
+    override_if(vm, "prefill-token-ms", c.model.prefill_token_ms);
+    override_if(vm, "decode-seq-ms", c.model.decode_seq_ms);
+    override_if(vm, "kv-token-ms", c.model.kv_token_ms);
+    override_if(vm, "max-num-seqs", c.model.max_num_seqs);
+    override_if(vm, "max-batched-tokens", c.model.max_batched_tokens);
+    override_if(vm, "kv-capacity-tokens", c.model.kv_capacity_tokens);
+    override_if(vm, "max-model-len", c.model.max_model_len);
+    override_if(vm, "block-size", c.model.block_size);
+    override_if(vm, "prefix-cache", c.model.prefix_cache);
+    override_if(vm, "tokens-per-chunk", c.model.tokens_per_step);
+    for (auto [flag, v] : {std::pair{"--step-base-ms", c.model.step_base_ms}, {"--prefill-token-ms", c.model.prefill_token_ms},
+                           {"--decode-seq-ms", c.model.decode_seq_ms}, {"--kv-token-ms", c.model.kv_token_ms}})
+        if (v < 0) throw usage_error(std::string("sim: ") + flag + " must not be negative");
+    at_least("--max-num-seqs", c.model.max_num_seqs, 1);
+    at_least("--max-batched-tokens", c.model.max_batched_tokens, 1);
+    at_least("--kv-capacity-tokens", c.model.kv_capacity_tokens, 1);
+    at_least("--max-model-len", c.model.max_model_len, 2);
+    at_least("--block-size", c.model.block_size, 1);
+    at_least("--tokens-per-chunk", c.model.tokens_per_step, 1);
+
+    c.host = vm["host"].as<std::string>();
+    const unsigned port = vm["port"].as<unsigned>();
+    if (port > 65535) throw usage_error("sim: --port must be at most 65535");
+    c.port = static_cast<std::uint16_t>(port);
+    c.seed = vm["seed"].as<std::uint64_t>();
+    c.served_model_name = vm["served-model-name"].as<std::string>();
+    if (vm.count("log")) c.log_path = vm["log"].as<std::string>();
+    if (vm.count("tls-cert")) c.tls_cert = vm["tls-cert"].as<std::string>();
+    if (vm.count("tls-key")) c.tls_key = vm["tls-key"].as<std::string>();
+    c.exit_with_parent = vm["exit-with-parent"].as<bool>();
+    c.keep_alive_timeout = ms_flag(vm, "keep-alive-timeout");
+    c.keep_alive_max_requests = vm["keep-alive-max-requests"].as<int>();
+    if (c.keep_alive_max_requests < 0) throw usage_error("sim: --keep-alive-max-requests must not be negative");
+    const auto tokenizer = vm["tokenizer"].as<std::string>();
+    if (auto kind = sim_tokenizer_from_name(tokenizer)) {
+        c.tokenizer = *kind;
+    } else {
+        throw usage_error("sim: unknown --tokenizer '" + tokenizer + "' (choose words or subword)");
+    }
+
+    if (vm.count("quirk")) {
+        for (const auto& q : vm["quirk"].as<std::vector<std::string>>())
+            if (!set_quirk(c.quirks, q))
+                throw usage_error("sim: unknown --quirk '" + q + "' (choose from: " + std::string(quirk_names()) + ")");
+    }
+    auto& f = c.faults;
+    check_probability(vm, "fault-429", f.http_429);
+    check_probability(vm, "fault-500", f.http_500);
+    check_probability(vm, "fault-503", f.http_503);
+    check_probability(vm, "fault-disconnect", f.disconnect);
+    check_probability(vm, "fault-bad-chunk", f.bad_chunk);
+    check_probability(vm, "fault-stall", f.stall);
+    check_probability(vm, "fault-slow-first-byte", f.slow_first_byte);
+    if (f.total() > 1.0 + 1e-9) throw usage_error("sim: the fault probabilities add up to more than 1");
+    f.stall_ms = vm["stall-ms"].as<int>();
+    f.slow_first_byte_ms = vm["slow-first-byte-ms"].as<int>();
+    f.retry_after_s = vm["retry-after"].as<int>();
+    at_least("--stall-ms", f.stall_ms, 0);
+    at_least("--slow-first-byte-ms", f.slow_first_byte_ms, 0);
+    at_least("--retry-after", f.retry_after_s, 0);
+
+    cmd.capacity = vm.count("capacity") > 0;
+    cmd.json = vm.count("json") > 0;
+    cmd.input_len = vm["input-len"].as<int>();
+    cmd.output_len = vm["output-len"].as<int>();
+    at_least("--input-len", cmd.input_len, 1);
+    at_least("--output-len", cmd.output_len, 1);
 }
 
 }  // namespace
@@ -149,19 +233,8 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
     all.add(server).add(model).add(faults).add(quirks).add(capacity);
 
     sim_command cmd;
-    po::variables_map vm;
-    try {
-        po::store(po::command_line_parser(args).options(all).run(), vm);
-        if (vm.count("config")) {
-            const auto path = vm["config"].as<std::string>();
-            std::ifstream in(path);
-            if (!in) throw usage_error("cannot read config file " + path);
-            po::store(po::parse_config_file(in, all), vm);
-        }
-        po::notify(vm);
-    } catch (const po::error& e) {
-        throw usage_error(std::string("sim: ") + e.what() + " (see openloop sim --help)");
-    }
+    const auto parsed = parse_command_line(args, all, "sim", "config", false);
+    const auto& vm = parsed.vm;
     if (vm.count("help")) {
         std::ostringstream os;
         os << "Usage: openloop sim [options]\n\n"
@@ -175,79 +248,7 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
         cmd.help_text = os.str();
         return cmd;
     }
-
-    const auto preset_name = vm["preset"].as<std::string>();
-    auto preset = find_preset(preset_name);
-    if (!preset) {
-        std::string names;
-        for (const auto& n : preset_names()) names += (names.empty() ? "" : ", ") + n;
-        throw usage_error("sim: unknown --preset '" + preset_name + "' (choose one of: " + names + ")");
-    }
-    auto& c = cmd.config;
-    c.model = *preset;
-    override_if(vm, "step-base-ms", c.model.step_base_ms);
-    override_if(vm, "prefill-token-ms", c.model.prefill_token_ms);
-    override_if(vm, "decode-seq-ms", c.model.decode_seq_ms);
-    override_if(vm, "kv-token-ms", c.model.kv_token_ms);
-    override_if(vm, "max-num-seqs", c.model.max_num_seqs);
-    override_if(vm, "max-batched-tokens", c.model.max_batched_tokens);
-    override_if(vm, "kv-capacity-tokens", c.model.kv_capacity_tokens);
-    override_if(vm, "max-model-len", c.model.max_model_len);
-    override_if(vm, "block-size", c.model.block_size);
-    override_if(vm, "prefix-cache", c.model.prefix_cache);
-    override_if(vm, "tokens-per-chunk", c.model.tokens_per_step);
-    if (c.model.step_base_ms < 0 || c.model.prefill_token_ms < 0 || c.model.decode_seq_ms < 0 || c.model.kv_token_ms < 0)
-        throw usage_error("sim: cost parameters must not be negative");
-    if (c.model.max_num_seqs < 1 || c.model.max_batched_tokens < 1 || c.model.kv_capacity_tokens < 1 ||
-        c.model.max_model_len < 2 || c.model.block_size < 1 || c.model.tokens_per_step < 1)
-        throw usage_error("sim: --max-num-seqs, --max-batched-tokens, --kv-capacity-tokens, --block-size and "
-                          "--tokens-per-chunk must be at least 1, --max-model-len at least 2");
-
-    c.host = vm["host"].as<std::string>();
-    const unsigned port = vm["port"].as<unsigned>();
-    if (port > 65535) throw usage_error("sim: --port must be at most 65535");
-    c.port = static_cast<std::uint16_t>(port);
-    c.seed = vm["seed"].as<std::uint64_t>();
-    c.served_model_name = vm["served-model-name"].as<std::string>();
-    if (vm.count("log")) c.log_path = vm["log"].as<std::string>();
-    if (vm.count("tls-cert")) c.tls_cert = vm["tls-cert"].as<std::string>();
-    if (vm.count("tls-key")) c.tls_key = vm["tls-key"].as<std::string>();
-    c.exit_with_parent = vm["exit-with-parent"].as<bool>();
-    c.keep_alive_timeout = ms_flag(vm, "keep-alive-timeout");
-    c.keep_alive_max_requests = vm["keep-alive-max-requests"].as<int>();
-    if (c.keep_alive_max_requests < 0) throw usage_error("sim: --keep-alive-max-requests must not be negative");
-    const auto tokenizer = vm["tokenizer"].as<std::string>();
-    if (auto kind = sim_tokenizer_from_name(tokenizer)) {
-        c.tokenizer = *kind;
-    } else {
-        throw usage_error("sim: unknown --tokenizer '" + tokenizer + "' (choose words or subword)");
-    }
-
-    if (vm.count("quirk")) {
-        for (const auto& q : vm["quirk"].as<std::vector<std::string>>())
-            if (!set_quirk(c.quirks, q))
-                throw usage_error("sim: unknown --quirk '" + q + "' (choose from: " + std::string(quirk_names()) + ")");
-    }
-    auto& f = c.faults;
-    check_probability(vm, "fault-429", f.http_429);
-    check_probability(vm, "fault-500", f.http_500);
-    check_probability(vm, "fault-503", f.http_503);
-    check_probability(vm, "fault-disconnect", f.disconnect);
-    check_probability(vm, "fault-bad-chunk", f.bad_chunk);
-    check_probability(vm, "fault-stall", f.stall);
-    check_probability(vm, "fault-slow-first-byte", f.slow_first_byte);
-    if (f.total() > 1.0 + 1e-9) throw usage_error("sim: the fault probabilities add up to more than 1");
-    f.stall_ms = vm["stall-ms"].as<int>();
-    f.slow_first_byte_ms = vm["slow-first-byte-ms"].as<int>();
-    f.retry_after_s = vm["retry-after"].as<int>();
-    if (f.stall_ms < 0 || f.slow_first_byte_ms < 0 || f.retry_after_s < 0)
-        throw usage_error("sim: --stall-ms, --slow-first-byte-ms and --retry-after must not be negative");
-
-    cmd.capacity = vm.count("capacity") > 0;
-    cmd.json = vm.count("json") > 0;
-    cmd.input_len = vm["input-len"].as<int>();
-    cmd.output_len = vm["output-len"].as<int>();
-    if (cmd.input_len < 1 || cmd.output_len < 1) throw usage_error("sim: --input-len and --output-len must be at least 1");
+    with_file_lines(parsed, [&] { fill_sim_command(vm, cmd); });
     return cmd;
 }
 

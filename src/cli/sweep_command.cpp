@@ -52,6 +52,67 @@ po::options_description sweep_option_group() {
     return sweep;
 }
 
+// Runs f; an error from a parser that does not name its flag gets the flag in front.
+template <class F>
+auto naming(const char* flag, F&& f) {
+    try {
+        return f();
+    } catch (const std::invalid_argument& e) {
+        const std::string message = e.what();
+        throw usage_error(message.find(flag) == std::string::npos ? std::string(flag) + ": " + message : message);
+    }
+}
+
+void fill_sweep_options(const po::variables_map& vm, sweep_command& cmd) {
+    fill_run_options(vm, cmd.run, true);
+    auto& o = cmd.options;
+    o.base = cmd.run.options;
+    o.rates = naming("--rates", [&] { return parse_rates(vm["rates"].as<std::string>()); });
+    if (vm.count("slo")) o.slos = naming("--slo", [&] { return parse_slos(vm["slo"].as<std::vector<std::string>>()); });
+    o.precision = naming("--precision", [&] { return parse_precision(vm["precision"].as<std::string>()); });
+    if (vm.count("concurrency"))
+        o.concurrency = naming("--concurrency", [&] { return parse_concurrency_list(vm["concurrency"].as<std::string>()); });
+    try {
+        o.stage_s = parse_duration_s(vm["stage-duration"].as<std::string>(), "--stage-duration");
+        if (vm.count("duration")) o.stage_s = parse_duration_s(vm["duration"].as<std::string>(), "--duration");
+        o.cooldown_s = parse_duration_s(vm["cooldown"].as<std::string>(), "--cooldown");
+        o.think_time_s = parse_duration_s(vm["users-think-time"].as<std::string>(), "--users-think-time");
+    } catch (const quantity_error& e) {
+        throw usage_error(std::string("sweep: ") + e.what());
+    }
+    // Goodput counts the requests that meet every SLO: each latency SLO's limit
+    // becomes a per-request threshold unless --goodput set one for that metric.
+    for (const auto& slo : o.slos) {
+        double* threshold = slo.metric == "ttft"  ? &o.base.slo.ttft_ms
+                          : slo.metric == "tpot"  ? &o.base.slo.tpot_ms
+                          : slo.metric == "itl"   ? &o.base.slo.itl_ms
+                          : slo.metric == "e2e"   ? &o.base.slo.e2e_ms
+                                                  : nullptr;
+        if (threshold && (*threshold < 0 || slo.limit < *threshold)) *threshold = slo.limit;
+    }
+    o.start_rate = vm["start-rate"].as<double>();
+    o.factor = vm["factor"].as<double>();
+    o.max_rate = vm["max-rate"].as<double>();
+    if (!(o.start_rate > 0)) throw usage_error("sweep: --start-rate must be positive");
+    if (!(o.factor > 1)) throw usage_error("sweep: --factor must be above 1");
+    if (!(o.max_rate > 0)) throw usage_error("sweep: --max-rate must be positive");
+    o.max_stages = vm["max-stages"].as<std::size_t>();
+    if (o.max_stages < 1) throw usage_error("sweep: --max-stages must be at least 1");
+    o.min_samples = vm["min-samples"].as<std::uint64_t>();
+    o.abort_inflight = vm["abort-inflight"].as<std::size_t>();
+    // A sweep stage always warms up: its measured window must start in steady state.
+    o.warmup_s = vm["warmup"].defaulted() ? 5.0 : o.base.warmup_s;
+    if (o.stage_s <= 0) throw usage_error("sweep: --stage-duration must be positive");
+    if (!vm.count("out")) {
+        const std::time_t now = std::time(nullptr);
+        char stamp[32];
+        std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+        o.base.out_dir = std::string("results/sweep-") + stamp;
+    }
+    o.out_dir = o.base.out_dir;
+    cmd.json = cmd.run.json;
+}
+
 }  // namespace
 
 int sweep_main(const std::vector<std::string>& args) {
@@ -82,7 +143,8 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
     help.add_options()("help,h", "show this help");
     po::options_description everything;
     everything.add(help).add(sweep_option_group()).add(run_option_groups());
-    const auto vm = parse_with_scenario(args, everything, "sweep");
+    const auto parsed = parse_with_scenario(args, everything, "sweep");
+    const auto& vm = parsed.vm;
     sweep_command cmd;
     if (vm.count("help")) {
         std::ostringstream os;
@@ -101,51 +163,9 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
         cmd.help_text = os.str();
         return cmd;
     }
-    fill_run_options(vm, cmd.run, true);
-    auto& o = cmd.options;
-    o.base = cmd.run.options;
-    try {
-        o.rates = parse_rates(vm["rates"].as<std::string>());
-        if (vm.count("slo")) o.slos = parse_slos(vm["slo"].as<std::vector<std::string>>());
-        o.precision = parse_precision(vm["precision"].as<std::string>());
-        if (vm.count("concurrency")) o.concurrency = parse_concurrency_list(vm["concurrency"].as<std::string>());
-        o.stage_s = parse_duration_s(vm["stage-duration"].as<std::string>(), "--stage-duration");
-        if (vm.count("duration")) o.stage_s = parse_duration_s(vm["duration"].as<std::string>(), "--duration");
-        o.cooldown_s = parse_duration_s(vm["cooldown"].as<std::string>(), "--cooldown");
-        o.think_time_s = parse_duration_s(vm["users-think-time"].as<std::string>(), "--users-think-time");
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(std::string("sweep: ") + e.what());
-    }
-    // Goodput counts the requests that meet every SLO: each latency SLO's limit
-    // becomes a per-request threshold unless --goodput set one for that metric.
-    for (const auto& slo : o.slos) {
-        double* threshold = slo.metric == "ttft"  ? &o.base.slo.ttft_ms
-                          : slo.metric == "tpot"  ? &o.base.slo.tpot_ms
-                          : slo.metric == "itl"   ? &o.base.slo.itl_ms
-                          : slo.metric == "e2e"   ? &o.base.slo.e2e_ms
-                                                  : nullptr;
-        if (threshold && (*threshold < 0 || slo.limit < *threshold)) *threshold = slo.limit;
-    }
-    o.start_rate = vm["start-rate"].as<double>();
-    o.factor = vm["factor"].as<double>();
-    o.max_rate = vm["max-rate"].as<double>();
-    if (!(o.start_rate > 0) || !(o.factor > 1) || !(o.max_rate > 0))
-        throw usage_error("sweep: --start-rate and --max-rate must be positive, --factor above 1");
-    o.max_stages = vm["max-stages"].as<std::size_t>();
-    o.min_samples = vm["min-samples"].as<std::uint64_t>();
-    o.abort_inflight = vm["abort-inflight"].as<std::size_t>();
-    // A sweep stage always warms up: its measured window must start in steady state.
-    o.warmup_s = vm["warmup"].defaulted() ? 5.0 : o.base.warmup_s;
-    if (o.stage_s <= 0) throw usage_error("sweep: --stage-duration must be positive");
-    if (!vm.count("out")) {
-        const std::time_t now = std::time(nullptr);
-        char stamp[32];
-        std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-        o.base.out_dir = std::string("results/sweep-") + stamp;
-    }
-    o.out_dir = o.base.out_dir;
-    cmd.json = cmd.run.json;
+    with_file_lines(parsed, [&] { fill_sweep_options(vm, cmd); });
     return cmd;
 }
+
 
 }  // namespace openloop

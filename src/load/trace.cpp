@@ -1,12 +1,15 @@
 #include "openloop/load/trace.hpp"
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/load/tokens.hpp"
 
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -287,7 +290,7 @@ trace_format parse_trace_format(std::string_view name) {
     for (trace_format f : {trace_format::auto_detect, trace_format::mooncake, trace_format::azure,
                            trace_format::burstgpt, trace_format::openloop})
         if (name == to_string(f)) return f;
-    throw std::invalid_argument("invalid trace format " + quoted(name) + ": expected one of " +
+    throw input_error("invalid trace format " + quoted(name) + ": expected one of " +
                                 std::string(format_names));
 }
 
@@ -305,7 +308,7 @@ std::string_view to_string(trace_format format) {
 trace_format detect_trace_format(std::string_view text, std::string_view name) {
     const std::string_view first = first_content_line(strip_bom(text));
     auto fail = [&](std::string_view why) {
-        return std::runtime_error(std::string(name) + ": cannot detect the trace format (" + std::string(why) +
+        return input_error(std::string(name) + ": cannot detect the trace format (" + std::string(why) +
                                   "; first line " + quoted(first) +
                                   "); expected Mooncake or openloop JSONL, or an Azure or BurstGPT CSV header, "
                                   "or give the format explicitly (" +
@@ -339,7 +342,7 @@ trace parse_trace(std::string_view text, std::string_view name, const trace_pars
             out.entries.push_back(parse());
         } catch (const row_error& e) {
             std::string message = error_at(name, number, e.what());
-            if (!options.skip_bad_rows) throw std::runtime_error(message);
+            if (!options.skip_bad_rows) throw input_error(message);
             if (out.skipped_rows++ == 0) out.first_skipped = std::move(message);
         }
     };
@@ -362,7 +365,7 @@ trace parse_trace(std::string_view text, std::string_view name, const trace_pars
                 auto column = [&](std::string_view col) {
                     auto it = std::find_if(fields.begin(), fields.end(), [&](std::string_view h) { return iequals(h, col); });
                     if (it == fields.end())
-                        throw std::runtime_error(error_at(name, number,
+                        throw input_error(error_at(name, number,
                                                           "header lacks column \"" + std::string(col) + "\" (" +
                                                               std::string(to_string(out.format)) + " format)"));
                     return std::size_t(it - fields.begin());
@@ -400,7 +403,7 @@ trace parse_trace(std::string_view text, std::string_view name, const trace_pars
 
 trace load_trace(const std::string& path, const trace_parse_options& options) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(path + ": cannot open trace file");
+    if (!in) throw input_error(path + ": cannot open trace file (" + std::strerror(errno) + ")");
     std::ostringstream buffer;
     buffer << in.rdbuf();
     if (in.bad()) throw std::runtime_error(path + ": read error");

@@ -1,5 +1,7 @@
 #include "openloop/load/workload.hpp"
 
+#include "openloop/base/input_error.hpp"
+
 #include "openloop/base/quantity.hpp"
 
 #include "openloop/load/tokens.hpp"
@@ -9,7 +11,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <initializer_list>
 #include <limits>
@@ -66,7 +70,7 @@ std::string format_number(double v) {
 
 std::string read_file(const std::string& path, std::string_view what) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(path + ": cannot open " + std::string(what));
+    if (!in) throw input_error(path + ": cannot open " + std::string(what) + " (" + std::strerror(errno) + ")");
     std::ostringstream buffer;
     buffer << in.rdbuf();
     if (in.bad()) throw std::runtime_error(path + ": read error");
@@ -91,7 +95,7 @@ std::vector<file_item> load_prompts(const std::string& path) {
         std::string_view line = rest.substr(0, end);
         rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
         auto fail = [&](const std::string& what) {
-            return std::runtime_error(path + ":" + std::to_string(number) + ": " + what);
+            return input_error(path + ":" + std::to_string(number) + ": " + what);
         };
         if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
 
@@ -118,7 +122,7 @@ std::vector<file_item> load_prompts(const std::string& path) {
         }
         items.push_back(std::move(item));
     }
-    if (items.empty()) throw std::runtime_error(path + ": no prompts");
+    if (items.empty()) throw input_error(path + ": no prompts");
     return items;
 }
 
@@ -136,11 +140,11 @@ std::vector<file_item> load_sharegpt(const std::string& path, std::size_t& skipp
     if (!ec) parser.finish(ec);
     if (ec) {
         const auto line = 1 + std::count(text.begin(), text.begin() + std::ptrdiff_t(std::min(used, text.size())), '\n');
-        throw std::runtime_error(path + ":" + std::to_string(line) + ": invalid JSON: " + ec.message());
+        throw input_error(path + ":" + std::to_string(line) + ": invalid JSON: " + ec.message());
     }
     const json::value root = parser.release();
     const json::array* entries = root.if_array();
-    if (!entries) throw std::runtime_error(path + ": expected a JSON array of {\"conversations\": [...]} entries");
+    if (!entries) throw input_error(path + ": expected a JSON array of {\"conversations\": [...]} entries");
 
     std::vector<file_item> items;
     for (const json::value& entry : *entries) {
@@ -176,7 +180,7 @@ std::vector<file_item> load_sharegpt(const std::string& path, std::size_t& skipp
         items.push_back(std::move(item));
     }
     if (items.empty())
-        throw std::runtime_error(path + ": no usable conversations (need a human turn and a reply, both non-empty)");
+        throw input_error(path + ": no usable conversations (need a human turn and a reply, both non-empty)");
     return items;
 }
 
@@ -189,7 +193,7 @@ length_dist length_dist::parse(std::string_view spec, std::string_view what) {
         std::string message = "invalid length distribution \"" + std::string(spec) + "\"";
         if (!what.empty()) message += " for " + std::string(what);
         message += ": " + std::string(why) + "; " + std::string(length_syntax);
-        return std::invalid_argument(message);
+        return input_error(message);
     };
     auto count = [&](std::string_view s, std::string_view name) {
         const auto v = as_integer(s);
@@ -314,19 +318,19 @@ workload::workload(const workload_config& config) : state_(std::make_unique<stat
     state& s = *state_;
     s.config = config;
     s.rng.seed(config.seed);
-    s.input = length_dist::parse(config.input_len, "input_len");
-    s.output = length_dist::parse(config.output_len, "output_len");
+    s.input = length_dist::parse(config.input_len, "--input-len");
+    s.output = length_dist::parse(config.output_len, "--output-len");
 
     const int sources = int(!config.prompts_file.empty()) + int(!config.sharegpt_file.empty()) +
                         int(!config.trace_file.empty());
-    if (sources > 1) throw std::invalid_argument("give at most one of prompts_file, sharegpt_file and trace_file");
-    if (config.prefix_len < 0) throw std::invalid_argument("prefix_len must be >= 0");
+    if (sources > 1) throw input_error("give at most one of --prompts, --sharegpt and --trace");
+    if (config.prefix_len < 0) throw input_error("--prefix-len must be >= 0");
     if (config.prefix_len > 0 && sources > 0)
-        throw std::invalid_argument("prefix_len applies to synthetic prompts only, not to prompt files or traces");
+        throw input_error("--prefix-len applies to synthetic prompts only, not to prompt files or traces");
     if (config.prefix_len > 0 && config.prefix_len >= s.input.max())
-        throw std::invalid_argument("prefix_len (" + std::to_string(config.prefix_len) +
-                                    ") must be less than the largest input_len (" + s.input.describe() +
-                                    "): the prefix is counted inside input_len");
+        throw input_error("--prefix-len (" + std::to_string(config.prefix_len) +
+                          ") must be less than the largest --input-len (" + s.input.describe() +
+                          "): the prefix is counted inside the input length");
 
     if (!config.prompts_file.empty()) {
         s.kind = state::source::prompts;
@@ -348,7 +352,7 @@ workload::workload(const workload_config& config) : state_(std::make_unique<stat
         selection.speed = config.trace_speed;
         selection.max_count = config.trace_max_requests;
         s.entries = select_trace(std::move(t.entries), selection);
-        if (s.entries.empty()) throw std::runtime_error(config.trace_file + ": no requests in the selected window");
+        if (s.entries.empty()) throw input_error(config.trace_file + ": no requests in the selected window");
         // One mean gap after the last request, and at least 1 s, so that
         // laps neither overlap nor collapse when every entry has one time.
         const std::int64_t last = s.entries.back().at_ns;

@@ -6,15 +6,17 @@
 //
 //   number    2, -1, 0.5, .5, 1e3            (decimal; inf and nan are not numbers)
 //   integer   20, -1                          (whole; no fraction, no exponent)
-//   duration  250ms, 1.5s, 0.5, 2m, 1h, 500us (>= 0; units us or µs, ms, s, m or min, h;
-//                                             a bare number is seconds, everywhere)
+//   duration  250ms, 1.5s, 0.5, 2m, 1h, 500us (>= 0 and at most max_duration_s; units us or
+//                                             µs, ms, s, m or min, h; a bare number is
+//                                             seconds, everywhere)
 //   fraction  0.01, 1%, 0.5 %                 (in [0, 1])
 //
 // Blanks around the text, and between a number and its unit, are ignored.
 
+#include "openloop/base/input_error.hpp"
+
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string_view>
 
 namespace openloop {
@@ -22,9 +24,14 @@ namespace openloop {
 // Text that is not the quantity asked for. what() starts with the field (a
 // flag such as "--duration", when one was given), quotes the text, says what
 // is wrong and shows the accepted spelling.
-struct quantity_error : std::invalid_argument {
-    using std::invalid_argument::invalid_argument;
+struct quantity_error : input_error {
+    using input_error::input_error;
 };
+
+// The longest duration any value may spell, about 31.7 years: far beyond any
+// run, and small enough that every duration fits a 64-bit count of
+// nanoseconds, so no caller's conversion can overflow.
+inline constexpr double max_duration_s = 1e9;
 
 // How a duration is written, for --help and messages.
 inline constexpr std::string_view duration_syntax =

@@ -61,6 +61,9 @@ BOOST_AUTO_TEST_CASE(bad_durations_name_the_field_and_the_text) {
         {"5days", "unknown unit 'days'"},
         {"1 2s", "unknown unit '2s'"},
         {"1ns", "unknown unit 'ns'"},
+        // Beyond max_duration_s: a caller's conversion to integer ns or ms would overflow.
+        {"1e300", "is too long"},
+        {"16667000m", "is too long"},
     };
     for (const auto& [text, why] : cases) {
         BOOST_TEST_CONTEXT(text) {
@@ -71,6 +74,7 @@ BOOST_AUTO_TEST_CASE(bad_durations_name_the_field_and_the_text) {
             BOOST_TEST(error_of([&] { parse_duration_ms(text, "--duration"); }) == message);
         }
     }
+    BOOST_TEST(parse_duration_s("1e9", "--x") == max_duration_s);
     // Without a field the message starts at the text.
     BOOST_TEST(error_of([] { parse_duration_s("soon", ""); }).rfind("'soon' is not a duration", 0) == 0u);
 }

@@ -3,6 +3,7 @@
 
 #include "words.hpp"
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/load/tokens.hpp"
 #include "openloop/load/trace.hpp"
 
@@ -46,12 +47,12 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
 }
 
 
-// The message of the std::runtime_error that f throws ("" if none).
+// The message of the input_error that f throws ("" if none): bad input names file:line and field.
 template <class F>
 std::string error_of(F&& f) {
     try {
         f();
-    } catch (const std::runtime_error& e) {
+    } catch (const input_error& e) {
         return e.what();
     }
     return {};
@@ -209,7 +210,7 @@ BOOST_AUTO_TEST_CASE(bad_rows_can_be_skipped_and_counted) {
     BOOST_TEST(contains(t.first_skipped, "s.csv:3: "), t.first_skipped);
     BOOST_REQUIRE_EQUAL(t.entries.size(), 2u);
     BOOST_TEST(t.entries[1] == entry(1'000'000'000, 3, 4));
-    BOOST_CHECK_THROW(parse_trace(text, "s.csv"), std::runtime_error);
+    BOOST_CHECK_THROW(parse_trace(text, "s.csv"), input_error);
 }
 
 BOOST_AUTO_TEST_CASE(burstgpt_and_openloop_formats) {

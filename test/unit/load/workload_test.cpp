@@ -3,6 +3,7 @@
 
 #include "words.hpp"
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/load/tokens.hpp"
 #include "openloop/load/trace.hpp"
 #include "openloop/load/workload.hpp"
@@ -239,14 +240,14 @@ BOOST_AUTO_TEST_CASE(configuration_errors) {
     workload_config config;
     config.prefix_len = 512;
     std::string e = error_of<std::invalid_argument>([&] { workload{config}; });
-    BOOST_TEST(contains(e, "prefix_len (512)"), e);
+    BOOST_TEST(contains(e, "--prefix-len (512)"), e);
     config.prefix_len = -1;
     BOOST_CHECK_THROW(workload{config}, std::invalid_argument);
 
     config = {};
     config.output_len = "uniform:0:4";
     e = error_of<std::invalid_argument>([&] { workload{config}; });
-    BOOST_TEST(contains(e, "\"uniform:0:4\" for output_len"), e);
+    BOOST_TEST(contains(e, "\"uniform:0:4\" for --output-len"), e);
 
     config = {};
     config.prompts_file = "a.jsonl";
@@ -262,7 +263,7 @@ BOOST_AUTO_TEST_CASE(configuration_errors) {
     BOOST_CHECK_THROW(workload{config}, std::invalid_argument);
     config.trace_speed = 1;
     config.trace_start_ns = 700'000'000'000;
-    e = error_of<std::runtime_error>([&] { workload{config}; });
+    e = error_of<input_error>([&] { workload{config}; });
     BOOST_TEST(contains(e, "no requests"), e);
     config.trace_start_ns = 0;
     config.prefix_len = 8;
@@ -270,7 +271,7 @@ BOOST_AUTO_TEST_CASE(configuration_errors) {
 
     config = {};
     config.prompts_file = "/nonexistent/openloop/prompts.jsonl";
-    e = error_of<std::runtime_error>([&] { workload{config}; });
+    e = error_of<input_error>([&] { workload{config}; });
     BOOST_TEST(contains(e, "/nonexistent/openloop/prompts.jsonl: cannot open"), e);
 }
 
@@ -318,7 +319,7 @@ BOOST_AUTO_TEST_CASE(prompts_file_errors_name_file_and_line) {
         const temp_file file("bad.jsonl", content);
         workload_config config;
         config.prompts_file = file.str();
-        return error_of<std::runtime_error>([&] { workload{config}; });
+        return error_of<input_error>([&] { workload{config}; });
     };
     std::string e = error_for("{\"prompt\": \"a\"}\n{\"prompt\": \"b\"}\n{\"promt\": \"c\"}\n");
     BOOST_TEST(contains(e, "bad.jsonl:3: missing string field \"prompt\""), e);
@@ -368,11 +369,11 @@ BOOST_AUTO_TEST_CASE(sharegpt_takes_first_human_turn_and_reply) {
 
     const temp_file broken("broken.json", "[\n  {\"conversations\": []},\n  {\"conversations\": [}\n]\n");
     config.sharegpt_file = broken.str();
-    const std::string e = error_of<std::runtime_error>([&] { workload{config}; });
+    const std::string e = error_of<input_error>([&] { workload{config}; });
     BOOST_TEST(contains(e, "broken.json:3: invalid JSON"), e);
     const temp_file object("object.json", "{\"conversations\": []}");
     config.sharegpt_file = object.str();
-    BOOST_CHECK_THROW(workload{config}, std::runtime_error);
+    BOOST_CHECK_THROW(workload{config}, input_error);
 }
 
 BOOST_AUTO_TEST_CASE(trace_source_replays_times_lengths_and_loops) {

@@ -1,0 +1,285 @@
+#define BOOST_TEST_MODULE bad_input
+#include <boost/test/unit_test.hpp>
+
+// Every bad flag, scenario line and input file, as a user meets it: the real
+// binary exits 2 (bad usage) with one message naming the flag, or FILE:LINE
+// and the field. No server is needed: each is refused before any request
+// (the file cases point --target at a closed port, and the workload is read
+// before the first connect).
+
+#include "test_http.hpp"
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace test_http;
+
+namespace {
+
+struct outcome {
+    int status = -1;  // exit status; -1 when killed or timed out
+    std::string err;  // stderr
+};
+
+// Runs `openloop ARGS` with stdout discarded, stderr captured, killed after 20 s.
+outcome run_binary(const std::vector<std::string>& args) {
+    int pipe_fd[2];
+    BOOST_TEST_REQUIRE(::pipe(pipe_fd) == 0);
+    const pid_t pid = ::fork();
+    BOOST_TEST_REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::dup2(pipe_fd[1], STDERR_FILENO);
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, STDOUT_FILENO);
+        ::close(pipe_fd[0]);
+        std::vector<char*> argv{const_cast<char*>(OPENLOOP_BIN)};
+        for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        ::execv(OPENLOOP_BIN, argv.data());
+        ::_exit(127);
+    }
+    ::close(pipe_fd[1]);
+    ::fcntl(pipe_fd[0], F_SETFL, O_NONBLOCK);
+    outcome out;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    int wstatus = 0;
+    bool exited = false;
+    char buf[4096];
+    while (!exited) {
+        for (ssize_t n; (n = ::read(pipe_fd[0], buf, sizeof buf)) > 0;) out.err.append(buf, std::size_t(n));
+        exited = ::waitpid(pid, &wstatus, WNOHANG) == pid;
+        if (!exited && std::chrono::steady_clock::now() > deadline) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &wstatus, 0);
+            ::close(pipe_fd[0]);
+            return out;
+        }
+        if (!exited) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    for (ssize_t n; (n = ::read(pipe_fd[0], buf, sizeof buf)) > 0;) out.err.append(buf, std::size_t(n));
+    ::close(pipe_fd[0]);
+    out.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+    return out;
+}
+
+struct bad_case {
+    std::vector<std::string> args;
+    std::string names;  // what the message must contain: the flag, or FILE:LINE and field
+};
+
+void check_all(const std::vector<bad_case>& cases) {
+    for (const auto& c : cases) {
+        std::string shown;
+        for (const auto& a : c.args) shown += " " + a;
+        BOOST_TEST_CONTEXT("openloop" << shown) {
+            const auto r = run_binary(c.args);
+            BOOST_TEST(r.status == 2, r.err);
+            BOOST_TEST(r.err.find(c.names) != std::string::npos, r.err);
+            // One message: a single line, never a second error.
+            BOOST_TEST(r.err.find('\n') == r.err.size() - 1, r.err);
+        }
+    }
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// Closed port: nothing is ever sent; the failures below happen before a connect.
+const std::vector<std::string> nowhere = {"--target", "http://127.0.0.1:9", "--out", "-", "--num-requests", "1"};
+
+std::vector<std::string> run_with(std::vector<std::string> args) {
+    args.insert(args.begin(), "run");
+    args.insert(args.end(), nowhere.begin(), nowhere.end());
+    return args;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(run_flags) {
+    std::vector<bad_case> cases;
+    auto flag = [&](std::string name, std::vector<std::string> values) {
+        for (auto& v : values) cases.push_back({{"run", name, v, "--out", "-"}, name});
+    };
+    flag("--num-requests", {"-1", "0", "5x", "99999999999999999999999", "1.5"});
+    flag("--duration", {"0", "-1", "1e300", "soon", "5 days"});
+    flag("--rate", {"0", "-1", "inf", "nan", "abc", "2x"});
+    flag("--burstiness", {"0", "-2", "inf"});
+    flag("--seed", {"-1", "x"});
+    flag("--max-inflight", {"0", "-5"});
+    flag("--concurrency", {"0", "-1", "two"});
+    flag("--warmup", {"-1", "later"});
+    flag("--prefix-len", {"-1", "x"});
+    flag("--prefix-groups", {"0", "-1"});
+    flag("--trace-speed", {"0", "-1", "nan"});
+    flag("--vocab-size", {"5", "-1"});
+    flag("--temperature", {"-1", "inf"});
+    flag("--sampling-seed", {"-2", "1.5"});
+    flag("--max-body", {"0", "-1"});
+    flag("--spare-connections", {"-1"});
+    flag("--connect-timeout", {"-1s", "soon", "1e300"});
+    flag("--first-token-timeout", {"-1"});
+    flag("--idle-timeout", {"x"});
+    flag("--timeout", {"1e300", "-5ms"});
+    flag("--grace", {"-1"});
+    flag("--drain", {"0", "-1", "never"});
+    flag("--keep-alive-idle", {"-1"});
+    flag("--lag-bound", {"0", "-1ms"});
+    flag("--max-error-rate", {"2", "-1%", "x"});
+    flag("--goodput", {"ttft=0", "ttft=fast", "speed=1s"});
+    flag("--input-len", {"0", "abc", "uniform:5", "uniform:9:3", "lognormal:0:1"});
+    flag("--output-len", {"-3", "normal:x:1"});
+    flag("--extra-body", {"{", "[1]", "\"text\""});
+    flag("--target", {"ftp://x", "sim:nope", "http://"});
+    flag("--endpoint", {"embeddings"});
+    flag("--progress", {"maybe"});
+    flag("--arrival", {"weird"});
+    flag("--shard", {"3/2", "x"});
+    flag("--rate-profile", {"fast", "2:-1"});
+    flag("--trace-format", {"parquet"});
+    flag("--tokenizer", {"magic"});
+    flag("--request-id-prefix", {"a\r\nX-Injected: 1"});
+    // A header's value may be a secret: the message names the header, never the value.
+    cases.push_back({{"run", "--header", "X-Key: secret\r\nX-Injected: 1", "--out", "-"}, "--header X-Key"});
+    cases.push_back({{"run", "--header", "X-Key: a\nb", "--out", "-"}, "--header X-Key"});
+    cases.push_back({{"run", "--header", "X-Key: a\x01", "--out", "-"}, "--header X-Key"});
+    cases.push_back({{"run", "--header", "Bad Name: v", "--out", "-"}, "--header 'Bad Name'"});
+    cases.push_back({{"run", "--header", "X\r\nY: v", "--out", "-"}, "--header 'X\\x0d\\x0aY'"});
+    cases.push_back({{"run", "--header", "novalue", "--out", "-"}, "--header"});
+    cases.push_back({{"run", "--no-such-flag", "--out", "-"}, "--no-such-flag"});
+    check_all(cases);
+    const auto secret = run_binary({"run", "--header", "X-Key: hunter2\r\nX: 1", "--out", "-"});
+    BOOST_TEST(secret.err.find("hunter2") == std::string::npos, secret.err);
+}
+
+BOOST_AUTO_TEST_CASE(input_files) {
+    temp_dir dir;
+    write(dir.file("bad.jsonl"), "{\"prompt\": \"hello there\"}\n{\"text\": 5}\n");
+    write(dir.file("bad-max.jsonl"), "{\"prompt\": \"a b\"}\n\n{\"prompt\": \"a b\", \"max_tokens\": -4}\n");
+    write(dir.file("empty.jsonl"), "\n\n");
+    write(dir.file("share.json"), "[{\"conversations\": [\n{\"from\": \"human\", \"value\": \"hi\"},\n oops]}]");
+    write(dir.file("mooncake.jsonl"), "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 2}\n"
+                                      "{\"timestamp\": 1, \"input_length\": -5, \"output_length\": 2}\n");
+    write(dir.file("openloop.jsonl"), "{\"intended_ns\": 0, \"input_tokens\": 5, \"output_tokens\": 2}\n"
+                                      "{\"intended_ns\": 10, \"input_tokens\": 5}\n");
+    write(dir.file("azure.csv"), "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                 "2023-11-16 18:15:46.6805900,374,44\n"
+                                 "2023-11-16 18:15:47.0000000,many,44\n");
+    write(dir.file("burstgpt.csv"), "Timestamp,Model,Request tokens,Response tokens\n0,x,10,5\n"
+                                    "1.5,x,10,lots\n");
+    write(dir.file("unknown.csv"), "a,b,c\n1,2,3\n");
+    const std::string d = dir.file("");
+    check_all({
+        {run_with({"--prompts", d + "missing.jsonl"}), d + "missing.jsonl: cannot open prompts file"},
+        {run_with({"--prompts", d + "bad.jsonl"}), d + "bad.jsonl:2: missing string field \"prompt\""},
+        {run_with({"--prompts", d + "bad-max.jsonl"}), d + "bad-max.jsonl:3: field \"max_tokens\""},
+        {run_with({"--prompts", d + "empty.jsonl"}), d + "empty.jsonl: no prompts"},
+        {run_with({"--sharegpt", d + "missing.json"}), d + "missing.json: cannot open"},
+        {run_with({"--sharegpt", d + "share.json"}), d + "share.json:3: invalid JSON"},
+        {run_with({"--trace", d + "missing.jsonl"}), d + "missing.jsonl: cannot open trace file"},
+        {run_with({"--trace", d + "mooncake.jsonl"}), d + "mooncake.jsonl:2: field \"input_length\""},
+        {run_with({"--trace", d + "openloop.jsonl"}), d + "openloop.jsonl:2: missing field \"output_tokens\""},
+        {run_with({"--trace", d + "azure.csv"}), d + "azure.csv:3: field \"ContextTokens\""},
+        {run_with({"--trace", d + "burstgpt.csv"}), d + "burstgpt.csv:3: field \"Response tokens\""},
+        {run_with({"--trace", d + "unknown.csv"}), d + "unknown.csv: cannot detect the trace format"},
+        {run_with({"--trace", d + "azure.csv", "--trace-format", "mooncake"}), d + "azure.csv:1: invalid JSON"},
+        {run_with({"--trace", d + "mooncake.jsonl", "--trace-format", "azure"}), d + "mooncake.jsonl:1: header lacks"},
+    });
+}
+
+BOOST_AUTO_TEST_CASE(scenario_lines) {
+    temp_dir dir;
+    auto scenario = [&](const std::string& name, const std::string& text) {
+        write(dir.file(name), text);
+        return dir.file(name);
+    };
+    const auto rate = scenario("rate.ini", "# load\nduration = 5s\nrate = abc\n");
+    const auto input = scenario("input.ini", "rate = 2\n\ninput-len = uniform:9\n");
+    const auto count = scenario("count.ini", "num-requests = -1\n");
+    const auto zero = scenario("zero.ini", "rate = 1\nduration = 0\n");
+    const auto unknown = scenario("unknown.ini", "rate = 1\nbogus = 1\n");
+    const auto header = scenario("header.ini", "header = X-A: b\x01\n");
+    const auto body = scenario("body.ini", "\n\nextra-body = [1]\n");
+    const auto slo = scenario("slo.ini", "stage-duration = 10s\nslo = ttft_p99=never\n");
+    const auto sim = scenario("sim.ini", "preset = cpu-small\nmax-num-seqs = 0\n");
+    const auto sim_port = scenario("sim-port.ini", "port = -1\n");
+    check_all({
+        {{"run", rate, "--out", "-"}, rate + ":3: --rate: 'abc'"},
+        {{"run", input, "--out", "-"}, input + ":3: invalid length distribution \"uniform:9\" for --input-len"},
+        {{"run", count, "--out", "-"}, count + ":1: --num-requests: '-1' is negative"},
+        {{"run", zero, "--out", "-"}, zero + ":2: --duration must be positive"},
+        {{"run", unknown, "--out", "-"}, unknown + ":2:"},
+        {{"run", header, "--out", "-"}, header + ":1: --header X-A"},
+        {{"run", body, "--out", "-"}, body + ":3: --extra-body"},
+        {{"sweep", slo, "--out", "-"}, slo + ":2: bad --slo"},
+        {{"sweep", zero, "--out", "-"}, zero + ":2: --duration"},
+        {{"run", dir.file("none.ini"), "--out", "-"}, "cannot read scenario file " + dir.file("none.ini")},
+        {{"sim", "--config", sim}, sim + ":2: sim: --max-num-seqs must be at least 1"},
+        {{"sim", "--config", sim_port}, sim_port + ":1: --port: '-1' is negative"},
+    });
+    // The command line wins over the file, and a bad value it overrides is not read.
+    const auto ok = run_binary({"run", rate, "--rate", "2", "--help"});
+    BOOST_TEST(ok.status == 0, ok.err);
+}
+
+BOOST_AUTO_TEST_CASE(sweep_flags) {
+    std::vector<bad_case> cases;
+    auto flag = [&](std::string name, std::vector<std::string> values) {
+        for (auto& v : values) cases.push_back({{"sweep", name, v, "--out", "-"}, name});
+    };
+    flag("--rates", {"0", "-1,2", "abc", "4,2", "1:10:x0"});
+    flag("--precision", {"0", "2", "x"});
+    flag("--start-rate", {"0", "-1", "nan"});
+    flag("--factor", {"1", "0.5", "inf"});
+    flag("--max-rate", {"0", "-1"});
+    flag("--max-stages", {"0", "-1"});
+    flag("--stage-duration", {"0", "-1", "x"});
+    flag("--duration", {"0"});
+    flag("--min-samples", {"-1", "many"});
+    flag("--cooldown", {"-1", "x"});
+    flag("--abort-inflight", {"-1"});
+    flag("--users-think-time", {"x"});
+    flag("--slo", {"ttft_p99=x", "bogus=1s", "ttft_p99"});
+    flag("--concurrency", {"0", "4,2", "x"});
+    flag("--num-requests", {"-1"});
+    check_all(cases);
+}
+
+BOOST_AUTO_TEST_CASE(sim_flags) {
+    std::vector<bad_case> cases;
+    auto flag = [&](std::string name, std::vector<std::string> values) {
+        for (auto& v : values) cases.push_back({{"sim", name, v, "--capacity"}, name});
+    };
+    flag("--port", {"70000", "-1", "x"});
+    flag("--seed", {"-1"});
+    flag("--preset", {"nope"});
+    flag("--keep-alive-timeout", {"never", "-1"});
+    flag("--keep-alive-max-requests", {"-1"});
+    flag("--tokenizer", {"x"});
+    flag("--step-base-ms", {"-1", "nan", "inf"});
+    flag("--prefill-token-ms", {"-1"});
+    flag("--decode-seq-ms", {"-0.5"});
+    flag("--kv-token-ms", {"-1"});
+    flag("--max-num-seqs", {"0", "-1", "99999999999"});
+    flag("--max-batched-tokens", {"0"});
+    flag("--kv-capacity-tokens", {"0"});
+    flag("--max-model-len", {"1", "x"});
+    flag("--block-size", {"0"});
+    flag("--tokens-per-chunk", {"0"});
+    flag("--fault-500", {"2", "-0.1", "nan"});
+    flag("--fault-stall", {"1.5"});
+    flag("--stall-ms", {"-1"});
+    flag("--slow-first-byte-ms", {"-1"});
+    flag("--retry-after", {"-1"});
+    flag("--input-len", {"0"});
+    flag("--output-len", {"-1"});
+    flag("--quirk", {"nope"});
+    flag("--config", {"/nonexistent/sim.ini"});
+    check_all(cases);
+}

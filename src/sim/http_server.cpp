@@ -10,6 +10,7 @@
 #include "openloop/sim/request_log.hpp"
 
 #include <boost/asio.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -84,11 +85,36 @@ private:
         }
     }
 
+    // Out of descriptors (or kernel memory) the connection stays queued and
+    // accept fails again at once: without a pause the loop spins a core.
+    static bool out_of_resources(const boost::system::error_code& ec) {
+        return ec == net::error::no_descriptors || ec == boost::system::errc::too_many_files_open_in_system ||
+               ec == net::error::no_buffer_space || ec == net::error::no_memory;
+    }
+
     net::awaitable<void> accept_loop(tcp_acceptor acceptor) {
+        steady_timer backoff(io_);
+        std::chrono::milliseconds pause{0};  // 0: not in an episode of exhaustion
         for (;;) {
             auto [ec, socket] = co_await acceptor.async_accept();
             if (ec == net::error::operation_aborted) co_return;
-            if (ec) continue;  // e.g. EMFILE under a connection storm: keep serving the others
+            if (out_of_resources(ec)) {
+                // Back off 10 ms doubling to 100 ms while connections already
+                // open keep being served and free descriptors as they close.
+                if (pause.count() == 0) {
+                    std::fprintf(stderr, "openloop sim: cannot accept (%s): pausing new connections until one closes\n",
+                                 ec.message().c_str());
+                    pause = std::chrono::milliseconds(10);
+                } else {
+                    pause = std::min(pause * 2, std::chrono::milliseconds(100));
+                }
+                ++counters_.accept_pauses;
+                backoff.expires_after(pause);
+                co_await backoff.async_wait();
+                continue;
+            }
+            if (ec) continue;  // one failed connection (e.g. reset while queued): keep serving the others
+            pause = std::chrono::milliseconds(0);
             socket.set_option(tcp::no_delay(true), ec);
             if (tls_) {
                 net::co_spawn(io_, session(tls_stream(std::move(socket), *tls_)), report);
@@ -225,6 +251,28 @@ private:
         std::array<net::const_buffer, 3> parts{net::buffer(frame), net::buffer(buf), net::buffer("\r\n", 2)};
         auto [ec, n] = co_await net::async_write(stream, parts);
         co_return !ec;
+    }
+
+    // Waits for lr's next tokens; true when the client hung up first. While
+    // watch, the socket is watched too: readable with nothing to read is EOF.
+    // Bytes waiting are a pipelined next request, left for the session to read;
+    // watching then stops (watch := false).
+    template <class Stream>
+    net::awaitable<bool> wait_or_hangup(Stream& stream, live_request& lr, bool& watch) {
+        using namespace net::experimental::awaitable_operators;
+        if (!watch) {
+            co_await lr.wake.async_wait();
+            co_return false;
+        }
+        auto& socket = tcp_of(stream).socket();
+        const auto woke = co_await (lr.wake.async_wait() || socket.async_wait(tcp::socket::wait_read));
+        if (woke.index() == 0) co_return false;
+        char byte = 0;
+        boost::system::error_code ec;
+        const std::size_t n = socket.receive(net::buffer(&byte, 1), tcp::socket::message_peek, ec);
+        if (ec || n == 0) co_return true;
+        watch = false;
+        co_return false;
     }
 
     template <class Stream>
@@ -393,8 +441,15 @@ private:
                 if (!ok) rec.outcome = "client_closed";
             }
         } else {
-            while (!fh && !lr.finished) co_await lr.wake.async_wait();
-            sent = n;
+            // A client that hangs up while its answer is decoded frees its slot,
+            // as a streaming one does at its next write.
+            bool watch = true, gone = false;
+            while (!fh && !lr.finished && !gone) gone = co_await wait_or_hangup(stream, lr, watch);
+            sent = gone ? 0 : n;
+            if (gone) {
+                rec.outcome = "client_closed";
+                ok = false;
+            } else {
             if (f == fault::stall) co_await sleep_ms(stream, cfg_.faults.stall_ms);
             if (f == fault::disconnect) {
                 rec.outcome = "fault";
@@ -422,6 +477,7 @@ private:
                 ok = co_await send(stream, req, http::status::ok, std::move(s));
                 rec.first_token_ns = rec.last_token_ns = steady_now_ns();
                 if (!ok) rec.outcome = "client_closed";
+            }
             }
         }
 

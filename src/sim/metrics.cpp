@@ -52,6 +52,9 @@ std::string metrics_text(const sim_counters& c, const engine& e, std::string_vie
         append_int(out, n);
         out.push_back('\n');
     }
+    metric("openloop_sim_accept_pauses_total", "counter",
+           "Pauses of the accept loop when out of file descriptors (10 ms doubling to 100 ms).",
+           static_cast<double>(c.accept_pauses));
     metric("process_resident_memory_bytes", "gauge", "Resident memory of the simulator.",
            static_cast<double>(resident_memory_bytes()));
     return out;

@@ -5,7 +5,9 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <limits>
 
 namespace openloop {
 
@@ -14,18 +16,49 @@ namespace json = boost::json;
 
 namespace {
 
-bool read_int(const json::object& o, std::string_view key, int& out, std::string& err) {
+api_error bad_request(std::string message) { return {http::status::bad_request, "BadRequestError", std::move(message)}; }
+
+std::string text_of(const json::value& v) { return json::serialize(v); }
+
+// The integer field key, when present and not null, read in 64 bits and kept
+// within [min, max]: anything else is a 400 naming the field, never a value
+// wrapped into an int.
+std::optional<api_error> read_integer(const json::object& o, std::string_view key, std::int64_t min, std::int64_t max,
+                                      std::optional<std::int64_t>& out) {
     const auto* v = o.if_contains(key);
-    if (!v || v->is_null()) return true;
-    if (!v->is_int64() && !v->is_uint64()) {
-        err = std::string(key) + " must be an integer";
-        return false;
-    }
-    out = static_cast<int>(v->to_number<std::int64_t>());
-    return true;
+    if (!v || v->is_null()) return std::nullopt;
+    const std::string name(key);
+    if (v->is_uint64() && v->get_uint64() > static_cast<std::uint64_t>(max))
+        return bad_request(name + " must be at most " + std::to_string(max) + ", got " + text_of(*v));
+    if (!v->is_int64() && !v->is_uint64()) return bad_request(name + " must be an integer, got " + text_of(*v));
+    const std::int64_t x = v->to_number<std::int64_t>();
+    if (x < min) return bad_request(name + " must be at least " + std::to_string(min) + ", got " + std::to_string(x));
+    if (x > max) return bad_request(name + " must be at most " + std::to_string(max) + ", got " + std::to_string(x));
+    out = x;
+    return std::nullopt;
 }
 
-api_error bad_request(std::string message) { return {http::status::bad_request, "BadRequestError", std::move(message)}; }
+std::string number_text(double x) {
+    char buf[32];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
+    return std::string(buf, ec == std::errc{} ? end : buf);
+}
+
+// The number field key, when present and not null, where in_range holds;
+// otherwise a 400 saying "KEY must be RANGE, got X" (vLLM's SamplingParams checks).
+template <class InRange>
+std::optional<api_error> read_real(const json::object& o, std::string_view key, InRange in_range,
+                                   std::string_view range, std::optional<double>& out) {
+    const auto* v = o.if_contains(key);
+    if (!v || v->is_null()) return std::nullopt;
+    const std::string name(key);
+    if (!v->is_number()) return bad_request(name + " must be a number, got " + text_of(*v));
+    const double x = v->to_number<double>();
+    if (!std::isfinite(x) || !in_range(x))
+        return bad_request(name + " must be " + std::string(range) + ", got " + number_text(x));
+    out = x;
+    return std::nullopt;
+}
 
 // doc := body, a JSON object addressed to the served model (or to no model).
 std::optional<api_error> parse_body(std::string_view body, const sim_config& cfg, json::value& doc) {
@@ -59,27 +92,46 @@ std::optional<api_error> parse_completion(std::string_view body, bool chat, cons
     if (!request_prompt_ids(cfg.tokenizer, o, chat, r.token_ids, err)) return bad_request(err);
     r.prompt_tokens = static_cast<int>(r.token_ids.size());
 
-    int n = 1;
-    if (!read_int(o, "n", n, err)) return bad_request(err);
-    if (n != 1) return bad_request("n: the simulator supports n=1 only");
+    constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t context = cfg.model.max_model_len;
+    const std::int64_t prompt = r.prompt_tokens;
+    std::optional<std::int64_t> n, max_tokens, max_completion_tokens, min_tokens, seed;
+    std::optional<double> temperature, top_p;
+    for (auto e : {read_integer(o, "n", 1, int64_max, n),
+                   read_integer(o, "max_tokens", 1, int64_max, max_tokens),
+                   chat ? read_integer(o, "max_completion_tokens", 1, int64_max, max_completion_tokens) : std::nullopt,
+                   read_integer(o, "min_tokens", 0, int64_max, min_tokens),
+                   read_integer(o, "seed", std::numeric_limits<std::int64_t>::min(), int64_max, seed),
+                   read_real(o, "temperature", [](double x) { return x >= 0; }, "non-negative", temperature),
+                   read_real(o, "top_p", [](double x) { return x > 0 && x <= 1; }, "in (0, 1]", top_p)})
+        if (e) return e;
+    if (n.value_or(1) != 1) return bad_request("n: the simulator supports n=1 only");
+    if (max_completion_tokens) max_tokens = max_completion_tokens;
 
     // vLLM's defaults: 16 tokens for /v1/completions, the rest of the context for chat.
-    r.max_tokens = chat ? cfg.model.max_model_len - r.prompt_tokens : 16;
-    if (!read_int(o, "max_tokens", r.max_tokens, err)) return bad_request(err);
-    if (chat && !read_int(o, "max_completion_tokens", r.max_tokens, err)) return bad_request(err);
-    if (!read_int(o, "min_tokens", r.min_tokens, err)) return bad_request(err);
-    if (r.max_tokens < 1) return bad_request("max_tokens must be at least 1, got " + std::to_string(r.max_tokens));
-    if (r.min_tokens < 0 || r.min_tokens > r.max_tokens) return bad_request("min_tokens must be between 0 and max_tokens");
-    if (r.prompt_tokens + r.max_tokens > cfg.model.max_model_len) {
-        return bad_request("This model's maximum context length is " + std::to_string(cfg.model.max_model_len) +
-                           " tokens. However, you requested " + std::to_string(r.prompt_tokens + r.max_tokens) +
-                           " tokens (" + std::to_string(r.prompt_tokens) + " in the messages, " +
-                           std::to_string(r.max_tokens) + " in the completion). Please reduce the length of the "
-                           "messages or completion.");
+    if (!max_tokens && prompt >= context) {
+        return bad_request("This model's maximum context length is " + std::to_string(context) +
+                           " tokens. However, your request has " + std::to_string(prompt) +
+                           " input tokens. Please reduce the length of the input messages.");
     }
+    const std::int64_t asked = max_tokens.value_or(chat ? context - prompt : 16);
+    // In 64 bits: asked may be up to 2^63-1, and prompt + asked then still fits unsigned.
+    if (asked > context - prompt) {
+        return bad_request("This model's maximum context length is " + std::to_string(context) +
+                           " tokens. However, you requested " +
+                           std::to_string(static_cast<std::uint64_t>(prompt) + static_cast<std::uint64_t>(asked)) +
+                           " tokens (" + std::to_string(prompt) + " in the messages, " + std::to_string(asked) +
+                           " in the completion). Please reduce the length of the messages or completion.");
+    }
+    if (min_tokens.value_or(0) > asked) {
+        return bad_request("min_tokens must be less than or equal to max_tokens=" + std::to_string(asked) + ", got " +
+                           std::to_string(*min_tokens));
+    }
+    r.max_tokens = static_cast<int>(asked);  // at most max_model_len, an int
+    r.min_tokens = static_cast<int>(min_tokens.value_or(0));
+    if (temperature) r.temperature = *temperature;
+    if (seed) r.seed = *seed;
     if (const auto* v = o.if_contains("ignore_eos"); v && v->is_bool()) r.ignore_eos = v->get_bool();
-    if (const auto* v = o.if_contains("temperature"); v && v->is_number()) r.temperature = v->to_number<double>();
-    if (const auto* v = o.if_contains("seed"); v && (v->is_int64() || v->is_uint64())) r.seed = v->to_number<std::int64_t>();
     if (const auto* v = o.if_contains("stream"); v && v->is_bool()) r.stream = v->get_bool();
     if (const auto* so = o.if_contains("stream_options"); so && so->is_object()) {
         if (const auto* v = so->get_object().if_contains("include_usage"); v && v->is_bool()) r.include_usage = v->get_bool();

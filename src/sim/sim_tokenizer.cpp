@@ -76,8 +76,9 @@ bool completion_prompt_ids(sim_tokenizer_kind kind, const json::value& prompt, b
     }
     // Token ids are what the model sees, under either tokenizer: nothing is added.
     for (const auto& t : p->get_array()) {
-        if (!t.is_int64() && !t.is_uint64()) {
-            err = "prompt: token ids must be integers";
+        // A negative id is no token (and to_number<uint64_t> would throw on it).
+        if (!t.is_uint64() && !(t.is_int64() && t.get_int64() >= 0)) {
+            err = "prompt: token ids must be non-negative integers, got " + json::serialize(t);
             return false;
         }
         ids.push_back(t.to_number<std::uint64_t>());

@@ -19,6 +19,7 @@ struct sim_counters {
     std::int64_t completion_closes = 0;     // --quirk close-after-completion
     std::int64_t max_requests_closes = 0;   // Connection: close on the last request allowed
     std::int64_t success = 0;
+    std::int64_t accept_pauses = 0;         // accept backed off: out of file descriptors
     // The firehose has no engine: it counts its own streams and tokens.
     std::int64_t streams = 0;
     std::int64_t prompt_tokens = 0;

@@ -6,7 +6,9 @@
 
 #include <boost/json.hpp>
 
+#include <limits>
 #include <string>
+#include <vector>
 
 using namespace openloop;
 namespace http = boost::beast::http;
@@ -50,6 +52,68 @@ BOOST_AUTO_TEST_CASE(completion_requests) {
 
     const auto body = boost::json::parse(error_body(*too_long)).as_object();
     BOOST_TEST(body.at("error").at("code").as_int64() == 400);
+}
+
+// Every numeric field is read in 64 bits and range-checked: a value that once
+// wrapped an int (max_tokens 2147483646 + the prompt passed the context check as
+// a negative sum) is a 400 naming the field, with vLLM's words.
+BOOST_AUTO_TEST_CASE(numeric_fields_are_validated) {
+    const auto cfg = config();  // max_model_len 100
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {R"("max_tokens":2147483646)", "However, you requested 2147483648 tokens (2 in the messages, 2147483646 in the completion)"},
+        {R"("max_tokens":2147483647)", "maximum context length is 100 tokens"},
+        {R"("max_tokens":9223372036854775807)", "you requested 9223372036854775809 tokens"},
+        {R"("max_tokens":18446744073709551615)", "max_tokens must be at most 9223372036854775807"},
+        {R"("max_tokens":99)", "you requested 101 tokens"},
+        {R"("max_tokens":0)", "max_tokens must be at least 1, got 0"},
+        {R"("max_tokens":-5)", "max_tokens must be at least 1, got -5"},
+        {R"("max_tokens":1.5)", "max_tokens must be an integer"},
+        {R"("max_tokens":"10")", "max_tokens must be an integer"},
+        {R"("max_completion_tokens":4294967296)", "in the completion"},
+        {R"("max_completion_tokens":-1)", "max_completion_tokens must be at least 1"},
+        {R"("min_tokens":-1)", "min_tokens must be at least 0"},
+        {R"("min_tokens":50,"max_tokens":10)", "min_tokens must be less than or equal to max_tokens=10, got 50"},
+        {R"("min_tokens":4294967306,"max_tokens":10)", "min_tokens must be less than or equal to max_tokens=10"},
+        {R"("n":0)", "n must be at least 1"},
+        {R"("n":4294967297)", "n: the simulator supports n=1 only"},
+        {R"("n":true)", "n must be an integer"},
+        {R"("seed":18446744073709551615)", "seed must be at most 9223372036854775807"},
+        {R"("seed":"x")", "seed must be an integer"},
+        {R"("temperature":-0.5)", "temperature must be non-negative, got -0.5"},
+        {R"("temperature":"hot")", "temperature must be a number"},
+        {R"("top_p":0)", "top_p must be in (0, 1]"},
+        {R"("top_p":1.5)", "top_p must be in (0, 1]"},
+        {R"("prompt":[1,-2,3])", "token ids must be non-negative integers, got -2"},
+        {R"("prompt":[1,2.5])", "token ids must be non-negative integers"},
+    };
+    for (const auto& [fields, says] : bad) {
+        BOOST_TEST_CONTEXT(fields) {
+            // Chat, so max_completion_tokens counts; "a b" is two prompt tokens.
+            const std::string body = R"({"messages":[{"role":"user","content":"a b"}],)" + fields + "}";
+            completion_request r;
+            const auto e = parse_completion(body.find(R"("prompt")") != std::string::npos
+                                                ? "{" + fields + "}" : body,
+                                            body.find(R"("prompt")") == std::string::npos, cfg, r);
+            BOOST_TEST_REQUIRE(e.has_value());
+            BOOST_TEST((e->status == http::status::bad_request));
+            BOOST_TEST(e->message.find(says) != std::string::npos, e->message);
+        }
+    }
+    // In range, every field is taken as given.
+    completion_request r;
+    BOOST_TEST(!parse_completion(R"({"messages":[{"role":"user","content":"a b"}],"max_completion_tokens":98,
+        "min_tokens":98,"n":1,"seed":-9223372036854775808,"temperature":1.5,"top_p":1})", true, cfg, r));
+    BOOST_TEST(r.max_tokens == 98);
+    BOOST_TEST(r.min_tokens == 98);
+    BOOST_TEST(r.seed.value() == std::numeric_limits<std::int64_t>::min());
+    BOOST_TEST(r.temperature == 1.5);
+    // A prompt that fills the context leaves no default completion: vLLM's message.
+    std::string full = R"({"messages":[{"role":"user","content":")";
+    for (int i = 0; i < 100; ++i) full += "w ";
+    const auto e = parse_completion(full + R"("}]})", true, cfg, r);
+    BOOST_TEST_REQUIRE(e.has_value());
+    BOOST_TEST(e->message.find("maximum context length is 100 tokens. However, your request has") != std::string::npos,
+               e->message);
 }
 
 BOOST_AUTO_TEST_CASE(output_lengths_are_reproducible_and_bounded) {

@@ -446,38 +446,23 @@ private:
             bool watch = true, gone = false;
             while (!fh && !lr.finished && !gone) gone = co_await wait_or_hangup(stream, lr, watch);
             sent = gone ? 0 : n;
+            if (!gone && f == fault::stall) co_await sleep_ms(stream, cfg_.faults.stall_ms);
             if (gone) {
                 rec.outcome = "client_closed";
                 ok = false;
-            } else {
-            if (f == fault::stall) co_await sleep_ms(stream, cfg_.faults.stall_ms);
-            if (f == fault::disconnect) {
+            } else if (f == fault::disconnect) {
                 rec.outcome = "fault";
                 ok = false;
             } else {
                 std::string text;
                 w.words(text, n);
-                json::object choice{{"index", 0}, {"logprobs", nullptr}, {"finish_reason", finish}};
-                if (chat) {
-                    choice["message"] = json::object{{"role", "assistant"}, {"content", text}};
-                } else {
-                    choice["text"] = text;
-                }
-                json::object usage{{"prompt_tokens", r.prompt_tokens}, {"total_tokens", r.prompt_tokens + n},
-                                   {"completion_tokens", n}};
-                if (lr.cached_tokens > 0) usage["prompt_tokens_details"] = json::object{{"cached_tokens", lr.cached_tokens}};
-                json::object body{{"id", (chat ? "chatcmpl-" : "cmpl-") + std::to_string(id)},
-                                  {"object", chat ? "chat.completion" : "text_completion"},
-                                  {"created", started_unix_},
-                                  {"model", cfg_.served_model_name},
-                                  {"choices", json::array{std::move(choice)}},
-                                  {"usage", std::move(usage)}};
-                std::string s = json::serialize(body);
+                std::string s = completion_response(chat, (chat ? "chatcmpl-" : "cmpl-") + std::to_string(id),
+                                                    started_unix_, cfg_.served_model_name, text, finish,
+                                                    r.prompt_tokens, n, lr.cached_tokens);
                 if (f == fault::bad_chunk) s.resize(s.size() / 2);
                 ok = co_await send(stream, req, http::status::ok, std::move(s));
                 rec.first_token_ns = rec.last_token_ns = steady_now_ns();
                 if (!ok) rec.outcome = "client_closed";
-            }
             }
         }
 

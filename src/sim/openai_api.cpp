@@ -141,6 +141,28 @@ std::optional<api_error> parse_completion(std::string_view body, bool chat, cons
     return std::nullopt;
 }
 
+std::string completion_response(bool chat, const std::string& id, std::int64_t created_unix, const std::string& model,
+                                const std::string& text, std::string_view finish_reason, int prompt_tokens,
+                                int completion_tokens, int cached_tokens) {
+    json::object choice{{"index", 0}, {"logprobs", nullptr}, {"finish_reason", finish_reason}};
+    if (chat) {
+        choice["message"] = json::object{{"role", "assistant"}, {"content", text}};
+    } else {
+        choice["text"] = text;
+    }
+    json::object usage{{"prompt_tokens", prompt_tokens},
+                       {"total_tokens", std::int64_t{prompt_tokens} + completion_tokens},
+                       {"completion_tokens", completion_tokens}};
+    if (cached_tokens > 0) usage["prompt_tokens_details"] = json::object{{"cached_tokens", cached_tokens}};
+    json::object body{{"id", id},
+                      {"object", chat ? "chat.completion" : "text_completion"},
+                      {"created", created_unix},
+                      {"model", model},
+                      {"choices", json::array{std::move(choice)}},
+                      {"usage", std::move(usage)}};
+    return json::serialize(body);
+}
+
 std::pair<http::status, std::string> tokenize_response(std::string_view body, const sim_config& cfg) {
     json::value doc;
     if (auto e = parse_body(body, cfg, doc)) return {e->status, error_body(*e)};

@@ -45,6 +45,12 @@ std::string error_body(const api_error& e);
 std::optional<api_error> parse_completion(std::string_view body, bool chat, const sim_config& cfg,
                                           completion_request& r);
 
+// A non-streamed completion's body, as vLLM answers it: one choice (a chat
+// message or a completion text) and its usage.
+std::string completion_response(bool chat, const std::string& id, std::int64_t created_unix, const std::string& model,
+                                const std::string& text, std::string_view finish_reason, int prompt_tokens,
+                                int completion_tokens, int cached_tokens);
+
 // POST /tokenize in vLLM's shape: {"prompt": str} or {"messages": [...]},
 // counted as the completion or chat request with the same fields would be.
 std::pair<boost::beast::http::status, std::string> tokenize_response(std::string_view body, const sim_config& cfg);

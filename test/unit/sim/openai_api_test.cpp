@@ -143,3 +143,18 @@ BOOST_AUTO_TEST_CASE(stream_events_in_vllm_shape) {
     BOOST_TEST(chunk.at("usage").at("completion_tokens").as_int64() == 2);
     BOOST_TEST(chunk.at("usage").at("total_tokens").as_int64() == 7);
 }
+
+// A non-streamed answer in vLLM's shape: the choice by endpoint, and usage in 64 bits.
+BOOST_AUTO_TEST_CASE(non_streamed_completion_body) {
+    auto chat = boost::json::parse(completion_response(true, "chatcmpl-7", 1700000000, "m", " a b", "length", 3, 2, 0))
+                    .as_object();
+    BOOST_TEST(chat.at("object").as_string() == "chat.completion");
+    BOOST_TEST(chat.at("choices").at(0).at("message").at("content").as_string() == " a b");
+    BOOST_TEST(chat.at("choices").at(0).at("finish_reason").as_string() == "length");
+    BOOST_TEST(!chat.at("usage").as_object().contains("prompt_tokens_details"));
+    auto text = boost::json::parse(completion_response(false, "cmpl-1", 0, "m", " x", "stop", 2147483647, 2147483647, 16))
+                    .as_object();
+    BOOST_TEST(text.at("choices").at(0).at("text").as_string() == " x");
+    BOOST_TEST(text.at("usage").at("total_tokens").as_int64() == 4294967294);
+    BOOST_TEST(text.at("usage").at("prompt_tokens_details").at("cached_tokens").as_int64() == 16);
+}

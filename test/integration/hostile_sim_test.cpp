@@ -84,7 +84,8 @@ BOOST_AUTO_TEST_CASE(wrong_model) {
     auto sim = openloop::start_sim(OPENLOOP_BIN, sim_args);
     hostile_case k({suite, c.name, c.input, c.expected, c.limits, 10, small_rss_mib});
     k.run(sim.url, {"--rate", "20", "--num-requests", "5"});
-    k.expect_outcome(5);
+    // A run that fails fast on a non-retryable status may stop before all five.
+    k.expect_outcome(1);
     sim.process.stop();
 }
 

@@ -12,16 +12,19 @@
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <csignal>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>

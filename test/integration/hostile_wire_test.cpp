@@ -18,7 +18,6 @@
 #include <string>
 
 using namespace std::chrono_literals;
-using hostile::case_spec;
 using hostile::connection;
 using hostile::hostile_case;
 using hostile::request;

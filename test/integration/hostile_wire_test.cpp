@@ -1,0 +1,304 @@
+#define BOOST_TEST_MODULE hostile_wire
+#include <boost/test/unit_test.hpp>
+
+// Hostile servers that break HTTP itself: endless or huge headers, broken
+// chunked encoding, lying lengths, garbage, resets, silence. Each case runs
+// the real `openloop run` against a raw server and checks that it ends by
+// itself within its bound, writes summary.json, keeps its RSS bounded, and
+// counts every request in the documented error class. Memory per connection
+// is capped by the response parser's header limit (64 KiB), the SSE event
+// bound (16 MiB) and --max-body (256 MiB, counted, not held: bodies are read
+// through a 4 KiB buffer).
+
+#include "hostile_case.hpp"
+#include "hostile_server.hpp"
+#include "hostile_sse.hpp"
+
+#include <cstdint>
+#include <string>
+
+using namespace std::chrono_literals;
+using hostile::connection;
+using hostile::hostile_case;
+using hostile::request;
+
+namespace {
+
+constexpr const char* suite = "hostile_wire";
+
+// A small run's fixed cost is ~80 MiB (the 48 MiB event ring, the
+// histograms); a connection adds what its buffers hold.
+constexpr double small_rss_mib = 96;
+
+// Five requests at 20/s: sent within a quarter second.
+const std::vector<std::string> five = {"--rate", "20", "--num-requests", "5"};
+
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+// Sends bytes from make(i) until the peer hangs up (or the server stops).
+template <class Make>
+void send_forever(connection& c, Make make) {
+    for (std::uint64_t i = 0; c.send(make(i)); ++i) {
+    }
+}
+
+std::string block(char ch, std::size_t n) { return std::string(n, ch); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(endless_headers) {
+    hostile::server srv([](connection& c, const request&) {
+        if (!c.send("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n")) return false;
+        const std::string batch = [] {
+            std::string s;
+            for (int i = 0; i < 512; ++i) s += "X-Hostile-" + std::to_string(i) + ": " + block('h', 100) + "\r\n";
+            return s;
+        }();
+        send_forever(c, [&](std::uint64_t) -> const std::string& { return batch; });
+        return false;
+    });
+    hostile_case k({suite, "endless_headers", "200, then header lines forever, as fast as the socket takes them",
+                    "bad_http", "the header limit (64 KiB)", 10, small_rss_mib});
+    k.run(srv.url(), five);
+    k.expect_outcome(5);
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(endless_headers_slow) {
+    hostile::server srv([](connection& c, const request&) {
+        if (!c.send("HTTP/1.1 200 OK\r\n")) return false;
+        for (int i = 0; c.send("X-Slow-" + std::to_string(i) + ": drip\r\n") && c.pause(50ms); ++i) {
+        }
+        return false;
+    });
+    hostile_case k({suite, "endless_headers_slow", "200, then one header line every 50 ms forever",
+                    "timeout_first_token", "--first-token-timeout 1s", 12, small_rss_mib});
+    k.run(srv.url(), five + std::vector<std::string>{"--first-token-timeout", "1s"});
+    k.expect_outcome(5);
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(huge_header_line) {
+    hostile::server srv([](connection& c, const request&) {
+        if (!c.send("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nX-Big: ")) return false;
+        const std::string mib = block('a', 1 << 20);
+        for (int i = 0; i < 10; ++i)
+            if (!c.send(mib)) return false;
+        if (c.send("\r\n\r\n")) c.wait_for_close();
+        return false;
+    });
+    hostile_case k({suite, "huge_header_line", "200, then one header line of 10 MB", "bad_http",
+                    "the header limit (64 KiB)", 10, small_rss_mib});
+    k.run(srv.url(), five);
+    k.expect_outcome(5);
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(bad_chunk_size) {
+    hostile::server srv([](connection& c, const request&) {
+        if (c.send(hostile::sse_chunked_head) && c.send_chunk(hostile::role_event() + hostile::content_event()) &&
+            c.send("zz\r\nnot a chunk\r\n"))
+            c.wait_for_close();
+        return false;
+    });
+    hostile_case k({suite, "bad_chunk_size", "chunked SSE: one good chunk, then the chunk size 'zz'", "bad_http",
+                    "the parser's first error", 10, small_rss_mib});
+    k.run(srv.url(), five);
+    k.expect_outcome(5);
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(chunk_size_overflow) {
+    hostile::server srv([](connection& c, const request&) {
+        if (c.send(hostile::sse_chunked_head) && c.send("fffffffffffffffffffff\r\n")) c.wait_for_close();
+        return false;
+    });
+    hostile_case k({suite, "chunk_size_overflow", "chunked SSE whose first chunk size (21 hex digits) overflows 64 bits",
+                    "bad_http", "the parser's first error", 10, small_rss_mib});
+    k.run(srv.url(), five);
+    k.expect_outcome(5);
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(chunk_over_max_body) {
+    hostile::server srv([](connection& c, const request&) {
+        if (c.send(hostile::sse_chunked_head) && c.send("10000000000\r\n")) c.wait_for_close();
+        return false;
+    });
+    hostile_case k({suite, "chunk_over_max_body", "chunked SSE whose first chunk declares 1 TiB", "body_too_large",
+                    "--max-body (256 MiB), at the chunk header", 10, small_rss_mib});
+    k.run(srv.url(), five);
+    k.expect_outcome(5);
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(content_length_huge) {
+    hostile::server srv([](connection& c, const request&) {
+        if (c.send(hostile::head_with_length("HTTP/1.1 200 OK", "text/event-stream", 10'000'000'000'000)))
+            c.wait_for_close();
+        return false;
+    });
+    hostile_case k({suite, "content_length_huge", "200 SSE declaring Content-Length 10 TB", "body_too_large",
+                    "--max-body (256 MiB), at the header", 10, small_rss_mib});
+    k.run(srv.url(), five);
+    k.expect_outcome(5);
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(garbage) {
+    hostile::server srv([](connection& c, const request&) {
+        // xorshift64: the same bytes every run.
+        std::uint64_t x = 0x9E3779B97F4A7C15u;
+        std::string buf(65536, '\0');
+        send_forever(c, [&](std::uint64_t) -> const std::string& {
+            for (auto& ch : buf) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                ch = static_cast<char>(x);
+            }
+            return buf;
+        });
+        return false;
+    });
+    hostile_case k({suite, "garbage", "random bytes forever, no status line", "bad_http",
+                    "the header limit (64 KiB)", 10, small_rss_mib});
+    k.run(srv.url(), five);
+    k.expect_outcome(5);
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(not_http) {
+    hostile::server srv([](connection& c, const request&) {
+        if (c.send("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n\r\n")) c.wait_for_close();
+        return false;
+    });
+    hostile_case k({suite, "not_http", "an SSH banner and a blank line, then silence", "bad_http",
+                    "the parser's first error", 10, small_rss_mib});
+    k.run(srv.url(), five);
+    k.expect_outcome(5);
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(content_length_short) {
+    hostile::server srv([](connection& c, const request&) {
+        const std::string body = hostile::role_event() + hostile::content_event() + hostile::content_event();
+        c.send(hostile::head_with_length("HTTP/1.1 200 OK", "text/event-stream", 100'000) + body);
+        return false;  // and close, 100 kB short
+    });
+    hostile_case k({suite, "content_length_short", "200 SSE declaring 100000 bytes, two content chunks, then close",
+                    "stream_truncated", "the connection's end", 10, small_rss_mib});
+    k.run(srv.url(), five);
+    k.expect_outcome(5);
+    k.server_saw(srv);
+}
+
+// The declared length ends after the first content chunk; the rest of the
+// stream follows it on a connection kept alive. Read as declared, the
+// response ends mid-stream; reusing the connection would read the rest as the
+// next response (the server would then see two requests on one connection).
+BOOST_AUTO_TEST_CASE(content_length_long) {
+    hostile::server srv([](connection& c, const request&) {
+        const std::string first = hostile::role_event() + hostile::content_event();
+        c.send(hostile::head_with_length("HTTP/1.1 200 OK", "text/event-stream", first.size()) +
+               hostile::clean_stream(3));
+        return true;
+    });
+    hostile_case k({suite, "content_length_long",
+                    "200 SSE declaring the length of its first content chunk, then the whole stream, kept alive",
+                    "stream_truncated", "the declared length; no reuse", 10, small_rss_mib});
+    k.run(srv.url(), five);
+    k.expect_outcome(5);
+    k.check(srv.most_requests_per_connection() == 1,
+            "no connection reused after a response that overran its length (most requests on one connection: " +
+                std::to_string(srv.most_requests_per_connection()) + ")");
+    k.server_saw(srv);
+}
+
+// A clean, complete response followed by bytes nobody asked for: the
+// response stands, the connection does not carry another request.
+BOOST_AUTO_TEST_CASE(trailing_bytes) {
+    hostile::server srv([](connection& c, const request&) {
+        const std::string stream = hostile::clean_stream(3);
+        c.send(hostile::head_with_length("HTTP/1.1 200 OK", "text/event-stream", stream.size()) + stream +
+               "\x01\x02 these bytes answer no request\r\n\r\n");
+        return true;
+    });
+    hostile_case k({suite, "trailing_bytes", "a clean 200 SSE with an exact Content-Length, then 40 stray bytes, kept alive",
+                    "ok", "no reuse of that connection", 10, small_rss_mib});
+    k.run(srv.url(), five);
+    k.expect_outcome(5);
+    k.check(srv.most_requests_per_connection() == 1,
+            "no connection reused with stray bytes pending (most requests on one connection: " +
+                std::to_string(srv.most_requests_per_connection()) + ")");
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(reset_mid_stream) {
+    hostile::server srv([](connection& c, const request&) {
+        if (c.send(hostile::sse_chunked_head) && c.send_chunk(hostile::role_event()) &&
+            c.send_chunk(hostile::content_event()) && c.send_chunk(hostile::content_event()) && c.pause(20ms))
+            c.reset();
+        return false;
+    });
+    hostile_case k({suite, "reset_mid_stream", "200 SSE, two content chunks, then a TCP reset", "stream_truncated",
+                    "the connection's end", 10, small_rss_mib});
+    k.run(srv.url(), five);
+    k.expect_outcome(5);
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(close_after_accept) {
+    hostile::server srv([](connection&, const request&) { return false; }, hostile::on_accept::close);
+    hostile_case k({suite, "close_after_accept", "every connection closed as soon as it is accepted",
+                    "stream_truncated", "the connection's end", 10, small_rss_mib});
+    k.run(srv.url(), five);
+    k.expect_outcome(5);
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(silence) {
+    hostile::server srv([](connection& c, const request&) {
+        c.wait_for_close();
+        return false;
+    });
+    hostile_case k({suite, "silence", "accepts, reads the request, never answers", "timeout_first_token",
+                    "--first-token-timeout 500ms", 10, small_rss_mib});
+    k.run(srv.url(), five + std::vector<std::string>{"--first-token-timeout", "500ms"});
+    k.expect_outcome(5);
+    k.check(srv.requests() == 5, "the server read all 5 requests (read " + std::to_string(srv.requests()) + ")");
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(silence_until_drain) {
+    hostile::server srv([](connection& c, const request&) {
+        c.wait_for_close();
+        return false;
+    });
+    hostile_case k({suite, "silence_until_drain", "accepts, reads the request, never answers; no request timeout",
+                    "cancelled_at_end", "--drain 1s", 10, small_rss_mib});
+    k.run(srv.url(), five + std::vector<std::string>{"--drain", "1s"});
+    k.expect_outcome(5);
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(huge_error_body) {
+    hostile::server srv([](connection& c, const request&) {
+        constexpr std::size_t size = 100u << 20;
+        if (!c.send("HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/html\r\nContent-Length: " +
+                    std::to_string(size) + "\r\n\r\n"))
+            return false;
+        const std::string page = block('e', 1 << 16);
+        for (std::size_t sent = 0; sent < size && c.send(page); sent += page.size()) {
+        }
+        return false;
+    });
+    hostile_case k({suite, "huge_error_body", "500 with a 100 MB text/html body", "http_5xx",
+                    "--max-body (256 MiB); the body is not held", 15, small_rss_mib});
+    k.run(srv.url(), {"--rate", "20", "--num-requests", "3"});
+    k.expect_outcome(3);
+    k.server_saw(srv);
+}

@@ -1,0 +1,267 @@
+#pragma once
+// One hostile-input case: runs the real `openloop run` against it under a wall
+// time bound, measures the run's peak RSS (the kernel's ru_maxrss of the
+// child, from wait4), reads summary.json, checks the documented outcome, and
+// records what happened as one JSON line in $OPENLOOP_ROBUSTNESS_OUT (when set)
+// for tools/robustness-report to render into docs/robustness.md.
+
+#include "hostile_server.hpp"
+#include "run_files.hpp"
+#include "test_http.hpp"
+
+#include <boost/json.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace hostile {
+
+// Sanitizer builds run slower and hold shadow memory and a quarantine of
+// freed blocks: their bounds are scaled, and the record says so.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool sanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+inline constexpr bool sanitized = true;
+#else
+inline constexpr bool sanitized = false;
+#endif
+#else
+inline constexpr bool sanitized = false;
+#endif
+
+inline double wall_bound(double seconds) { return sanitized ? 2 * seconds + 10 : seconds; }
+inline double rss_bound(double mib) { return sanitized ? 4 * mib + 256 : mib; }
+
+// What one run of openloop did.
+struct observation {
+    int exit_status = -1;     // 128 + signal when it was killed
+    bool ended_by_itself = false;
+    double wall_s = 0;
+    double peak_rss_mib = 0;
+    bool summary_written = false;
+    boost::json::object summary;
+    // Requests by how they ended: "ok" (completed) or the error class, from
+    // summary.json; "bad_usage" counts the completed ones whose usage was not believed.
+    std::map<std::string, std::int64_t> classes;
+    std::string log;
+};
+
+inline std::string describe(const std::map<std::string, std::int64_t>& classes) {
+    std::string s;
+    for (const auto& [cls, n] : classes) {
+        if (n == 0) continue;
+        if (!s.empty()) s += ", ";
+        s += cls + " " + std::to_string(n);
+    }
+    return s.empty() ? "nothing" : s;
+}
+
+// Runs `openloop ARGS`, output to log; kills it (and says so) past kill_after_s.
+inline observation run_openloop_bounded(const std::vector<std::string>& args, const std::string& log,
+                                        double kill_after_s) {
+    observation o;
+    std::vector<std::string> argv{OPENLOOP_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> cargs;
+    for (auto& a : argv) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    pid_t pid = -1;
+    const auto begin = std::chrono::steady_clock::now();
+    const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, cargs.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    BOOST_TEST_REQUIRE(rc == 0, "cannot start " << argv[0] << ": " << std::strerror(rc));
+    int status = 0;
+    rusage usage{};
+    o.ended_by_itself = true;
+    for (;;) {
+        const pid_t r = ::wait4(pid, &status, WNOHANG, &usage);
+        if (r == pid) break;
+        if (r < 0 && errno != EINTR) break;
+        if (std::chrono::steady_clock::now() - begin > std::chrono::duration<double>(kill_after_s)) {
+            o.ended_by_itself = false;
+            ::kill(pid, SIGKILL);
+            ::wait4(pid, &status, 0, &usage);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    o.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    o.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    o.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+    o.log = test_http::slurp(log);
+    return o;
+}
+
+inline void read_summary(const std::string& path, observation& o) {
+    boost::system::error_code ec;
+    const auto v = boost::json::parse(test_http::slurp(path), ec);
+    if (ec || !v.is_object()) return;
+    o.summary_written = true;
+    o.summary = v.as_object();
+    const auto count = [&](std::string_view key) -> std::int64_t {
+        const auto* x = o.summary.if_contains(key);
+        return x && x->is_number() ? x->to_number<std::int64_t>() : 0;
+    };
+    o.classes["ok"] = count("completed");
+    o.classes["bad_usage"] = count("bad_usage");
+    if (const auto* errors = o.summary.if_contains("errors"); errors && errors->is_object())
+        for (const auto& [cls, n] : errors->as_object())
+            if (n.is_number()) o.classes[std::string(cls)] = n.to_number<std::int64_t>();
+}
+
+struct case_spec {
+    std::string suite;     // the test file, e.g. hostile_wire
+    std::string name;      // the case, e.g. garbage
+    std::string input;     // what the server sends, in words
+    std::string expected;  // "ok" or the error class every request must end in
+    std::string limits;    // the flags that bound it, in words, e.g. "--timeout 1s"
+    double wall_s = 0;     // the run must end by itself within this (before scaling)
+    double rss_mib = 0;    // and its peak RSS stay under this (before scaling)
+};
+
+// A case in progress: run() it, add check()s, and its record is written when
+// it goes out of scope, passed only if every check held.
+class hostile_case {
+public:
+    explicit hostile_case(case_spec spec) : spec_(std::move(spec)) {}
+    hostile_case(const hostile_case&) = delete;
+    hostile_case& operator=(const hostile_case&) = delete;
+
+    // Runs `openloop run` against url with the common flags (a fixed model and
+    // the words tokenizer, so no setup request reaches the hostile server) and
+    // then the case's own; checks it ended by itself within the bound, did not
+    // crash, wrote summary.json and stayed under the RSS bound.
+    const observation& run(const std::string& url, const std::vector<std::string>& flags) {
+        std::vector<std::string> args{"run",         "--progress",  "off",       "--lag-bound", "250ms",
+                                      "--target",    url,           "--model",   "hostile",     "--tokenizer",
+                                      "words",       "--input-len", "16",        "--output-len", "8",
+                                      "--out",       dir_.file("out")};
+        args.insert(args.end(), flags.begin(), flags.end());
+        const double wall = wall_bound(spec_.wall_s);
+        obs_ = run_openloop_bounded(args, dir_.file("run.log"), wall + 30);
+        read_summary(dir_.file("out/summary.json"), obs_);
+        check(obs_.ended_by_itself && obs_.wall_s <= wall,
+              "ended by itself within " + number(wall) + " s (took " + number(obs_.wall_s) + " s" +
+                  (obs_.ended_by_itself ? "" : ", killed") + ")");
+        check(obs_.exit_status < 128, "exited without a signal (status " + std::to_string(obs_.exit_status) + ")");
+        check(obs_.summary_written, "summary.json written and parses");
+        check(obs_.peak_rss_mib <= rss_bound(spec_.rss_mib),
+              "peak RSS " + number(obs_.peak_rss_mib) + " MiB within " + number(rss_bound(spec_.rss_mib)) + " MiB");
+        return obs_;
+    }
+
+    // Every request that ended, ended in the expected class (at least
+    // at_least of them), except for the classes in also (bad_usage counts as
+    // one here); exit status 0 for "ok", else a failed run's (not 1 or 2,
+    // which mean setup or usage errors).
+    void expect_outcome(std::int64_t at_least, const std::set<std::string>& also = {}) {
+        const bool ok = spec_.expected == "ok";
+        std::int64_t others = 0;
+        for (const auto& [cls, n] : obs_.classes)
+            if (cls != spec_.expected && !also.count(cls)) others += n;
+        check(obs_.classes[spec_.expected] >= at_least && others == 0,
+              "expected " + spec_.expected + " (at least " + std::to_string(at_least) + "), got " +
+                  describe(obs_.classes));
+        if (ok) {
+            check(obs_.exit_status == 0, "exit status 0, got " + std::to_string(obs_.exit_status));
+        } else {
+            check(obs_.exit_status != 0 && obs_.exit_status != 1 && obs_.exit_status != 2,
+                  "exit status of a failed run (3 or 4), got " + std::to_string(obs_.exit_status));
+        }
+    }
+
+    void check(bool ok, const std::string& what) {
+        BOOST_TEST(ok, spec_.name << ": " << what << (ok ? "" : "\n--- openloop's output ---\n" + tail(obs_.log)));
+        if (!ok) failures_.push_back(what);
+    }
+
+    // What the server saw, kept in the record.
+    void server_saw(const server& s) {
+        server_ = boost::json::object{{"connections", s.connections()},
+                                      {"requests", s.requests()},
+                                      {"most_requests_per_connection", s.most_requests_per_connection()},
+                                      {"bytes_sent", s.bytes_sent()}};
+    }
+
+    const observation& observed() const { return obs_; }
+    std::string file(const std::string& name) const { return dir_.file(name); }
+
+    ~hostile_case() {
+        const bool pass = failures_.empty();
+        BOOST_TEST_MESSAGE("case " << spec_.name << ": expected " << spec_.expected << ", got "
+                                   << describe(obs_.classes) << " in " << number(obs_.wall_s) << " s, peak RSS "
+                                   << number(obs_.peak_rss_mib) << " MiB: " << (pass ? "PASS" : "FAIL"));
+        const char* out = std::getenv("OPENLOOP_ROBUSTNESS_OUT");
+        if (!out || !*out) return;
+        boost::json::object observed;
+        for (const auto& [cls, n] : obs_.classes)
+            if (n > 0) observed[cls] = n;
+        boost::json::array failed;
+        for (const auto& f : failures_) failed.emplace_back(f);
+        const boost::json::object line{
+            {"suite", spec_.suite},
+            {"case", spec_.name},
+            {"input", spec_.input},
+            {"expected", spec_.expected},
+            {"limits", spec_.limits},
+            {"observed", observed},
+            {"exit_status", obs_.exit_status},
+            {"wall_s", obs_.wall_s},
+            {"wall_bound_s", wall_bound(spec_.wall_s)},
+            {"peak_rss_mib", obs_.peak_rss_mib},
+            {"rss_bound_mib", rss_bound(spec_.rss_mib)},
+            {"server", server_},
+            {"sanitized", sanitized},
+            {"failures", failed},
+            {"pass", pass},
+        };
+        // One write per line with O_APPEND: test binaries running side by
+        // side do not interleave their lines.
+        const std::string text = boost::json::serialize(line) + "\n";
+        const int fd = ::open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0) return;
+        [[maybe_unused]] const ssize_t n = ::write(fd, text.data(), text.size());
+        ::close(fd);
+    }
+
+private:
+    static std::string number(double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.1f", v);
+        return buf;
+    }
+    static std::string tail(const std::string& s) { return s.size() > 4000 ? s.substr(s.size() - 4000) : s; }
+
+    case_spec spec_;
+    test_http::temp_dir dir_;
+    observation obs_;
+    boost::json::object server_;
+    std::vector<std::string> failures_;
+};
+
+}  // namespace hostile

@@ -74,7 +74,13 @@ int sweep_main(const std::vector<std::string>& args) {
             std::cout << "\nresults: " << cmd.options.out_dir << "/ (sweep.json, sweep.md, sweep.csv, stage-*/)\n"
                       << "plots:   tools/plot-sweep " << cmd.options.out_dir << "/sweep.json\n";
     }
-    return result.interrupted ? 130 : 0;
+    if (result.interrupted) return 130;
+    if (!result.stopped_early.empty()) {
+        // Last, so it is what the user reads: the sweep measured nothing but refusals.
+        std::cerr << "openloop: the sweep stopped at its first stage that failed fast: " << result.stopped_early << "\n";
+        return 3;
+    }
+    return 0;
 }
 
 sweep_command parse_sweep_command(const std::vector<std::string>& args) {

@@ -101,7 +101,9 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
               "one directory per stage; tools/plot-sweep turns sweep.json into PNG/SVG plots. A stage whose\n"
               "requests fail beyond --max-error-rate is marked 'errors' with its error classes, never 'saturated':\n"
               "failed requests were answered, and a server that fails is not a server at capacity.\n"
-              "With --concurrency 1,2,4,... it runs the closed-loop ladder instead.\n\n"
+              "With --concurrency 1,2,4,... it runs the closed-loop ladder instead.\n"
+              "A stage that fails fast (its first 8 requests all refused alike: see openloop run --help) ends the\n"
+              "sweep there with the server's message; exit status 3.\n\n"
            << value_syntax_help << everything;
         cmd.help = true;
         cmd.help_text = os.str();

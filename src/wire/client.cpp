@@ -38,6 +38,19 @@ struct client::impl {
     chunk_decoder decoder;  // decode() keeps no state between calls: one serves every request
     error_messages messages;  // the io thread's only: read after the io loop has stopped
 
+    // A server may quote what it was sent ("Incorrect API key provided:
+    // sk-..."): header values (the API key among them) never reach results.
+    void note(error_class cls, int status, std::string message) {
+        for (const auto& [name, value] : opt.headers) {
+            std::string_view secret = value;
+            if (secret.starts_with("Bearer ")) secret.remove_prefix(7);
+            if (secret.size() < 8) continue;
+            for (auto at = message.find(secret); at != std::string::npos; at = message.find(secret, at))
+                message.replace(at, secret.size(), "[redacted]");
+        }
+        messages.note(cls, status, message);
+    }
+
     impl(net::io_context& io, client_options o) : opt(std::move(o)), pool(io, opt) {}
 
     // A setup call on a connection of its own: the status and body of any
@@ -164,14 +177,14 @@ net::awaitable<request_end> client::run(std::uint64_t index, const prepared_requ
     } catch (...) {
         // The request still ends, so the reporter's count of it is right.
         emit(event{steady_now_ns(), 0, index, static_cast<std::int32_t>(error_class::io), 0, event_kind::failed});
-        impl_->messages.note(error_class::io, 0, cancel_group::describe(std::current_exception()));
+        impl_->note(error_class::io, 0, cancel_group::describe(std::current_exception()));
         --in_flight_;
         throw;
     }
     if (result.failure != error_class::none) {
         emit(event{steady_now_ns(), 0, index, static_cast<std::int32_t>(result.failure), result.status, event_kind::failed});
         // Cancellations are openloop's own doing: nothing the server said.
-        if (result.failure != error_class::cancelled) impl_->messages.note(result.failure, result.status, result.message);
+        if (result.failure != error_class::cancelled) impl_->note(result.failure, result.status, result.message);
     }
     --in_flight_;
     co_return request_end{result.failure, result.status};

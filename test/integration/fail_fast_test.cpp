@@ -147,3 +147,22 @@ BOOST_AUTO_TEST_CASE(a_json_completion_that_ignored_stream_is_no_content) {
     const auto summary = read_json(dir.file("out/summary.json"));
     BOOST_TEST(summary.at("errors").as_object().at("no_content").to_number<int>() == 10);
 }
+
+BOOST_AUTO_TEST_CASE(a_message_quoting_the_api_key_has_it_redacted) {
+    // The simulator quotes the model name back; named like the key, it stands
+    // for a server that quotes the key it was sent.
+    temp_dir dir;
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
+    const std::string key = "sk-test-0123456789abcdef";
+    setenv("OPENLOOP_TEST_KEY", key.c_str(), 1);
+    const int rc = run_openloop({"--target", sim.url, "--api-key-env", "OPENLOOP_TEST_KEY", "--model", key, "--rate", "20",
+                                 "--duration", "60s", "--input-len", "16", "--output-len", "8", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    unsetenv("OPENLOOP_TEST_KEY");
+    const std::string log = slurp(dir.file("run.log"));
+    BOOST_TEST(rc == 3, log);
+    BOOST_TEST(log.find("The model `[redacted]` does not exist.") != std::string::npos, log);
+    const auto summary = read_json(dir.file("out/summary.json"));
+    BOOST_TEST(messages_for(summary, "http_4xx", 404)->at("messages").as_array()[0].as_string() ==
+               "The model `[redacted]` does not exist.");
+}

@@ -38,6 +38,8 @@ int run_main(const std::vector<std::string>& args) {
             std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, timeseries.csv)\n";
     }
     if (outcome.interrupted) return 130;
+    // Failing fast is an invalid run whatever its error rate: the reason is its first line.
+    if (outcome.stopped_early) return 3;
     if (outcome.result.validity.too_many_errors) return 4;
     return outcome.result.validity.valid ? 0 : 3;
 }
@@ -59,7 +61,10 @@ run_command parse_run_command(const std::vector<std::string>& args) {
               "goodput. Latency clocks start at the intended send time, so a slow server cannot hide its\n"
               "queueing (no coordinated omission). A scenario file holds 'option = value' lines; the command\n"
               "line wins. Exit status: 0 valid run, 3 invalid run (reason printed first), 4 more requests\n"
-              "failed than --max-error-rate allows, 130 interrupted, 2 bad usage, 1 other errors.\n\n"
+              "failed than --max-error-rate allows, 130 interrupted, 2 bad usage, 1 other errors.\n"
+              "Failing fast: when the first 8 requests to end all failed with the same HTTP 401, 403, 404\n"
+              "or 405, or the same connect or TLS failure, and none succeeded, the run stops at once with\n"
+              "the server's message, writes what it has, and exits 3 (a sweep stops there too).\n\n"
            << value_syntax_help << everything;
         cmd.help = true;
         cmd.help_text = os.str();

@@ -135,7 +135,13 @@ int sweep_main(const std::vector<std::string>& args) {
             std::cout << "\nresults: " << cmd.options.out_dir << "/ (sweep.json, sweep.md, sweep.csv, stage-*/)\n"
                       << "plots:   tools/plot-sweep " << cmd.options.out_dir << "/sweep.json\n";
     }
-    return result.interrupted ? 130 : 0;
+    if (result.interrupted) return 130;
+    if (!result.stopped_early.empty()) {
+        // Last, so it is what the user reads: the sweep measured nothing but refusals.
+        std::cerr << "openloop: the sweep stopped at its first stage that failed fast: " << result.stopped_early << "\n";
+        return 3;
+    }
+    return 0;
 }
 
 sweep_command parse_sweep_command(const std::vector<std::string>& args) {
@@ -157,7 +163,9 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
               "one directory per stage; tools/plot-sweep turns sweep.json into PNG/SVG plots. A stage whose\n"
               "requests fail beyond --max-error-rate is marked 'errors' with its error classes, never 'saturated':\n"
               "failed requests were answered, and a server that fails is not a server at capacity.\n"
-              "With --concurrency 1,2,4,... it runs the closed-loop ladder instead.\n\n"
+              "With --concurrency 1,2,4,... it runs the closed-loop ladder instead.\n"
+              "A stage that fails fast (its first 8 requests all refused alike: see openloop run --help) ends the\n"
+              "sweep there with the server's message; exit status 3.\n\n"
            << value_syntax_help << everything;
         cmd.help = true;
         cmd.help_text = os.str();

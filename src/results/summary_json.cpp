@@ -94,6 +94,7 @@ boost::json::object summary_json(const run_result& r) {
     if (context.partial) {
         s["partial_reason"] = context.partial_reason;
     }
+    s["stopped_early"] = context.stopped_early;  // failed fast; partial_reason says with what
 
     s["duration"] = r.duration_s;
     s["drain_limit"] = context.drain_s;
@@ -143,6 +144,16 @@ boost::json::object summary_json(const run_result& r) {
         statuses[std::to_string(code)] = n;
     }
     s["http_status"] = std::move(statuses);
+    boost::json::array messages;
+    for (const auto& e : stats.messages.entries()) {
+        boost::json::array texts;
+        for (const auto& m : e.messages) texts.emplace_back(m);
+        messages.emplace_back(boost::json::object{{"class", error_class_name(e.cls)},
+                                                  {"status", e.status},
+                                                  {"count", e.count},
+                                                  {"messages", std::move(texts)}});
+    }
+    s["error_messages"] = std::move(messages);
     s["error_rate"] = r.errors.rate;
     s["output_tokens_source"] = name_or_null(r.output_tokens_source);
     s["bad_usage"] = stats.bad_usage;  // completed requests whose usage was not believed

@@ -96,6 +96,28 @@ void input_rows(std::string& out, const run_stats& stats) {
     }
 }
 
+// Under the tally, what the failures said: one line per message, cut to a
+// terminal's width.
+template <class Line>
+void error_message_lines(Line& line, const error_messages& messages) {
+    constexpr std::size_t width = 120;
+    bool header = false;
+    for (const auto& e : messages.entries()) {
+        for (const auto& m : e.messages) {
+            if (!header) {
+                line("");
+                line("error messages (first of each kind)");
+                header = true;
+            }
+            std::string kind = std::string(error_class_name(e.cls));
+            if (e.status != 0) kind += " " + std::to_string(e.status);
+            std::string l = "  " + pad_right(kind, 22) + m;
+            if (l.size() > width) l = l.substr(0, width - 3) + "...";
+            line(l);
+        }
+    }
+}
+
 }  // namespace
 
 std::string format_table(const run_result& r) {
@@ -152,6 +174,7 @@ std::string format_table(const run_result& r) {
         }
         line("  " + pad_right(std::string(error_class_name(static_cast<error_class>(cls))), 22) + count(n));
     }
+    error_message_lines(line, s.messages);
     if (!s.http_status_counts.empty()) {
         line("");
         line("failures by HTTP status");

@@ -46,6 +46,15 @@ verdict judge(const run_stats& stats, const run_context& context) {
         v.valid = false;
         v.reasons.push_back(std::move(reason));
     };
+    // A server that answers 200 with a login page or a plain JSON completion
+    // looks healthy by status; the first line says what it sent instead.
+    const auto no_content = stats.failed_by_class[static_cast<std::size_t>(error_class::no_content)];
+    if (stats.completed == 0 && stats.failed > 0 && no_content == stats.failed) {
+        std::string why = "every request ended in no_content";
+        if (const auto* e = stats.messages.find(error_class::no_content, 200); e && !e->messages.empty())
+            why += ": " + e->messages.front();
+        add(std::move(why));
+    }
     if (context.partial) {
         add(context.partial_reason.empty() ? "run cut short" : "run cut short: " + context.partial_reason);
     }

@@ -5,24 +5,20 @@
 #include "openloop/measure/json_text.hpp"
 #include "openloop/measure/ring.hpp"
 #include "openloop/run/drain.hpp"
+#include "openloop/run/fail_fast.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/wire/client.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/json.hpp>
-#include <boost/version.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <thread>
-
-#include <sys/utsname.h>
-#include <unistd.h>
 
 namespace openloop {
 
@@ -79,6 +75,8 @@ public:
     }
 
     bool overloaded() const { return overloaded_; }
+    // Empty unless the run stopped early (fail_fast.hpp): then why.
+    const std::string& stop_reason() const { return stop_reason_; }
 
     bool interrupted() const { return interrupted_; }
     // Measured requests per second of schedule: what a trace replay offered.
@@ -139,8 +137,8 @@ private:
 
     net::awaitable<void> one(std::uint64_t index, prepared_request p, std::int64_t intended, std::int64_t flags) {
         note_send();
-        co_await client_.run(index, p, intended, flags);
-        note_end(intended);
+        const request_end end = co_await client_.run(index, p, intended, flags);
+        note_end(intended, end);
         maybe_finish();
     }
 
@@ -205,8 +203,8 @@ private:
             prepared_request p = prepare(workload_.next(), index);
             const std::int64_t sent = to_ns(steady::now());
             note_send();
-            co_await client_.run(index, p, sent, warm ? std::int64_t{flag_warmup} : 0);
-            note_end(sent);
+            const request_end end = co_await client_.run(index, p, sent, warm ? std::int64_t{flag_warmup} : 0);
+            note_end(sent, end);
         }
         worker_ended();
     }
@@ -248,7 +246,24 @@ private:
     void note_send() {
         if (first_send_ns_ == 0) first_send_ns_ = to_ns(steady::now());
     }
-    void note_end(std::int64_t from_ns) { longest_ns_ = std::max(longest_ns_, to_ns(steady::now()) - from_ns); }
+    void note_end(std::int64_t from_ns, request_end end) {
+        longest_ns_ = std::max(longest_ns_, to_ns(steady::now()) - from_ns);
+        if (!stopping_ && fail_fast_.observe(end.failure, end.status)) stop_early();
+    }
+
+    // Every request so far was refused the same way: say the server's
+    // reason, cancel what is in flight and write what there is.
+    void stop_early() {
+        stop_reason_ = fail_fast_reason(fail_fast_.failure(), fail_fast_.status(), client_.messages());
+        std::fprintf(stderr, "openloop: %s\n", stop_reason_.c_str());
+        stopping_ = true;
+        timer_.cancel();
+        // Posted: this runs inside a request's coroutine, which close_all would cancel.
+        net::post(io_, [this] {
+            client_.close_all();
+            maybe_finish();
+        });
+    }
 
     void schedule_done() {
         scheduling_ = false;
@@ -330,6 +345,8 @@ private:
     bool interrupted_ = false;
     bool overloaded_ = false;
     bool finished_ = false;
+    fail_fast fail_fast_;
+    std::string stop_reason_;
 };
 
 // Runs one setup coroutine to completion on io, before the run starts.
@@ -366,24 +383,6 @@ std::string discover_model(net::io_context& io, client& cl, const std::string& b
 }
 
 }  // namespace
-
-boost::json::object environment_info() {
-    json::object env;
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    env["hostname"] = host;
-    env["cpus"] = std::thread::hardware_concurrency();
-    utsname u{};
-    if (uname(&u) == 0) env["kernel"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
-    env["openloop_version"] = OPENLOOP_VERSION;
-    env["boost_version"] = BOOST_LIB_VERSION;
-    env["compiler"] = __VERSION__;
-    const std::time_t now = std::time(nullptr);
-    char iso[32];
-    std::strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    env["started_at"] = iso;
-    return env;
-}
 
 run_outcome run_load(const run_options& o) {
     if (o.endpoint != "chat" && o.endpoint != "completions")
@@ -459,8 +458,10 @@ run_outcome run_load(const run_options& o) {
     run_outcome out;
     run_stats stats = rep.stats();
     stats.lost_events = cl.lost_events();
+    stats.messages = cl.messages();
     out.interrupted = run.interrupted();
     out.overloaded = run.overloaded();
+    out.stopped_early = !run.stop_reason().empty();
 
     run_context ctx;
     ctx.config = o.config;
@@ -491,7 +492,9 @@ run_outcome run_load(const run_options& o) {
     ctx.tokenizer = tokenizer.label;
     ctx.skipped = w.skipped();
     ctx.drain_s = run.drain_s();
-    ctx.partial = out.interrupted || out.overloaded;
+    ctx.partial = out.interrupted || out.overloaded || out.stopped_early;
+    ctx.stopped_early = out.stopped_early;
+    if (out.stopped_early) ctx.partial_reason = run.stop_reason();
     if (out.interrupted) ctx.partial_reason = "interrupted by a signal";
     if (out.overloaded)
         ctx.partial_reason = "aborted: more than " + std::to_string(o.overload_inflight) + " requests in flight (overloaded)";

@@ -133,15 +133,17 @@ sweep_result run_sweep(const sweep_options& opt) {
         if (good) warmup = std::min(60.0, std::max(opt.warmup_s, 1.5 * row.e2e.p90.value_or(0) / 1000.0));
         rows.push_back(std::move(row));
         result.interrupted = outcome.interrupted;
+        // Every request refused the same way (fail_fast.hpp): higher rates would only repeat it.
+        if (outcome.stopped_early) result.stopped_early = outcome.result.context.partial_reason;
         publish();
-        if (!outcome.interrupted && opt.cooldown_s > 0 && cool_down(opt.cooldown_s)) result.interrupted = true;
+        if (!outcome.interrupted && !outcome.stopped_early && opt.cooldown_s > 0 && cool_down(opt.cooldown_s)) result.interrupted = true;
         return good;
     };
 
     if (closed) {
         for (int c : opt.concurrency) {
             run_stage(0, c);
-            if (result.interrupted) break;
+            if (result.interrupted || !result.stopped_early.empty()) break;
         }
     } else if (opt.rates.automatic) {
         planner_options po;
@@ -153,14 +155,14 @@ sweep_result run_sweep(const sweep_options& opt) {
         rate_planner planner(po);
         while (auto r = planner.next_rate()) {
             planner.record(run_stage(*r, 0));
-            if (result.interrupted) break;
+            if (result.interrupted || !result.stopped_early.empty()) break;
         }
         std::fprintf(stderr, "automatic sweep: %s\n", planner.reason().c_str());
     } else {
         int saturated_in_a_row = 0;
         for (double r : opt.rates.rates) {
             run_stage(r, 0);
-            if (result.interrupted) break;
+            if (result.interrupted || !result.stopped_early.empty()) break;
             const std::string& verdict = rows.back().verdict;
             saturated_in_a_row = (verdict == "saturated" || verdict == "overloaded") ? saturated_in_a_row + 1 : 0;
             if (saturated_in_a_row == 2 && r != opt.rates.rates.back()) {

@@ -54,6 +54,8 @@ bool set_quirk(sim_quirks& q, std::string_view name) {
         {"absurd-usage", &sim_quirks::absurd_usage},
         {"close-after-completion", &sim_quirks::close_after_completion},
         {"close-stale", &sim_quirks::close_stale},
+        {"html-200", &sim_quirks::html_200},
+        {"ignore-stream", &sim_quirks::ignore_stream},
     };
     for (const auto& [n, member] : table) {
         if (n == name) {
@@ -66,7 +68,7 @@ bool set_quirk(sim_quirks& q, std::string_view name) {
 
 std::string_view quirk_names() {
     return "no-role-chunk, usage-in-last-chunk, always-usage, ignore-stream-options, no-done, keepalive-comments, "
-           "empty-choices-chunk, error-500, absurd-usage, close-after-completion, close-stale";
+           "empty-choices-chunk, error-500, absurd-usage, close-after-completion, close-stale, html-200, ignore-stream";
 }
 
 }  // namespace openloop

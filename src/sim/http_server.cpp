@@ -301,6 +301,12 @@ private:
             co_return co_await send(stream, req, err->status, error_body(*err));
         }
         const auto& quirks = cfg_.quirks;
+        if (quirks.html_200)
+            co_return co_await send(stream, req, http::status::ok,
+                                    "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Sign in to continue"
+                                    "</body></html>\n",
+                                    "text/html; charset=utf-8");
+        if (quirks.ignore_stream) r.stream = false;
         if (quirks.ignore_stream_options) r.include_usage = r.continuous_usage = false;
         if (quirks.always_usage) r.include_usage = true;
         rec.stream = r.stream;

@@ -36,6 +36,20 @@ struct client::impl {
     client_options opt;
     connection_pool pool;
     chunk_decoder decoder;  // decode() keeps no state between calls: one serves every request
+    error_messages messages;  // the io thread's only: read after the io loop has stopped
+
+    // A server may quote what it was sent ("Incorrect API key provided:
+    // sk-..."): header values (the API key among them) never reach results.
+    void note(error_class cls, int status, std::string message) {
+        for (const auto& [name, value] : opt.headers) {
+            std::string_view secret = value;
+            if (secret.starts_with("Bearer ")) secret.remove_prefix(7);
+            if (secret.size() < 8) continue;
+            for (auto at = message.find(secret); at != std::string::npos; at = message.find(secret, at))
+                message.replace(at, secret.size(), "[redacted]");
+        }
+        messages.note(cls, status, message);
+    }
 
     impl(net::io_context& io, client_options o) : opt(std::move(o)), pool(io, opt) {}
 
@@ -44,8 +58,9 @@ struct client::impl {
     net::awaitable<std::pair<int, std::string>> setup_call(http::verb verb, std::string path, std::string json_body) {
         const std::string what = std::string(http::to_string(verb)) + " " + path;
         error_class cls{};
-        auto c = co_await pool.open(cls);
-        if (!c) throw std::runtime_error(what + ": " + std::string(error_class_name(cls)) + " error");
+        std::string why;
+        auto c = co_await pool.open(cls, why);
+        if (!c) throw std::runtime_error(what + ": " + (why.empty() ? std::string(error_class_name(cls)) + " error" : why));
         http::request<http::string_body> req{verb, path, 11};
         req.set(http::field::host, opt.target.host_header);
         req.set(http::field::user_agent, "openloop/" OPENLOOP_VERSION);
@@ -113,11 +128,13 @@ net::awaitable<exchange_result> client::impl::send(std::uint64_t index, const pr
         const bool pooled = c != nullptr;
         if (!c) {
             error_class cls{};
+            std::string why;
             const std::int64_t t0 = steady_now_ns();
-            c = co_await pool.open(cls);
+            c = co_await pool.open(cls, why);
             if (!c) {
                 exchange_result unopened;
                 unopened.failure = cancelled ? error_class::cancelled : cls;
+                if (!cancelled) unopened.message = std::move(why);
                 co_return unopened;
             }
             const std::int64_t t1 = steady_now_ns();
@@ -145,8 +162,10 @@ net::awaitable<exchange_result> client::impl::send(std::uint64_t index, const pr
     }
 }
 
-net::awaitable<void> client::run(std::uint64_t index, const prepared_request& req, std::int64_t intended_ns,
-                                 std::int64_t flags) {
+const error_messages& client::messages() const { return impl_->messages; }
+
+net::awaitable<request_end> client::run(std::uint64_t index, const prepared_request& req, std::int64_t intended_ns,
+                                        std::int64_t flags) {
     // Cancellation comes back as operation_aborted results, classified as
     // cancelled; thrown instead, it would skip the bookkeeping below.
     co_await net::this_coro::throw_if_cancelled(false);
@@ -158,12 +177,17 @@ net::awaitable<void> client::run(std::uint64_t index, const prepared_request& re
     } catch (...) {
         // The request still ends, so the reporter's count of it is right.
         emit(event{steady_now_ns(), 0, index, static_cast<std::int32_t>(error_class::io), 0, event_kind::failed});
+        impl_->note(error_class::io, 0, cancel_group::describe(std::current_exception()));
         --in_flight_;
         throw;
     }
-    if (result.failure != error_class::none)
+    if (result.failure != error_class::none) {
         emit(event{steady_now_ns(), 0, index, static_cast<std::int32_t>(result.failure), result.status, event_kind::failed});
+        // Cancellations are openloop's own doing: nothing the server said.
+        if (result.failure != error_class::cancelled) impl_->note(result.failure, result.status, result.message);
+    }
     --in_flight_;
+    co_return request_end{result.failure, result.status};
 }
 
 }  // namespace openloop

@@ -4,7 +4,8 @@
 #include "openloop/wire/cancel_group.hpp"
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/ssl/host_name_verification.hpp>
+
+#include <openssl/x509v3.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -24,6 +25,15 @@ bool is_ip_literal(const std::string& host) {
     boost::system::error_code ec;
     net::ip::make_address(host, ec);
     return !ec;
+}
+
+// Why a handshake failed, from OpenSSL's verify result where the
+// certificate was the reason ("certificate has expired", "self-signed
+// certificate", "hostname mismatch"), else the TLS error's own text.
+std::string handshake_failure(SSL* ssl, const boost::system::error_code& ec) {
+    if (const long v = SSL_get_verify_result(ssl); v != X509_V_OK)
+        return std::string("certificate rejected: ") + X509_verify_cert_error_string(v);
+    return ec.message();
 }
 
 }  // namespace
@@ -55,7 +65,7 @@ void connection_pool::setup() {
     if (ec) throw std::runtime_error("cannot resolve " + opt_.target.host + ":" + opt_.target.port + ": " + ec.message());
 }
 
-net::awaitable<std::unique_ptr<connection>> connection_pool::open(error_class& cls) {
+net::awaitable<std::unique_ptr<connection>> connection_pool::open(error_class& cls, std::string& why) {
     if (closing_) {
         cls = error_class::cancelled;
         co_return nullptr;
@@ -66,17 +76,31 @@ net::awaitable<std::unique_ptr<connection>> connection_pool::open(error_class& c
     auto [ec, ep] = co_await low.async_connect(endpoints_);
     if (ec) {
         cls = ec == beast::error::timeout ? error_class::timeout_connect : error_class::connect;
+        why = "connect " + endpoint_text() + ": " + (cls == error_class::timeout_connect ? "timed out" : ec.message());
         co_return nullptr;
     }
     boost::system::error_code ignored;
     low.socket().set_option(tcp::no_delay(true), ignored);
     if (c->is_tls()) {
         auto& tls = c->tls();
-        if (!is_ip_literal(opt_.target.host)) SSL_set_tlsext_host_name(tls.native_handle(), opt_.target.host.c_str());
-        if (!opt_.insecure) tls.set_verify_callback(ssl::host_name_verification(opt_.target.host));
+        SSL* native = tls.native_handle();
+        const bool ip = is_ip_literal(opt_.target.host);
+        if (!ip) SSL_set_tlsext_host_name(native, opt_.target.host.c_str());
+        // OpenSSL checks the name itself, so that a mismatch reads as
+        // "hostname mismatch" in the verify result, not as a bare failure.
+        if (!opt_.insecure) {
+            X509_VERIFY_PARAM* param = SSL_get0_param(native);
+            if (ip) {
+                X509_VERIFY_PARAM_set1_ip_asc(param, opt_.target.host.c_str());
+            } else {
+                SSL_set1_host(native, opt_.target.host.c_str());
+            }
+        }
         auto [hec] = co_await tls.async_handshake(ssl::stream_base::client);
         if (hec) {
             cls = hec == beast::error::timeout ? error_class::timeout_connect : error_class::tls;
+            why = "TLS handshake with " + opt_.target.host + ":" + opt_.target.port + ": " +
+                  (cls == error_class::timeout_connect ? std::string("timed out") : handshake_failure(native, hec));
             co_return nullptr;
         }
     }
@@ -87,9 +111,20 @@ net::awaitable<std::unique_ptr<connection>> connection_pool::open(error_class& c
 net::awaitable<void> connection_pool::open_one() {
     ++opening_;
     error_class cls{};
-    auto c = co_await open(cls);
+    std::string why;  // a spare's failure is met again, and reported, by the request that opens the next one
+    auto c = co_await open(cls, why);
     --opening_;
     if (c && !closing_) put_idle(std::move(c));
+}
+
+// "127.0.0.1:9", or "host:port (address)" when the name resolved elsewhere.
+std::string connection_pool::endpoint_text() const {
+    std::string s = opt_.target.host + ":" + opt_.target.port;
+    if (!endpoints_.empty()) {
+        const std::string addr = endpoints_.begin()->endpoint().address().to_string();
+        if (addr != opt_.target.host) s += " (" + addr + ")";
+    }
+    return s;
 }
 
 void connection_pool::put_idle(std::unique_ptr<connection> c) {

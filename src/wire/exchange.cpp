@@ -2,6 +2,7 @@
 
 #include "openloop/measure/clock.hpp"
 #include "openloop/wire/client.hpp"
+#include "openloop/wire/error_text.hpp"
 #include "openloop/wire/response_reader.hpp"
 
 #include <boost/asio/write.hpp>
@@ -37,6 +38,9 @@ error_class classify(const boost::system::error_code& ec, error_class timeout_cl
     if (ec == http::error::end_of_stream || ec == http::error::partial_message || ec == net::error::eof ||
         ec == net::error::connection_reset || ec == net::error::broken_pipe || ec == ssl::error::stream_truncated)
         return error_class::stream_truncated;
+    // Every other parser error (bad_version, bad_status, bad_field, bad_chunk,
+    // bad_content_length, header_limit, ...) says the bytes were not HTTP/1.1.
+    if (ec.category() == http::make_error_code(http::error::bad_version).category()) return error_class::bad_http;
     return error_class::io;
 }
 
@@ -55,6 +59,7 @@ net::awaitable<exchange_result> exchange_on(Stream& stream, connection& c, std::
     auto [wec, wn] = co_await net::async_write(stream, net::buffer(request_bytes.data(), request_bytes.size()));
     if (wec) {
         out.failure = classify(wec, error_class::timeout_total, ctx.cancelled);
+        out.message = "writing the request: " + wec.message();
         out.nothing_received = true;
         co_return out;
     }
@@ -76,6 +81,7 @@ net::awaitable<exchange_result> exchange_on(Stream& stream, connection& c, std::
     // Content-Length header, or at the chunk header that would pass it).
     http::response_parser<http::buffer_body> parser;
     parser.body_limit(ctx.max_body);
+    parser.header_limit(response_header_limit);
     error_class timeout_cls = arm(false);
     auto [hec, hn] = co_await http::async_read_header(stream, c.buffer, parser);
     if (hec) {
@@ -85,17 +91,19 @@ net::awaitable<exchange_result> exchange_on(Stream& stream, connection& c, std::
         reader.read({.bytes = {}, .t_ns = 0, .body_complete = false, .error = classify(hec, timeout_cls, ctx.cancelled)},
                     emit);
         out.failure = reader.outcome();
+        if (out.failure != error_class::cancelled) out.message = "reading the response headers: " + hec.message();
         co_return out;
     }
     out.status = static_cast<int>(parser.get().result_int());
     const std::int64_t headers_ns = steady_now_ns();
-    reader.headers(out.status, headers_ns, emit);
+    reader.headers(out.status, parser.get()[http::field::content_type], headers_ns, emit);
     // A body that ended with the headers (Content-Length: 0) ends there.
     if (parser.is_done()) reader.read({.bytes = {}, .t_ns = headers_ns, .body_complete = true}, emit);
 
     // Per request, since reads of many requests are pending at once; SSE
     // events are small, so a few KiB per read is plenty.
     char scratch[4096];
+    boost::system::error_code last_ec;
     while (!reader.finished()) {
         parser.get().body().data = scratch;
         parser.get().body().size = sizeof scratch;
@@ -108,10 +116,18 @@ net::awaitable<exchange_result> exchange_on(Stream& stream, connection& c, std::
         r.t_ns = t;
         r.body_complete = parser.is_done();
         if (ec) r.error = classify(ec, timeout_cls, ctx.cancelled);
+        last_ec = ec;
         reader.read(r, emit);
     }
     out.failure = reader.outcome();
-    out.reusable = reader.ended_at_body_end() && parser.keep_alive();
+    if (out.failure != error_class::none && out.failure != error_class::cancelled) {
+        out.message = out.failure == error_class::bad_http || out.failure == error_class::io
+                          ? "reading the response body: " + last_ec.message()
+                          : response_failure_message(out.failure, reader.content_type(), reader.kept_body());
+    }
+    // Bytes past the end of the message mean the server sent more than it
+    // declared: the next request on this connection would read them as its answer.
+    out.reusable = reader.ended_at_body_end() && parser.keep_alive() && c.buffer.size() == 0;
     co_return out;
 }
 

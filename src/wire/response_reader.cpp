@@ -1,8 +1,23 @@
 #include "openloop/wire/response_reader.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 namespace openloop {
+
+body_type classify_content_type(std::string_view v) {
+    const auto not_space = [](char c) { return c != ' ' && c != '\t'; };
+    const auto first = std::find_if(v.begin(), v.end(), not_space);
+    v.remove_prefix(static_cast<std::size_t>(first - v.begin()));
+    if (v.empty()) return body_type::missing;
+    v = v.substr(0, v.find(';'));
+    while (!v.empty() && !not_space(v.back())) v.remove_suffix(1);
+    constexpr std::string_view sse = "text/event-stream";
+    const bool is_sse = v.size() == sse.size() && std::equal(v.begin(), v.end(), sse.begin(), [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) == b;
+    });
+    return is_sse ? body_type::event_stream : body_type::other;
+}
 
 void response_reader::start(std::uint64_t request) {
     sse_.reset();
@@ -15,22 +30,31 @@ void response_reader::start(std::uint64_t request) {
     bad_usage_ = false;
     usage_completion_ = usage_prompt_ = usage_cached_ = -1;
     saw_done_ = false;
+    saw_finish_ = false;
+    saw_data_ = false;
     done_ns_ = 0;
+    type_ = body_type::event_stream;
+    content_type_.clear();
+    body_.clear();
     stream_failure_ = error_class::none;
     outcome_ = error_class::none;
     finished_ = false;
     at_body_end_ = false;
 }
 
-event response_reader::on_headers(int status, std::int64_t t_ns) {
+event response_reader::on_headers(int status, std::string_view content_type, std::int64_t t_ns) {
     status_ = status;
+    type_ = classify_content_type(content_type);
+    if (type_ == body_type::other) content_type_.assign(content_type.substr(0, 100));
     return event{t_ns, 0, request_, status, 0, event_kind::headers};
 }
 
 bool response_reader::on_data(std::string_view data, std::int64_t t_ns, event& out) {
     // The first failure decides; after [DONE] the stream has said everything.
     if (stream_failure_ != error_class::none || saw_done_) return false;
+    saw_data_ = true;
     const chunk_info info = decoder_.decode(data);
+    if (info.finished) saw_finish_ = true;
     if (info.has_usage) {
         // completion_tokens is cumulative wherever it appears: one that goes
         // down (continuous usage, or a final figure below a continuous one)
@@ -73,8 +97,20 @@ bool response_reader::on_data(std::string_view data, std::int64_t t_ns, event& o
     return false;
 }
 
+void response_reader::keep_body(std::string_view bytes) {
+    body_.append(bytes.substr(0, error_body_cap - std::min(error_body_cap, body_.size())));
+}
+
+error_class response_reader::status_failure() const {
+    if (status_ >= 500) return error_class::http_5xx;
+    // A 200 that is not a stream; any other status (3xx included) counts with the 4xx.
+    return ok_status() ? error_class::no_content : error_class::http_4xx;
+}
+
 // Precedence: a transport failure outranks what the body said, except after
 // [DONE]; a stream failure outranks the body's end; the status decides last.
+// A body that is not a stream is read to its end (or error_body_cap) for what
+// it says, then fails by its status.
 bool response_reader::conclude(const read_completion& r, event& done) {
     if (r.error != error_class::none) {
         // After [DONE] the stream has said everything; a torn connection is not a failed request.
@@ -86,15 +122,31 @@ bool response_reader::conclude(const read_completion& r, event& done) {
         finish(stream_failure_);
         return false;
     } else if (!r.body_complete) {
+        // A body kept for its message stops at the cap: the rest says nothing new.
+        if (keeping_body() && body_.size() >= error_body_cap) {
+            finish(status_failure());
+        }
         return false;
     } else {
         at_body_end_ = true;
-        // Servers that never send [DONE] end the stream with the body.
-        if (!saw_done_) done_ns_ = r.t_ns;
-        if (!ok_status()) {
-            finish(status_ >= 500 ? error_class::http_5xx : error_class::http_4xx);
+        if (!accepting_body()) {
+            finish(status_failure());
             return false;
         }
+        // Servers that never send [DONE] end the stream with the body, but
+        // then a finish_reason said it was over; without either it was cut.
+        if (!saw_done_ && !saw_finish_ && saw_data_) {
+            at_body_end_ = false;  // what the server sends next cannot be trusted either
+            finish(error_class::stream_truncated);
+            return false;
+        }
+        // A 200 that carried no content chunk (nothing at all, or no SSE
+        // events in a body without a Content-Type) generated nothing.
+        if (!streaming_) {
+            finish(error_class::no_content);
+            return false;
+        }
+        if (!saw_done_) done_ns_ = r.t_ns;
     }
     finish(error_class::none);
     // With bad usage the output is counted by content chunks (completion -1);

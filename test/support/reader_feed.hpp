@@ -23,6 +23,7 @@ namespace reader_feed {
 using namespace openloop;
 
 inline constexpr error_class none = error_class::none;
+inline constexpr std::string_view sse_type = "text/event-stream";
 
 // One event as a line, so that a mismatch reads as what it is.
 inline std::string show(const event& e) {
@@ -60,14 +61,15 @@ inline bool same(const fed& x, const fed& y) {
 // Feeds body in pieces starting at the given offsets (the first is 0); the
 // headers arrive at t = 0 and piece j's read completes at t = j + 1. The last
 // piece ends the body, unless the transport fails: then one more read, with
-// no bytes, carries the failure.
-inline fed feed(int status, std::string_view body, const std::vector<std::size_t>& starts, error_class transport = none) {
+// no bytes, carries the failure. content_type is the header's value ("": none).
+inline fed feed(int status, std::string_view body, const std::vector<std::size_t>& starts, error_class transport = none,
+                std::string_view content_type = sse_type) {
     chunk_decoder decoder;
     response_reader reader(decoder);
     reader.start(7);
     fed out;
     const auto emit = [&](const event& e) { out.events.push_back(e); };
-    reader.headers(status, 0, emit);
+    reader.headers(status, content_type, 0, emit);
     for (std::size_t j = 0; j < starts.size(); ++j) {
         const std::size_t end = j + 1 < starts.size() ? starts[j + 1] : body.size();
         read_completion r;
@@ -89,8 +91,9 @@ inline fed feed(int status, std::string_view body, const std::vector<std::size_t
     return out;
 }
 
-inline fed feed_whole(int status, std::string_view body, error_class transport = none) {
-    return feed(status, body, {0}, transport);
+inline fed feed_whole(int status, std::string_view body, error_class transport = none,
+                      std::string_view content_type = sse_type) {
+    return feed(status, body, {0}, transport, content_type);
 }
 
 inline std::vector<std::size_t> bytewise(std::size_t n) {
@@ -118,15 +121,16 @@ inline fed expected_for(const fed& bytewise_result, const std::vector<std::size_
 // Every split into two non-empty pieces, a grid of three-way splits, random
 // many-way splits (fixed seed) and the whole body at once give the events
 // and the outcome that byte-at-a-time gives.
-inline void check_splits(int status, std::string_view body, error_class transport = none) {
+inline void check_splits(int status, std::string_view body, error_class transport = none,
+                         std::string_view content_type = sse_type) {
     BOOST_TEST_REQUIRE(body.size() >= 2u);
-    const fed reference = feed(status, body, bytewise(body.size()), transport);
+    const fed reference = feed(status, body, bytewise(body.size()), transport, content_type);
     BOOST_TEST_REQUIRE(reference.finished);
     std::size_t tried = 0, mismatches = 0;
     std::string first;
     const auto check = [&](const std::vector<std::size_t>& starts) {
         ++tried;
-        const fed got = feed(status, body, starts, transport);
+        const fed got = feed(status, body, starts, transport, content_type);
         const fed want = expected_for(reference, starts, body.size());
         if (same(got, want) || mismatches++ > 0) return;
         std::ostringstream os;

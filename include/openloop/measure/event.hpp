@@ -4,6 +4,7 @@
 // (CLOCK_MONOTONIC, so they compare with the simulator's log on one host).
 
 #include <cstdint>
+#include <iterator>
 #include <string_view>
 
 namespace openloop {
@@ -50,16 +51,19 @@ enum class error_class : std::uint8_t {
     cancelled,            // still running when the grace period after Ctrl-C ran out
     io,                   // any other socket error
     cancelled_at_end,     // still running when the drain limit after the last send ran out
+    no_content,           // a 200 that is not an SSE stream (wrong Content-Type), or one with no content chunk
+    bad_http,             // the response is not valid HTTP/1.1: garbage, bad chunked encoding, headers over the limit
 };
-inline constexpr int error_class_count = 16;
+inline constexpr int error_class_count = 18;
 
 constexpr std::string_view error_class_name(error_class c) {
     constexpr std::string_view names[] = {
         "none",          "connect",         "tls",           "http_4xx",      "http_5xx",
         "timeout_connect", "timeout_first_token", "timeout_idle", "timeout_total", "stream_truncated",
         "bad_chunk",     "server_error",    "body_too_large", "cancelled",     "io",
-        "cancelled_at_end",
+        "cancelled_at_end", "no_content",  "bad_http",
     };
+    static_assert(std::size(names) == error_class_count);
     return names[static_cast<int>(c)];
 }
 

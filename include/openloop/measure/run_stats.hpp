@@ -3,6 +3,7 @@
 // counts, token totals and latency histograms. The reporter produces it; the
 // results stage (run_result) judges and renders it.
 
+#include "openloop/measure/error_messages.hpp"
 #include "openloop/measure/event.hpp"
 #include "openloop/measure/histogram.hpp"
 
@@ -37,6 +38,7 @@ struct run_stats {
     std::vector<std::pair<int, std::uint64_t>> http_status_counts;  // failures by HTTP status
     std::uint64_t unfinished = 0;  // started but no end event (the run was cut short)
     std::uint64_t lost_events = 0; // events dropped by a full ring (set by the caller)
+    error_messages messages;       // the first messages of each kind of failure (set by the caller)
 
     std::int64_t total_input_tokens = 0;   // of completed requests (client-side counts)
     std::int64_t total_output_tokens = 0;  // server usage where given, else content chunks

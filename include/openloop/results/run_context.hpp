@@ -22,8 +22,9 @@ struct run_context {
     double max_error_rate = 0.01;     // failed / ended above this fails the run (--max-error-rate)
     std::string tokenizer = "words";  // how lengths in tokens became prompts (tokenizer.hpp)
     std::size_t skipped = 0;          // workload items its source dropped (workload::skipped)
-    bool partial = false;             // cut short by Ctrl-C/SIGTERM or an overload abort
+    bool partial = false;             // cut short by Ctrl-C/SIGTERM, an overload abort or failing fast
     std::string partial_reason;
+    bool stopped_early = false;       // failed fast: the first requests all failed the same non-retryable way
     double drain_s = 0;               // the drain limit applied after the last send; 0: none was armed
 };
 

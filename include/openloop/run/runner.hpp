@@ -7,6 +7,7 @@
 #include "openloop/measure/reporter.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/results/run_result.hpp"
+#include "openloop/run/environment.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -78,13 +79,13 @@ struct run_outcome {
     run_result result;         // what summary.json (written under out_dir) and the table render
     bool interrupted = false;  // Ctrl-C / SIGTERM
     bool overloaded = false;   // aborted: in flight exceeded overload_inflight
+    // Stopped within seconds: the first requests all failed the same
+    // non-retryable way (fail_fast.hpp); the reason is context.partial_reason.
+    bool stopped_early = false;
 };
 
 // Runs to completion (or interruption) on the calling thread; throws
 // std::runtime_error for setup problems (bad target, bad --extra-body, ...).
 run_outcome run_load(const run_options& options);
-
-// Environment facts for summary.json: host, cores, versions, start time.
-boost::json::object environment_info();
 
 }  // namespace openloop

@@ -38,6 +38,7 @@ struct sweep_options {
 struct sweep_result {
     sweep_report report;  // sweep.json, sweep.md and sweep.csv render it
     bool interrupted = false;
+    std::string stopped_early;  // a stage failed fast: why (the sweep stopped there); empty otherwise
 };
 
 // Runs every stage against options.base.url (already resolved); writes each

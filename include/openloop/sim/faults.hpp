@@ -44,6 +44,8 @@ struct sim_quirks {
     bool error_500 = false;              // bad requests answered 500 instead of 400
     bool absurd_usage = false;           // usage.completion_tokens jumps to 2^31 - 1 after the first token
                                          // (a server's counter gone wrong): the client must not believe it
+    bool html_200 = false;               // completions answered 200 with a text/html login page (a proxy's)
+    bool ignore_stream = false;          // stream: true not honoured: one JSON completion, application/json
     // Connection behaviours of real HTTP stacks:
     bool close_after_completion = false; // closed after every completion answer, Keep-Alive or not (llama.cpp)
     bool close_stale = false;            // a request arriving after > 1 s idle is dropped unanswered: the race

@@ -5,6 +5,7 @@
 // ring. Runs on the io thread only: nothing here blocks, and nothing per
 // token allocates or formats text.
 
+#include "openloop/measure/error_messages.hpp"
 #include "openloop/measure/event.hpp"
 #include "openloop/measure/ring.hpp"
 #include "openloop/wire/cancel_group.hpp"
@@ -23,6 +24,12 @@
 
 namespace openloop {
 
+// How one request ended: none, or the class it failed in and its HTTP status (0: none).
+struct request_end {
+    error_class failure = error_class::none;
+    int status = 0;
+};
+
 class client {
 public:
     client(boost::asio::io_context& io, client_options options, spsc_ring<event>& ring);
@@ -40,8 +47,9 @@ public:
     boost::asio::awaitable<void> open_spare(std::size_t n);
 
     // One request, start to end; every outcome ends in a done or failed
-    // event, even one that throws (it fails as io, and the exception goes on).
-    boost::asio::awaitable<void> run(std::uint64_t index, const prepared_request& req, std::int64_t intended_ns,
+    // event, even one that throws (it fails as io, and the exception goes
+    // on). A failure's message goes into messages().
+    boost::asio::awaitable<request_end> run(std::uint64_t index, const prepared_request& req, std::int64_t intended_ns,
                                      std::int64_t flags);
 
     // Starts op, a coroutine that runs requests, so that close_all() cancels
@@ -64,6 +72,9 @@ public:
     void close_all();
     std::uint64_t lost_events() const noexcept { return lost_.load(std::memory_order_relaxed); }
     std::size_t in_flight() const noexcept { return in_flight_; }
+    // The first messages of each kind of failure. Only the io thread writes
+    // them: read them once its loop has stopped.
+    const error_messages& messages() const;
 
 private:
     struct impl;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace openloop {
@@ -27,9 +28,12 @@ public:
     // and throws std::runtime_error with context on failure.
     void setup();
 
-    // A new connection, or null with cls saying why there is none. The
-    // connect and the handshake both honour the caller's cancellation.
-    boost::asio::awaitable<std::unique_ptr<connection>> open(error_class& cls);
+    // A new connection, or null with cls saying why there is none and why
+    // naming the cause ("connect 127.0.0.1:9: Connection refused", "TLS
+    // handshake with host:443: certificate rejected: self-signed
+    // certificate"). The connect and the handshake both honour the caller's
+    // cancellation.
+    boost::asio::awaitable<std::unique_ptr<connection>> open(error_class& cls, std::string& why);
     // Opens one connection into the idle pool.
     boost::asio::awaitable<void> open_one();
 
@@ -52,6 +56,7 @@ public:
 
 private:
     void put_idle(std::unique_ptr<connection> c);
+    std::string endpoint_text() const;
     bool stale(const connection& c, std::int64_t now) const;
 
     boost::asio::io_context& io_;

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -28,7 +29,13 @@ struct exchange_result {
     int status = 0;
     bool reusable = false;
     bool nothing_received = false;  // the connection died before any response byte: safe to retry
+    std::string message;            // on failure: what the server or the socket said (error_text); may be empty
 };
+
+// The most a response's status line and headers may take: far above what
+// real servers send (a few hundred bytes), small enough that an endless
+// header block fails fast as bad_http. Beast's default is 8 KiB.
+inline constexpr std::uint32_t response_header_limit = 64 * 1024;
 
 // Timeouts in force for one request: which one fires decides the error class.
 struct deadlines {

@@ -11,10 +11,23 @@
 #include "openloop/wire/chunk.hpp"
 #include "openloop/wire/sse.hpp"
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace openloop {
+
+// How a 200's Content-Type reads: an SSE stream, absent (read as SSE: some
+// servers send none), or anything else (a login page, a JSON completion that
+// ignored stream: true). Case-insensitive; parameters are ignored.
+enum class body_type : std::uint8_t { event_stream, missing, other };
+body_type classify_content_type(std::string_view content_type);
+
+// Up to this much of a body that is not a stream is kept, so that the
+// failure can say what the server said; past it the response is given up
+// (its connection is not reused).
+inline constexpr std::size_t error_body_cap = 4096;
 
 // What one read completion delivered and how it left the response.
 struct read_completion {
@@ -35,10 +48,11 @@ public:
     // Forgets the last response but keeps buffer capacity.
     void start(std::uint64_t request);
 
-    // The status line arrived at t_ns: emits the headers event.
+    // The status line and headers arrived at t_ns: emits the headers event.
+    // content_type is the header's value, empty when there was none.
     template <class Emit>
-    void headers(int status, std::int64_t t_ns, Emit&& emit) {
-        emit(on_headers(status, t_ns));
+    void headers(int status, std::string_view content_type, std::int64_t t_ns, Emit&& emit) {
+        emit(on_headers(status, content_type, t_ns));
     }
 
     // One read completion, before or after the headers: emits a chunk event
@@ -53,6 +67,8 @@ public:
                 if (on_data(data, r.t_ns, e)) emit(static_cast<const event&>(e));
             });
             if (sse_.error() != sse_error::none) stream_failure_ = error_class::bad_chunk;
+        } else if (keeping_body()) {
+            keep_body(r.bytes);
         }
         event done;
         if (conclude(r, done)) emit(static_cast<const event&>(done));
@@ -67,11 +83,21 @@ public:
     // The response ended where its body ended, with nothing broken: the
     // connection may carry another request (if the server keeps it alive).
     bool ended_at_body_end() const { return at_body_end_; }
+    // Once finished() with a failure: the first bytes of a body that was not
+    // a stream (an error status's JSON, an HTML page), up to error_body_cap.
+    std::string_view kept_body() const { return body_; }
+    std::string_view content_type() const { return content_type_; }
 
 private:
     bool ok_status() const { return status_ == 200; }
-    bool accepting_body() const { return ok_status() && stream_failure_ == error_class::none; }
-    event on_headers(int status, std::int64_t t_ns);
+    bool accepting_body() const {
+        return ok_status() && type_ != body_type::other && stream_failure_ == error_class::none;
+    }
+    bool keeping_body() const { return status_ != 0 && !accepting_body() && stream_failure_ == error_class::none; }
+    void keep_body(std::string_view bytes);
+    // The class a finished body that was not read as a stream fails in.
+    error_class status_failure() const;
+    event on_headers(int status, std::string_view content_type, std::int64_t t_ns);
     bool on_data(std::string_view data, std::int64_t t_ns, event& out);
     bool conclude(const read_completion& r, event& done);
     void finish(error_class outcome);
@@ -87,7 +113,12 @@ private:
     bool bad_usage_ = false;            // see done_bad_usage
     std::int64_t usage_completion_ = -1, usage_prompt_ = -1, usage_cached_ = -1;
     bool saw_done_ = false;
+    bool saw_finish_ = false;  // some chunk carried a finish_reason
+    bool saw_data_ = false;    // some SSE data payload arrived
     std::int64_t done_ns_ = 0;
+    body_type type_ = body_type::event_stream;
+    std::string content_type_;  // only kept when it is not an SSE stream's
+    std::string body_;          // see kept_body(); allocated only for a body that is not a stream
     error_class stream_failure_ = error_class::none;  // what the body said was wrong
     error_class outcome_ = error_class::none;
     bool finished_ = false;

@@ -118,7 +118,7 @@ BOOST_AUTO_TEST_CASE(failure_precedence) {
     response_reader reader(decoder);
     reader.start(1);
     const auto ignore = [](const event&) {};
-    reader.headers(200, 0, ignore);
+    reader.headers(200, "text/event-stream", 0, ignore);
     read_completion r;
     r.bytes = "data: {x\n\n";
     r.t_ns = 1;
@@ -127,7 +127,7 @@ BOOST_AUTO_TEST_CASE(failure_precedence) {
     BOOST_TEST(reader.outcome() == error_class::stream_truncated);
     // A stream failure in the read that ended the body outranks the end.
     reader.start(2);
-    reader.headers(200, 0, ignore);
+    reader.headers(200, "text/event-stream", 0, ignore);
     r.error = none;
     r.body_complete = true;
     reader.read(r, ignore);
@@ -135,19 +135,24 @@ BOOST_AUTO_TEST_CASE(failure_precedence) {
     BOOST_TEST(!reader.ended_at_body_end());
 }
 
-BOOST_AUTO_TEST_CASE(a_body_ending_mid_event_or_empty_completes) {
-    // An unterminated last event is never dispatched; the body's end still ends the stream.
+BOOST_AUTO_TEST_CASE(a_body_ending_mid_event_without_an_end_is_truncated) {
+    // An unterminated last event is never dispatched, and with neither [DONE]
+    // nor a finish_reason the body's end cut the stream short.
     const std::string cut = content_chunk + "data: {\"choices\":[{\"delta\":{\"content\":\"lost\"}}]}";
     const fed f = feed_whole(200, cut);
-    BOOST_TEST(f.outcome == none);
-    BOOST_TEST(lines(f) == (std::vector<std::string>{"headers t=0 a=200 b=0 v=0 req=7", "chunk t=1 a=-1 b=2 v=0 req=7",
-                                                     "done t=1 a=-1 b=-1 v=-1 req=7"}),
+    BOOST_TEST(f.outcome == error_class::stream_truncated);
+    BOOST_TEST(!f.at_body_end);  // what the server sends next cannot be trusted
+    BOOST_TEST(lines(f) == (std::vector<std::string>{"headers t=0 a=200 b=0 v=0 req=7", "chunk t=1 a=-1 b=2 v=0 req=7"}),
                boost::test_tools::per_element());
     check_splits(200, cut);
-    // A 200 with no body at all (Content-Length: 0) ends at the read that says so.
-    const fed empty = feed(200, "", {0});
-    BOOST_TEST(empty.outcome == none);
-    BOOST_TEST(show(empty.events.back()) == "done t=1 a=-1 b=-1 v=-1 req=7");
+    // The same cut after a finish_reason (servers that send no [DONE]) is a complete stream.
+    const std::string finished = content_chunk + "data: " SIM_HEAD
+                                 R"([{"index":0,"delta":{},"finish_reason":"stop"}]})" "\n\ndata: {\"cho";
+    const fed ok = feed_whole(200, finished);
+    BOOST_TEST(ok.outcome == none);
+    BOOST_TEST(ok.at_body_end);
+    BOOST_TEST(show(ok.events.back()) == "done t=1 a=-1 b=-1 v=-1 req=7");
+    check_splits(200, finished);
 }
 
 BOOST_AUTO_TEST_CASE(reads_after_the_end_are_ignored_and_start_forgets) {
@@ -156,7 +161,7 @@ BOOST_AUTO_TEST_CASE(reads_after_the_end_are_ignored_and_start_forgets) {
     std::vector<event> events;
     const auto emit = [&](const event& e) { events.push_back(e); };
     reader.start(1);
-    reader.headers(200, 0, emit);
+    reader.headers(200, "text/event-stream", 0, emit);
     read_completion r;
     r.bytes = vllm_chat;
     r.t_ns = 1;
@@ -173,7 +178,7 @@ BOOST_AUTO_TEST_CASE(reads_after_the_end_are_ignored_and_start_forgets) {
     reader.start(9);
     BOOST_TEST(!reader.finished());
     BOOST_TEST(!reader.streaming());
-    reader.headers(200, 0, emit);
+    reader.headers(200, "text/event-stream", 0, emit);
     r.bytes = vllm_chat;
     r.error = none;
     reader.read(r, emit);
@@ -205,7 +210,7 @@ BOOST_AUTO_TEST_CASE(steady_state_reading_does_not_allocate) {
     };
     const auto read_all = [&](std::uint64_t request) {
         reader.start(request);
-        reader.headers(200, 0, emit);
+        reader.headers(200, "text/event-stream", 0, emit);
         for (std::size_t pos = 0; pos < body.size(); pos += 13) {
             read_completion r;
             r.bytes = std::string_view(body).substr(pos, 13);

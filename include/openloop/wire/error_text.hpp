@@ -1,0 +1,28 @@
+#pragma once
+// What a failed response said, as one short line for the error messages of
+// the results: the message of a JSON error body (OpenAI's error.message,
+// FastAPI's detail, a bare message), else the first bytes of the body, and
+// for a 200 that was not a stream, what it was instead. Pure; called on the
+// error path only, so it may allocate.
+
+#include "openloop/measure/event.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace openloop {
+
+// Bytes of a body that is not JSON shown as its message.
+inline constexpr std::size_t body_snippet_bytes = 200;
+
+// error.message (or error as a string), message, or detail of a JSON object
+// body; otherwise the first body_snippet_bytes of the body. One printable
+// line; empty for an empty body.
+std::string body_message(std::string_view body);
+
+// The message of a response that failed in cls, from the Content-Type of a
+// 200 that was not a stream (empty otherwise) and the first bytes of its body.
+std::string response_failure_message(error_class cls, std::string_view content_type, std::string_view body);
+
+}  // namespace openloop

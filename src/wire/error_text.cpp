@@ -1,0 +1,53 @@
+#include "openloop/wire/error_text.hpp"
+
+#include "openloop/measure/error_messages.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+namespace openloop {
+
+namespace json = boost::json;
+
+namespace {
+
+// A string as itself; anything else (FastAPI's detail is often a list) as JSON.
+std::string text_of(const json::value& v) {
+    if (const auto* s = v.if_string()) return std::string(*s);
+    return json::serialize(v);
+}
+
+}  // namespace
+
+std::string body_message(std::string_view body) {
+    json::error_code ec;
+    const json::value doc = json::parse(body, ec);
+    if (!ec) {
+        if (const auto* o = doc.if_object()) {
+            if (const auto* e = o->if_contains("error")) {
+                if (const auto* eo = e->if_object()) {
+                    if (const auto* m = eo->if_contains("message")) return printable_line(text_of(*m), error_messages::max_message_bytes);
+                } else if (e->is_string()) {
+                    return printable_line(e->get_string(), error_messages::max_message_bytes);
+                }
+            }
+            for (const char* key : {"message", "detail"})
+                if (const auto* m = o->if_contains(key)) return printable_line(text_of(*m), error_messages::max_message_bytes);
+        }
+    }
+    return printable_line(body.substr(0, body_snippet_bytes), body_snippet_bytes);
+}
+
+std::string response_failure_message(error_class cls, std::string_view content_type, std::string_view body) {
+    std::string said = body_message(body);
+    if (cls != error_class::no_content) return said;
+    std::string what;
+    if (!content_type.empty()) {
+        what = "the server answered 200 with " + printable_line(content_type, 100) + ", not an SSE stream";
+    } else {
+        return "the server answered 200 with no content chunk";
+    }
+    return said.empty() ? what : what + ": " + said;
+}
+
+}  // namespace openloop

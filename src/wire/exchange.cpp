@@ -63,6 +63,11 @@ net::awaitable<exchange_result> exchange_on(Stream& stream, connection& c, std::
         out.nothing_received = true;
         co_return out;
     }
+    // Cancelled as the write completed (see the read loop below).
+    if (ctx.cancelled) {
+        out.failure = error_class::cancelled;
+        co_return out;
+    }
 
     auto arm = [&](bool streaming) {
         auto [at, cls] = dl.next(streaming);
@@ -116,6 +121,10 @@ net::awaitable<exchange_result> exchange_on(Stream& stream, connection& c, std::
         r.t_ns = t;
         r.body_complete = parser.is_done();
         if (ec) r.error = classify(ec, timeout_cls, ctx.cancelled);
+        // A cancellation emitted while this read's completion was already
+        // queued reaches no operation and is not seen by the next one: a
+        // stream that never pauses would then outlive the drain limit.
+        if (!ec && ctx.cancelled) r.error = error_class::cancelled;
         last_ec = ec;
         reader.read(r, emit);
     }

@@ -84,7 +84,7 @@ BOOST_AUTO_TEST_CASE(saturation_knee_matches_the_predicted_capacity) {
     BOOST_TEST_REQUIRE(e2e.size() >= 2u);
     const auto knee_at = [&](double limit_ms) {
         const auto slos = openloop::parse_slos({"e2e_p95=" + std::to_string(limit_ms) + "ms"});
-        const auto report = openloop::analyse_sweep(rows, slos, false, 30, 0.95);
+        const auto report = openloop::analyse_sweep(rows, slos, false, 30);
         const auto& k = report.knees.slo.value().point;
         return k.found ? k.rate : 0.0;
     };

@@ -5,17 +5,15 @@
 // measured window.
 //
 // Below capacity the number of requests in flight is stationary: it wobbles
-// around L = rate x mean E2E, with an autocorrelation time on the order of
-// the E2E itself. Past capacity it grows by (offered - served) x time. The
-// test fits a line through batch means of the series (batches at least one
-// correlation time long, so neighbouring means are nearly independent) and
-// asks whether its slope is significantly positive (one-sided Student t on
-// the batch means' residuals, B - 2 degrees of freedom). When the window
-// holds too few correlation times for long batches, the batch means'
-// variance is floored at what a stationary series with that correlation time
-// would give (var x 2 tau / batch length), so short batches cannot make the
-// test overconfident. A significant slope alone could be a tiny drift of a
-// long run: the fitted growth over the window must also be material.
+// around L = rate x mean E2E. Past capacity it grows by (offered - served) x
+// time. The test compares the mean of the window's last third with its first
+// (one-sided). The variance of that difference comes from batch means one
+// correlation time long (the low-load E2E: the count's correlation time well
+// below capacity), floored at the worst case of positive correlation, each
+// third's mean as noisy as one sample (the raw variance around the fitted
+// line): near capacity a stable queue wanders for far longer than one E2E,
+// and batches that short would call its wandering growth. A significant rise
+// must also be material (min_growth requests).
 
 #include <cstddef>
 #include <string>
@@ -24,7 +22,7 @@
 namespace openloop {
 
 struct queue_trend_options {
-    double alpha = 0.01;            // one-sided significance of the slope
+    double alpha = 0.01;            // one-sided significance of the rise
     double min_growth = 2;          // requests the last third holds over the first, at least
     std::size_t min_batches = 9;
     std::size_t max_batches = 30;
@@ -38,8 +36,8 @@ struct queue_trend {
     double mean = 0;        // in flight over the window
     double first = 0;       // mean in flight over the window's first third
     double last = 0;        // ... and its last third
-    double growth = 0;      // fitted slope x window: requests the queue gained
-    double p = 1;           // one-sided p-value of a positive slope
+    double growth = 0;      // last - first: requests the queue gained
+    double p = 1;           // one-sided p-value of a rise
     std::string evidence;   // one line with the numbers, e.g. "in flight grew 3.1 → 14.7 (p < 0.001)"
 };
 

@@ -34,6 +34,7 @@ struct reporter::impl {
     run_stats stats_;
     std::unordered_map<std::uint64_t, request_timeline> live_;
     std::uint64_t measured_inflight_ = 0;
+    std::int64_t next_inflight_sample_ns_ = 0;
     bool drain_over_ = false;  // a drain_over event came: later cancellations are cancelled_at_end
 
     std::thread thread_;
@@ -123,6 +124,7 @@ struct reporter::impl {
     void process(const event& e) {
         windows_.start(options_.run_start_ns != 0 ? options_.run_start_ns : e.t_ns);
         windows_.advance(e.t_ns, measured_inflight_);
+        if (options_.steady_throughput) sample_inflight(e.t_ns);
         switch (e.kind) {
         case event_kind::start: on_start(e); break;
         case event_kind::refused:
@@ -166,6 +168,20 @@ struct reporter::impl {
                 if (!r->warmup) ++stats_.retried_stale;
             }
             break;
+        }
+    }
+
+    // The count only changes at events, so sampling the grid points an event
+    // passes, before applying it, records the step function exactly.
+    void sample_inflight(std::int64_t t) {
+        constexpr std::int64_t step = 100'000'000;
+        if (stats_.inflight_step_ns == 0) {
+            stats_.inflight_step_ns = step;
+            stats_.inflight_origin_ns = t;
+            next_inflight_sample_ns_ = t;
+        }
+        for (; next_inflight_sample_ns_ <= t; next_inflight_sample_ns_ += step) {
+            stats_.inflight_samples.push_back(static_cast<std::uint32_t>(live_.size()));
         }
     }
 

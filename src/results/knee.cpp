@@ -61,10 +61,6 @@ void check_rates(const std::vector<double>& rates, std::size_t verdicts) {
     }
 }
 
-double lerp_crossing(double x0, double x1, double y0, double y1, double y) {
-    return y1 == y0 ? x0 : x0 + (y - y0) / (y1 - y0) * (x1 - x0);
-}
-
 knee not_found(std::string method, std::string explanation) {
     knee k;
     k.method = std::move(method);
@@ -97,10 +93,11 @@ slo_knee prefix_knee(const std::vector<double>& rates, const std::vector<bool>& 
     if (!k.non_monotonic.empty()) {
         std::string stages;
         for (const auto i : k.non_monotonic) {
-            stages += (stages.empty() ? "" : ", ") + format("%zu (%.4g req/s)", i, rates[i]);
+            stages += (stages.empty() ? "" : ", ") + format("%.4g", rates[i]);
         }
-        k.warning = format("non-monotonic: stage %zu fails but higher stage(s) %s %s again; the knee ignores them",
-                           first_bad, stages.c_str(), what);
+        k.warning = format("non-monotonic: the stage at %.4g req/s fails but higher stage(s) at %s req/s %s again; the "
+                           "knee ignores them",
+                           rates[first_bad], stages.c_str(), what);
     }
     if (rates.empty()) {
         k.explanation = "no stages";
@@ -114,8 +111,8 @@ slo_knee prefix_knee(const std::vector<double>& rates, const std::vector<bool>& 
         k.explanation =
             first_bad == rates.size()
                 ? format("every stage %s, up to %.4g req/s (the SLO knee may lie higher)", what, k.rate)
-                : format("stages 0-%zu %s up to %.4g req/s; stage %zu at %.4g req/s does not", k.stage, what, k.rate,
-                         first_bad, rates[first_bad]);
+                : format("every stage up to %.4g req/s %s; the stage at %.4g req/s does not", k.rate, what,
+                         rates[first_bad]);
     }
     return k;
 }
@@ -170,39 +167,6 @@ value_interval ci_values(const rank_interval& ranks, std::uint64_t n,
     return v;
 }
 
-knee throughput_knee(const std::vector<stage_point>& curve, double ratio) {
-    check_curve(curve);
-    const std::string method = "throughput_ratio";
-    if (curve.empty()) {
-        return not_found(method, "no stages");
-    }
-    const auto ratio_of = [&](std::size_t i) { return curve[i].achieved_rate / curve[i].offered_rate; };
-    std::size_t i = 0;
-    while (i < curve.size() && ratio_of(i) >= ratio) {
-        ++i;
-    }
-    if (i == curve.size()) {
-        return not_found(method, format("throughput followed offered load (achieved/offered >= %.2f) at all %zu "
-                                        "stages, up to %.1f req/s",
-                                        ratio, curve.size(), curve.back().offered_rate));
-    }
-    const auto& bad = curve[i];
-    if (i == 0) {
-        auto k = not_found(method, format("achieved %.1f of %.1f req/s offered (%.3f < %.2f) already at stage 0: the "
-                                          "knee lies below the lowest rate swept",
-                                          bad.achieved_rate, bad.offered_rate, ratio_of(0), ratio));
-        k.below_range = true;
-        return k;
-    }
-    const auto& good = curve[i - 1];
-    const double at = lerp_crossing(good.offered_rate, bad.offered_rate, ratio_of(i - 1), ratio_of(i), ratio);
-    return found_at(method, curve, i - 1, at,
-                    format("achieved %.1f of %.1f req/s offered (%.3f < %.2f) at stage %zu; last following stage %zu "
-                           "at %.1f req/s (ratio crosses %.2f at %.1f req/s)",
-                           bad.achieved_rate, bad.offered_rate, ratio_of(i), ratio, i, i - 1, good.offered_rate, ratio,
-                           at));
-}
-
 knee kneedle_knee(const std::vector<stage_point>& curve, double sensitivity, double min_rise) {
     check_curve(curve);
     if (!(sensitivity > 0) || !(min_rise >= 0)) {
@@ -240,9 +204,9 @@ knee kneedle_knee(const std::vector<stage_point>& curve, double sensitivity, dou
         for (std::size_t j = i + 1; j < n; ++j) {
             if (d[j] < threshold) {
                 return found_at(method, curve, i, curve[i].offered_rate,
-                                format("Kneedle (S=%.1f): latency bends at stage %zu (%.1f req/s, %.1f ms), normalised "
-                                       "distance below the chord %.2f",
-                                       sensitivity, i, curve[i].offered_rate, curve[i].latency_ms, d[i]));
+                                format("latency bend at %.3g req/s (stage %zu, %.1f ms; Kneedle S=%.1f, normalised "
+                                       "distance below the chord %.2f)",
+                                       curve[i].offered_rate, curve[i].label, curve[i].latency_ms, sensitivity, d[i]));
             }
             if (j + 1 < n && d[j] > d[j - 1] && d[j] >= d[j + 1]) {
                 break;  // the next local maximum: this one was not a knee

@@ -20,7 +20,8 @@ json::object latency_json(const latency_row& l) {
     o["p99"] = opt(l.p99);
     o["p99.9"] = opt(l.p99_9);
     o["max"] = opt(l.max);
-    o["p99_ci"] = l.p99_ci ? json::value(json::array{(*l.p99_ci)[0], (*l.p99_ci)[1]}) : json::value(nullptr);
+    for (const auto& [key, ci] : {std::pair{"p95_ci", &l.p95_ci}, std::pair{"p99_ci", &l.p99_ci}})
+        o[key] = *ci ? json::value(json::array{(**ci)[0], (**ci)[1]}) : json::value(nullptr);
     return o;
 }
 
@@ -116,10 +117,11 @@ latency_row latency_from_json(const json::object& o) {
     l.p99 = r.maybe("p99");
     l.p99_9 = r.maybe("p99.9");
     l.max = r.maybe("max");
-    if (const auto& ci = r.at("p99_ci"); !ci.is_null()) {
-        const auto& a = r.array("p99_ci");
-        if (a.size() != 2 || !a[0].is_number() || !a[1].is_number()) r.bad("p99_ci", "a pair of numbers");
-        l.p99_ci = std::array<double, 2>{a[0].to_number<double>(), a[1].to_number<double>()};
+    for (const auto& [key, ci] : {std::pair{"p95_ci", &l.p95_ci}, std::pair{"p99_ci", &l.p99_ci}}) {
+        if (r.at(key).is_null()) continue;
+        const auto& a = r.array(key);
+        if (a.size() != 2 || !a[0].is_number() || !a[1].is_number()) r.bad(key, "a pair of numbers");
+        *ci = std::array<double, 2>{a[0].to_number<double>(), a[1].to_number<double>()};
     }
     return l;
 }
@@ -161,6 +163,13 @@ json::object to_json(const stage_row& row) {
     o["slo_results"] = std::move(checks);
     o["deficit"] = row.deficit;
     o["follows"] = row.follows;
+    o["queue"] = json::object{{"judged", row.queue.judged}, {"growing", row.queue.growing},
+                              {"batches", row.queue.batches}, {"window_s", row.queue.window_s},
+                              {"mean", row.queue.mean},     {"first", row.queue.first},
+                              {"last", row.queue.last},     {"growth", row.queue.growth},
+                              {"p", row.queue.p},           {"evidence", row.queue.evidence}};
+    o["saturated"] = row.saturated;
+    o["saturation_evidence"] = row.saturation_evidence();
     o["aborted"] = row.aborted;
     o["valid"] = row.valid;
     o["generator_ok"] = row.generator_ok;
@@ -211,6 +220,18 @@ stage_row stage_row_from_json(const json::object& o) {
     }
     row.deficit = r.number("deficit");
     row.follows = r.flag("follows");
+    const reader q{r.object("queue")};
+    row.queue.judged = q.flag("judged");
+    row.queue.growing = q.flag("growing");
+    row.queue.batches = q.count("batches");
+    row.queue.window_s = q.number("window_s");
+    row.queue.mean = q.number("mean");
+    row.queue.first = q.number("first");
+    row.queue.last = q.number("last");
+    row.queue.growth = q.number("growth");
+    row.queue.p = q.number("p");
+    row.queue.evidence = q.text("evidence");
+    row.saturated = r.flag("saturated");
     row.aborted = r.flag("aborted");
     row.valid = r.flag("valid");
     row.generator_ok = r.flag("generator_ok");

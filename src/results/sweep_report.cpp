@@ -12,7 +12,7 @@ namespace {
 // Every SLO held with confidence, only at the point estimate, or not; a
 // stage that failed otherwise (throughput, abort, errors) fails.
 slo_status judge_stage(const stage_row& r, const std::vector<slo>& slos) {
-    bool ok = r.follows && !r.aborted && !r.too_many_errors;
+    bool ok = !r.saturated && !r.aborted && !r.too_many_errors;
     for (const auto& o : slos) {
         ok = ok && check_slo(o, [&](std::string_view) { return r.observed(o); }).pass;
     }
@@ -23,12 +23,44 @@ slo_status judge_stage(const stage_row& r, const std::vector<slo>& slos) {
         if (o.metric == "error_rate") continue;
         const auto point = r.observed(o);
         std::optional<double> upper;
-        if (const latency_row* family = r.latency(o.metric); o.stat == "p99" && family && family->p99_ci) {
-            upper = (*family->p99_ci)[1];
+        if (const latency_row* family = r.latency(o.metric); family != nullptr) {
+            const auto& ci = o.stat == "p99" ? family->p99_ci : o.stat == "p95" ? family->p95_ci : std::nullopt;
+            if (ci) upper = (*ci)[1];
         }
         if (point) worst = std::min(worst, classify_slo(*point, upper, o.limit));
     }
     return worst;
+}
+
+std::string stage_name(const stage_row& r) { return fmt("%g", r.x()) + " req/s (stage " + std::to_string(r.run) + ")"; }
+
+// The saturation knee from the stages' own verdicts, the rule each stage was
+// judged by online: the stage below the lowest saturated one.
+knee saturation_knee(const std::vector<stage_row>& rows) {
+    knee k;
+    k.method = "queue_growth";
+    const auto bad = std::find_if(rows.begin(), rows.end(), [](const stage_row& r) { return r.saturated || r.aborted; });
+    if (rows.empty()) {
+        k.explanation = "no stages";
+    } else if (bad == rows.end()) {
+        k.explanation = "saturation not reached up to " + fmt("%g", rows.back().x()) + " req/s; at the highest stage " +
+                        rows.back().saturation_evidence();
+    } else if (bad == rows.begin()) {
+        k.below_range = true;
+        k.explanation = "already saturated at the lowest stage, " + stage_name(*bad) + ": " +
+                        bad->saturation_evidence() + "; the knee lies below the rates swept";
+    } else {
+        const auto i = static_cast<std::size_t>(bad - rows.begin());
+        const stage_row& good = rows[i - 1];
+        k.found = true;
+        k.stage = i - 1;
+        k.break_stage = i;
+        k.rate = good.x();
+        k.interpolated_rate = good.x();
+        k.explanation = "saturation knee at " + stage_name(good) + ", " + good.saturation_evidence() + "; above it " +
+                        stage_name(*bad) + " " + bad->saturation_evidence();
+    }
+    return k;
 }
 
 }  // namespace
@@ -48,7 +80,7 @@ std::uint64_t samples_for_percentile(double pct) {
 }
 
 sweep_analysis analyse_sweep(std::vector<stage_row> rows, const std::vector<slo>& slos, bool closed_loop,
-                             double think_time_s, double follow_ratio) {
+                             double think_time_s) {
     // Stages are numbered in rate order (a bisection runs them out of order);
     // `run` keeps the order they ran in, `dir` where their results are.
     std::sort(rows.begin(), rows.end(), [](const stage_row& a, const stage_row& b) { return a.x() < b.x(); });
@@ -62,7 +94,7 @@ sweep_analysis analyse_sweep(std::vector<stage_row> rows, const std::vector<slo>
         status.push_back(judge_stage(r, slos));
         // Achieved scaled by nominal/sent, so the knee test sees achieved/sent.
         curve.push_back({r.x(), closed_loop ? r.achieved_rate : r.x() * r.follow_ratio.value_or(1.0),
-                         r.ttft.p50.value_or(0)});
+                         r.ttft.p50.value_or(0), r.run});
     }
 
     sweep_analysis a;
@@ -91,19 +123,10 @@ sweep_analysis analyse_sweep(std::vector<stage_row> rows, const std::vector<slo>
         }
         a.knees.saturation = plateau;
     } else {
-        // Saturation is where throughput stops following the offered rate; the
-        // latency bend (Kneedle on TTFT p50) is evidence, used only when
-        // throughput followed everywhere.
-        const knee thr = throughput_knee(curve, follow_ratio);
-        const knee bend = kneedle_knee(curve);
-        knee sat = thr.found || thr.below_range ? thr : bend;
-        if (!thr.found && !bend.found && !thr.below_range) {
-            sat.explanation = "throughput followed the offered rate at every stage" +
-                              (curve.empty() ? std::string() : " (up to " + fmt("%g", curve.back().offered_rate) + " req/s)") +
-                              ": saturation lies above the highest stage";
-        }
-        a.knees.saturation = sat;
-        a.knees.latency = bend;
+        // Saturation is where the queue grows (each stage's verdict); the
+        // latency bend (Kneedle on TTFT p50) is reported under its own name.
+        a.knees.saturation = saturation_knee(rows);
+        a.knees.latency = kneedle_knee(curve);
     }
     if (!capacity_stage && a.knees.saturation.found) capacity_stage = a.knees.saturation.stage;
 
@@ -126,7 +149,10 @@ sweep_analysis analyse_sweep(std::vector<stage_row> rows, const std::vector<slo>
                       cap.mean_inflight, cap.sustainable_rps, cap.mean_e2e_s, think_time_s, cap.users);
         cap.text = text;
     } else {
-        cap.text = "No stage qualifies: every stage failed an SLO or throughput never settled.";
+        cap.text = !closed_loop && !rows.empty() && !a.knees.saturation.found && !a.knees.saturation.below_range
+                       ? "Saturation not reached up to " + fmt("%g", rows.back().x()) +
+                             " req/s: no capacity figure beyond the highest rate swept."
+                       : "No stage qualifies: every stage failed an SLO or saturated.";
     }
     // Failing requests are the server's (or the network's) errors, not its
     // capacity: say where they happened so nobody reads them as a knee.

@@ -29,10 +29,11 @@ latency_row make_latency_row(const histogram& h) {
     l.p99 = latency_ms(h, "p99");
     l.p99_9 = latency_ms(h, "p99.9");
     l.max = latency_ms(h, "max");
-    const auto ranks = percentile_ci(h.count(), 99.0);
-    if (ranks.sufficient) {
-        const auto ci = ci_values(ranks, h.count(), [&](double pct) { return static_cast<double>(h.percentile(pct)) / 1e6; });
-        l.p99_ci = std::array<double, 2>{ci.lo, ci.hi};
+    for (const auto& [pct, out] : {std::pair{95.0, &l.p95_ci}, std::pair{99.0, &l.p99_ci}}) {
+        const auto ranks = percentile_ci(h.count(), pct);
+        if (!ranks.sufficient) continue;
+        const auto ci = ci_values(ranks, h.count(), [&](double p) { return static_cast<double>(h.percentile(p)) / 1e6; });
+        *out = std::array<double, 2>{ci.lo, ci.hi};
     }
     return l;
 }
@@ -53,6 +54,33 @@ std::optional<double> stage_row::observed(const slo& s) const {
     if (s.metric == "error_rate") return error_rate;
     const latency_row* family = latency(s.metric);
     return family != nullptr ? family->at(s.stat) : std::nullopt;
+}
+
+namespace {
+
+// The in-flight samples of the second half of the measured send window;
+// none without a series. Near capacity a stable queue takes longer than the
+// warm-up to fill to its stationary level: that rise is over by the second
+// half, while a saturated queue keeps growing through it.
+std::vector<double> window_inflight(const run_stats& st) {
+    std::vector<double> out;
+    if (st.inflight_step_ns <= 0 || st.started < 2) return out;
+    const std::int64_t from = st.first_intended_ns;
+    const std::int64_t to = from + static_cast<std::int64_t>(st.steady_window_s * 1e9);
+    for (std::size_t i = 0; i < st.inflight_samples.size(); ++i) {
+        const std::int64_t t = st.inflight_origin_ns + static_cast<std::int64_t>(i) * st.inflight_step_ns;
+        if (t >= from && t <= to) out.push_back(st.inflight_samples[i]);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string stage_row::saturation_evidence() const {
+    const std::string ratio = follow_ratio ? ", answered " + fmt("%.2f", *follow_ratio) + " of sent" : std::string();
+    if (aborted) return "overloaded: in flight passed the abort bound" + ratio;
+    if (queue.judged) return (saturated ? "saturated: " : "not saturated: ") + queue.evidence + ratio;
+    return (saturated ? "saturated: " : "not saturated: ") + std::string("no in-flight trend") + ratio;
 }
 
 stage_row make_stage_row(std::size_t index, double offered_rate, int concurrency, const run_result& result,
@@ -98,7 +126,9 @@ stage_row make_stage_row(std::size_t index, double offered_rate, int concurrency
         }
     }
     row.too_many_errors = result.validity.too_many_errors;
-    row.goodput = result.request_goodput;
+    // Over the same window and requests as achieved: the run's own goodput
+    // divides by its whole duration, drain included, and could exceed it.
+    row.goodput = st.completed > 0 ? achieved * static_cast<double>(st.good) / static_cast<double>(st.completed) : 0;
     row.ttft = make_latency_row(st.ttft);
     row.tpot = make_latency_row(st.tpot);
     row.itl = make_latency_row(st.itl);
@@ -127,6 +157,14 @@ stage_row make_stage_row(std::size_t index, double offered_rate, int concurrency
     // Past a 10 % shortfall no noise explains it.
     row.follows = concurrency > 0 || sent_rate <= 0 || answered / sent_rate >= follow_ratio ||
                   (row.deficit <= 3 * std::sqrt(2 * std::max(1.0, in_flight)) && answered / sent_rate >= 0.9);
+    if (concurrency == 0 && st.inflight_step_ns > 0) {
+        // Low-load E2E is the series' correlation time; a backlog's own E2E
+        // would stretch the batches of the very stage it should convict.
+        double tau_ms = row.e2e.mean.value_or(0);
+        if (base_e2e_ms > 0) tau_ms = std::min(tau_ms, 2 * base_e2e_ms);
+        row.queue = judge_queue(window_inflight(st), static_cast<double>(st.inflight_step_ns) / 1e9, tau_ms / 1000.0);
+    }
+    row.saturated = row.queue.judged ? row.queue.growing : !row.follows;
     row.aborted = overloaded;
     // The verdict is the server's; a generator that fell behind its schedule
     // is flagged beside it (its latencies still count from the intended times).
@@ -135,7 +173,7 @@ stage_row make_stage_row(std::size_t index, double offered_rate, int concurrency
     row.verdict = "good";
     if (overloaded) {
         row.verdict = "overloaded";
-    } else if (!row.follows) {
+    } else if (row.saturated) {
         row.verdict = "saturated";
     } else if (row.too_many_errors) {
         row.verdict = "errors";

@@ -2,7 +2,9 @@
 
 #include "openloop/results/number_text.hpp"
 
+#include <array>
 #include <functional>
+#include <optional>
 #include <utility>
 
 namespace openloop {
@@ -14,9 +16,16 @@ struct table_column {
     std::function<std::string(const stage_row&)> value;
 };
 
+std::string with_ci(std::optional<double> v, const std::optional<std::array<double, 2>>& ci) {
+    std::string s = cell(v);
+    if (ci) return s + " [" + fmt("%.1f", (*ci)[0]) + ", " + fmt("%.1f", (*ci)[1]) + "]";
+    return s + " [too few samples]";
+}
+
 std::vector<table_column> columns(bool closed_loop) {
     std::vector<table_column> c;
-    c.push_back({"stage", [](const stage_row& r) { return std::to_string(r.index); }});
+    // The number the progress line and the stage's directory gave it, in rate order.
+    c.push_back({"stage", [](const stage_row& r) { return std::to_string(r.run); }});
     if (closed_loop) {
         c.push_back({"concurrency", [](const stage_row& r) {
                          return cell(r.concurrency ? std::optional<double>(*r.concurrency) : std::nullopt, "%g");
@@ -27,15 +36,8 @@ std::vector<table_column> columns(bool closed_loop) {
     c.push_back({"achieved req/s", [](const stage_row& r) { return cell(r.achieved_rate, "%.3g"); }});
     c.push_back({"output tok/s", [](const stage_row& r) { return cell(r.output_throughput, "%.0f"); }});
     c.push_back({"TTFT p50 ms", [](const stage_row& r) { return cell(r.ttft.p50); }});
-    c.push_back({"TTFT p95 ms", [](const stage_row& r) { return cell(r.ttft.p95); }});
-    c.push_back({"TTFT p99 ms [95% CI]", [](const stage_row& r) {
-                     std::string s = cell(r.ttft.p99);
-                     if (r.ttft.p99_ci)
-                         s += " [" + fmt("%.1f", (*r.ttft.p99_ci)[0]) + ", " + fmt("%.1f", (*r.ttft.p99_ci)[1]) + "]";
-                     else
-                         s += " [too few samples]";
-                     return s;
-                 }});
+    c.push_back({"TTFT p95 ms [95% CI]", [](const stage_row& r) { return with_ci(r.ttft.p95, r.ttft.p95_ci); }});
+    c.push_back({"TTFT p99 ms [95% CI]", [](const stage_row& r) { return with_ci(r.ttft.p99, r.ttft.p99_ci); }});
     c.push_back({"ITL p50 ms", [](const stage_row& r) { return cell(r.itl.p50, "%.2f"); }});
     c.push_back({"ITL p99 ms", [](const stage_row& r) { return cell(r.itl.p99, "%.2f"); }});
     c.push_back({"E2E p99 ms", [](const stage_row& r) { return cell(r.e2e.p99, "%.0f"); }});
@@ -45,6 +47,7 @@ std::vector<table_column> columns(bool closed_loop) {
                      std::string s = r.verdict.empty() ? std::string("-") : r.verdict;
                      if (s == "errors") s += " " + error_breakdown(r);
                      if (!r.generator_ok) s += " (generator lagged)";
+                     if (r.queue.judged && (s == "good" || s == "saturated")) s += " (" + r.queue.evidence + ")";
                      return s;
                  }});
     return c;
@@ -55,6 +58,8 @@ std::string knee_marks(const sweep_knees& knees, const stage_row& row) {
     if (knees.slo && knees.slo->point.found && knees.slo->point.stage == row.index) marks = "SLO knee";
     if (knees.saturation.found && knees.saturation.stage == row.index)
         marks += (marks.empty() ? "" : ", ") + std::string("saturation knee");
+    if (knees.latency && knees.latency->found && knees.latency->stage == row.index)
+        marks += (marks.empty() ? "" : ", ") + std::string("latency bend");
     return marks;
 }
 
@@ -77,7 +82,7 @@ std::string sweep_markdown(const sweep_report& report) {
     out += "\n";
     out += "- **SLO knee**: " + (a.knees.slo ? a.knees.slo->point.explanation : std::string("no --slo given")) + "\n";
     out += "- **Saturation knee**: " + a.knees.saturation.explanation + "\n";
-    if (a.knees.latency) out += "- **Latency bend (evidence)**: " + a.knees.latency->explanation + "\n";
+    if (a.knees.latency) out += "- **Latency bend**: " + a.knees.latency->explanation + "\n";
     if (!report.slos.empty()) {
         out += "- **SLOs**:";
         for (const auto& s : report.slos) out += " `" + s.text + "`";

@@ -71,7 +71,7 @@ sweep_result run_sweep(const sweep_options& opt) {
     double warmup = opt.warmup_s;
     double e2e_base_s = 0;  // E2E p50 at the first stage: the low-load latency
     auto publish = [&] {
-        report.analysis = analyse_sweep(rows, opt.slos, closed, opt.think_time_s, opt.follow_ratio);
+        report.analysis = analyse_sweep(rows, opt.slos, closed, opt.think_time_s);
         report.interrupted = result.interrupted;
         if (!opt.out_dir.empty()) {
             write_json_file((out / "sweep.json").string(), to_json(report));
@@ -101,7 +101,7 @@ sweep_result run_sweep(const sweep_options& opt) {
         if (opt.base.drain_s == 0) o.drain_s = std::max(30.0, 4 * warmup);
         o.overload_inflight = opt.abort_inflight > 0
                                   ? opt.abort_inflight
-                                  : static_cast<std::size_t>(std::max(64.0, 10 * (closed ? concurrency : rate) *
+                                  : static_cast<std::size_t>(std::max(64.0, 30 * (closed ? concurrency : rate) *
                                                                                 std::max(1.0, e2e_base_s)));
         char dir[64];
         if (closed) {
@@ -123,9 +123,10 @@ sweep_result run_sweep(const sweep_options& opt) {
                                        opt.follow_ratio, e2e_base_s * 1000);
         row.dir = dir;
         row.warmup_s = warmup;
-        std::fprintf(stderr, "  -> achieved %.3g req/s, TTFT p99 %s ms, E2E p99 %s ms, %llu errors: %s\n",
+        std::fprintf(stderr, "  -> achieved %.3g req/s, TTFT p99 %s ms, E2E p99 %s ms, %llu errors: %s; %s\n",
                      row.achieved_rate, cell(row.ttft.p99).c_str(), cell(row.e2e.p99, "%.0f").c_str(),
-                     static_cast<unsigned long long>(row.failed), row.verdict.c_str());
+                     static_cast<unsigned long long>(row.failed), row.verdict.c_str(),
+                     row.saturation_evidence().c_str());
         if (index == 0) e2e_base_s = row.e2e.p50.value_or(0) / 1000.0;
         // The next stage's warm-up should cover this stage's latency, so the
         // measured window starts in steady state.

@@ -84,7 +84,7 @@ BOOST_AUTO_TEST_CASE(saturation_knee_matches_the_predicted_capacity) {
     BOOST_TEST_REQUIRE(e2e.size() >= 2u);
     const auto knee_at = [&](double limit_ms) {
         const auto slos = openloop::parse_slos({"e2e_p95=" + std::to_string(limit_ms) + "ms"});
-        const auto report = openloop::analyse_sweep(rows, slos, false, 30, 0.95);
+        const auto report = openloop::analyse_sweep(rows, slos, false, 30);
         const auto& k = report.knees.slo.value().point;
         return k.found ? k.rate : 0.0;
     };
@@ -140,6 +140,8 @@ BOOST_AUTO_TEST_CASE(failing_requests_are_errors_not_saturation) {
     BOOST_TEST(capacity.find("errors, not saturation") != std::string::npos, capacity);
     BOOST_TEST(capacity.find("stream_truncated") != std::string::npos, capacity);
     const std::string table = slurp(out + "/sweep.md");
-    BOOST_TEST(table.find("saturated") == std::string::npos, table);
+    // No stage's verdict says saturated (the evidence lines may say "not saturated").
+    BOOST_TEST(table.find("| saturated") == std::string::npos, table);
+    BOOST_TEST(table.find("saturation not reached") != std::string::npos, table);
     BOOST_TEST(table.find("errors 2") != std::string::npos, table);
 }

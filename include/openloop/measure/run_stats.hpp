@@ -67,6 +67,12 @@ struct run_stats {
     // that ended inside [first measured intended, last measured intended].
     std::uint64_t steady_completed = 0;
     double steady_window_s = 0;
+    // With steady_throughput: requests in flight (warm-up ones included: the
+    // server's queue) every inflight_step_ns from inflight_origin_ns, the
+    // series a sweep judges its queue by.
+    std::int64_t inflight_origin_ns = 0;
+    std::int64_t inflight_step_ns = 0;
+    std::vector<std::uint32_t> inflight_samples;
     double steady_rate() const { return steady_window_s > 0 ? static_cast<double>(steady_completed) / steady_window_s : 0; }
 
     double duration_s() const;

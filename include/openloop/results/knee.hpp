@@ -55,6 +55,7 @@ struct stage_point {
     double offered_rate = 0;   // req/s the schedule sent at
     double achieved_rate = 0;  // req/s completed
     double latency_ms = 0;     // the latency the knee is judged on (e.g. E2E or TTFT p50/p99)
+    std::size_t label = 0;     // the stage number explanations name (the order it ran in)
 };
 
 struct knee {
@@ -66,13 +67,9 @@ struct knee {
     double interpolated_rate = 0;  // where the criterion crosses between `stage` and `break_stage`
     std::size_t stage = 0;
     std::size_t break_stage = 0;   // the first stage past the knee
-    std::string method;            // "throughput_ratio", "kneedle" or (closed loop) "throughput_plateau"
+    std::string method;            // "queue_growth", "kneedle" or (closed loop) "throughput_plateau"
     std::string explanation;       // one line with the numbers, found or not
 };
-
-// The first stage where achieved/offered < ratio breaks; the knee is the
-// stage before it, interpolated_rate where the ratio crosses linearly.
-knee throughput_knee(const std::vector<stage_point>& curve, double ratio = 0.95);
 
 // Kneedle (Satopää et al., ICDCS-W 2011) on latency vs offered rate: both
 // axes normalised to [0, 1], difference curve d = x - y (the increasing,

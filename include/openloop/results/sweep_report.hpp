@@ -19,8 +19,8 @@ namespace openloop {
 
 struct sweep_knees {
     std::optional<confident_slo_knee> slo;  // empty without --slo
-    knee saturation;
-    std::optional<knee> latency;  // open loop: the Kneedle bend of TTFT p50, evidence only
+    knee saturation;              // open loop: below the lowest stage whose queue grew
+    std::optional<knee> latency;  // open loop: the Kneedle bend of TTFT p50, never called saturation
 };
 
 struct capacity_report {
@@ -45,7 +45,7 @@ struct sweep_analysis {
 // judged again against slos from its row, so the same measured stages can be
 // read against other SLOs.
 sweep_analysis analyse_sweep(std::vector<stage_row> rows, const std::vector<slo>& slos, bool closed_loop,
-                             double think_time_s, double follow_ratio);
+                             double think_time_s);
 
 // sweep.json, sweep.md and sweep.csv render this.
 struct sweep_report {

@@ -3,6 +3,7 @@
 // result, typed, and the stage's verdict. Built from the run_result (never
 // read back out of JSON); sweep.json carries it (sweep_json.hpp).
 
+#include "openloop/results/queue_trend.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/results/slo.hpp"
 
@@ -20,9 +21,9 @@ namespace openloop {
 // One latency family of a stage, ms; empty without samples.
 struct latency_row {
     std::optional<double> mean, p50, p90, p95, p99, p99_9, max;
-    // The 95 % order-statistic confidence interval of p99 (from the
+    // The 95 % order-statistic confidence intervals of p95 and p99 (from the
     // histogram itself); empty when the stage has too few samples for one.
-    std::optional<std::array<double, 2>> p99_ci;
+    std::optional<std::array<double, 2>> p95_ci, p99_ci;
 
     // stat: mean, p50, p90, p95, p99, p99.9 or max; empty for any other.
     std::optional<double> at(std::string_view stat) const;
@@ -38,7 +39,9 @@ struct slo_result {
 
 struct stage_row {
     std::size_t index = 0;  // position in rate (or concurrency) order, once analysed
-    std::size_t run = 0;    // the order it ran in (a bisection runs stages out of rate order)
+    // The order it ran in (a bisection runs stages out of rate order): the
+    // number the progress lines, the directories and the table show.
+    std::size_t run = 0;
     std::string dir;        // its results, under the sweep's out_dir
     double warmup_s = 0;
     std::optional<double> offered_rate;  // open loop
@@ -55,7 +58,7 @@ struct stage_row {
     double error_rate = 0;  // as count_errors counts it
     std::vector<std::pair<std::string, std::uint64_t>> errors;  // failures by class, non-zero
     bool too_many_errors = false;
-    double goodput = 0;
+    double goodput = 0;  // achieved x the share of completions meeting every goodput SLO
     std::optional<double> mean_inflight;  // Little's law: achieved x mean E2E
     std::uint64_t samples = 0;
     double duration_s = 0;
@@ -63,7 +66,11 @@ struct stage_row {
     bool slo_pass = true;
     std::vector<slo_result> slo_results;
     double deficit = 0;  // (sent - answered) x window: requests still queued
-    bool follows = true;
+    bool follows = true;  // answered / sent within noise of 1: evidence beside the queue
+    queue_trend queue;    // the in-flight trend over the window (open loop)
+    // The queue grew (or, without a judged trend, throughput did not follow):
+    // the one saturation rule the planner and the report share.
+    bool saturated = false;
     bool aborted = false;      // overloaded: in flight grew past the abort bound
     bool valid = true;         // the run's verdict
     bool generator_ok = true;  // the generator kept its schedule (judged beside the verdict)
@@ -77,6 +84,8 @@ struct stage_row {
     const latency_row* latency(std::string_view metric) const;
     // The figure an SLO limits at this stage; empty when the row has none.
     std::optional<double> observed(const slo& s) const;
+    // Why the stage is (not) saturated, with the numbers.
+    std::string saturation_evidence() const;
 };
 
 // Pure: a stage's row from its run result. base_e2e_ms is the low-load E2E

@@ -61,7 +61,7 @@ BOOST_AUTO_TEST_CASE(the_knee_is_the_last_stage_that_follows) {
     // Out of rate order, as a bisection runs them; the 16 req/s stage
     // completes only half of what it was sent.
     std::vector<stage_row> rows = {stage(0, 4, 100), stage(1, 16, 50), stage(2, 8, 100)};
-    const auto a = analyse_sweep(rows, {}, false, 30, 0.95);
+    const auto a = analyse_sweep(rows, {}, false, 30);
     BOOST_TEST_REQUIRE(a.stages.size() == 3u);
     BOOST_TEST(a.stages[1].offered_rate.value() == 8.0);
     BOOST_TEST(a.stages[1].index == 1u);
@@ -78,10 +78,81 @@ BOOST_AUTO_TEST_CASE(the_knee_is_the_last_stage_that_follows) {
     report.analysis = a;
     report.target = "sim:test";
     const std::string md = sweep_markdown(report);
-    BOOST_TEST(md.find("| 1 | 8 | 8 |") != std::string::npos, md);
+    // Numbered as it ran (the progress line said "stage 2: 8 req/s"), listed in rate order.
+    BOOST_TEST(md.find("| 2 | 8 | 8 |") != std::string::npos, md);
     BOOST_TEST(md.find("saturation knee |\n") != std::string::npos, md);
     BOOST_TEST(md.find("Little's law") != std::string::npos, md);
     const auto json = to_json(report);
     BOOST_TEST(json.at("knees").at("slo").at("explanation").as_string() == "no --slo given");
     BOOST_TEST(json.at("mode").as_string() == "open-loop");
+}
+
+BOOST_AUTO_TEST_CASE(goodput_never_exceeds_achieved_throughput) {
+    // Every request met the goodput SLOs, and the drain made the run's own
+    // duration short next to the window: goodput over the whole run (good /
+    // duration) would read above the steady-state achieved rate.
+    run_stats s = healthy();
+    s.started = 101;
+    s.good = s.completed;
+    s.steady_window_s = 20;
+    s.steady_completed = 9;
+    const auto result = make_run_result(s, open_loop());
+    const auto r = make_stage_row(0, 5, 0, result, false, {}, 0.95);
+    BOOST_TEST(result.request_goodput > r.achieved_rate);  // the run's figure, over another window
+    BOOST_TEST(r.goodput <= r.achieved_rate);
+    BOOST_TEST(r.goodput == r.achieved_rate, boost::test_tools::tolerance(1e-12));
+    s.good = s.completed / 2;
+    const auto half = make_stage_row(0, 5, 0, make_run_result(s, open_loop()), false, {}, 0.95);
+    BOOST_TEST(half.goodput == half.achieved_rate * 0.5, boost::test_tools::tolerance(1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(the_queue_decides_saturation_and_says_so) {
+    // A stage that followed its rate but whose in-flight count climbed all
+    // window long is saturated, and the report names the queue as the evidence.
+    run_stats s = healthy();
+    s.started = 101;
+    s.first_intended_ns = 0;
+    s.steady_window_s = 20;
+    s.steady_completed = 100;
+    s.inflight_step_ns = 100'000'000;
+    for (int i = 0; i <= 200; ++i) s.inflight_samples.push_back(static_cast<std::uint32_t>(3 + i / 10));
+    const auto grew = make_stage_row(1, 5, 0, make_run_result(s, open_loop()), false, {}, 0.95);
+    BOOST_TEST(grew.follows);
+    BOOST_TEST(grew.saturated);
+    BOOST_TEST(grew.verdict == "saturated");
+    BOOST_TEST(grew.saturation_evidence().find("saturated: in flight grew") == 0u, grew.saturation_evidence());
+    s.inflight_samples.assign(201, 3);
+    const auto flat = make_stage_row(0, 4, 0, make_run_result(s, open_loop()), false, {}, 0.95);
+    BOOST_TEST(flat.verdict == "good");
+    BOOST_TEST(flat.saturation_evidence().find("not saturated: in flight 3.0 → 3.0") == 0u, flat.saturation_evidence());
+
+    const auto a = analyse_sweep({flat, grew}, {}, false, 30);
+    BOOST_TEST(a.knees.saturation.found);
+    BOOST_TEST(a.knees.saturation.rate == 4.0);
+    BOOST_TEST(a.knees.saturation.explanation.find("above it 5 req/s (stage 1) saturated: in flight grew") !=
+                   std::string::npos,
+               a.knees.saturation.explanation);
+}
+
+BOOST_AUTO_TEST_CASE(no_saturation_is_said_in_words_not_as_a_bend) {
+    // Latency rises (a bend) but no queue grew: "saturation not reached",
+    // and the bend keeps its own name.
+    std::vector<stage_row> rows;
+    for (int i = 0; i < 5; ++i) {
+        stage_row r = stage(static_cast<std::size_t>(i), 2.0 * (i + 1), 100);
+        r.ttft.p50 = i < 3 ? 100.0 : 100.0 * (1 << (2 * (i - 2)));
+        rows.push_back(r);
+    }
+    const auto a = analyse_sweep(rows, {}, false, 30);
+    BOOST_TEST(!a.knees.saturation.found);
+    BOOST_TEST(a.knees.saturation.explanation.find("saturation not reached up to 10 req/s") == 0u,
+               a.knees.saturation.explanation);
+    BOOST_TEST_REQUIRE(a.knees.latency.has_value());
+    BOOST_TEST(a.knees.latency->found);
+    sweep_report report;
+    report.analysis = a;
+    const std::string md = sweep_markdown(report);
+    BOOST_TEST(md.find("latency bend |") != std::string::npos, md);
+    BOOST_TEST(md.find("saturation knee |") == std::string::npos, md);
+    BOOST_TEST(md.find("Saturation not reached up to 10 req/s") != std::string::npos, md);
 }

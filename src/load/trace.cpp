@@ -167,6 +167,10 @@ std::int64_t parse_wall_clock_ns(std::string_view field, std::string_view value)
     }
     const std::int64_t s =
         days_from_civil(year, unsigned(month), unsigned(day)) * 86400 + hour * 3600 + minute * 60 + second;
+    // Nanoseconds since 1970 fit int64 until 2262; times outside that would
+    // overflow, and times within it keep every difference between rows in range.
+    constexpr std::int64_t max_s = std::numeric_limits<std::int64_t>::max() / 1'000'000'000 - 1;
+    if (s < 0 || s > max_s) throw fail();
     return s * 1'000'000'000 + frac;
 }
 

@@ -81,8 +81,7 @@ std::size_t utf8_length(std::string_view s) {
 }
 
 chunk_decoder::chunk_decoder()
-    : resource_(arena_, sizeof arena_),
-      parser_(json::storage_ptr(), [] {
+    : parser_(json::storage_ptr(), [] {
           // A server that splits a multi-byte character across chunks should not
           // cost us the chunk's timing; code points are then approximate.
           json::parse_options opt;
@@ -98,8 +97,9 @@ chunk_info chunk_decoder::decode(std::string_view payload) {
         return info;
     }
 
-    resource_.release();
-    parser_.reset(&resource_);
+    parser_.reset();  // drops what the last chunk left, while its resource still lives
+    resource_.emplace(arena_, sizeof arena_);
+    parser_.reset(&*resource_);
     json::error_code ec;
     parser_.write(payload.data(), payload.size(), ec);
     if (ec)

@@ -8,10 +8,12 @@
 
 namespace test_alloc {
 inline std::size_t allocations = 0;
+inline std::size_t largest = 0;  // bytes of the largest allocation so far
 }
 
 [[gnu::noinline]] void* operator new(std::size_t n) {
     ++test_alloc::allocations;
+    if (n > test_alloc::largest) test_alloc::largest = n;
     if (void* p = std::malloc(n ? n : 1)) return p;
     throw std::bad_alloc();
 }

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace openloop {
@@ -69,7 +70,10 @@ private:
     // back to the heap for that call only.
     alignas(std::max_align_t) unsigned char arena_[16 * 1024];
     alignas(std::max_align_t) unsigned char stack_[4 * 1024];
-    boost::json::monotonic_resource resource_;
+    // Made anew for each chunk: Boost 1.81's release() keeps the doubled size
+    // of the next heap block, so each chunk too large for the arena would make
+    // the next one's block twice as large, up to a 2 GiB allocation and beyond.
+    std::optional<boost::json::monotonic_resource> resource_;
     boost::json::parser parser_;
 };
 

@@ -198,6 +198,18 @@ BOOST_AUTO_TEST_CASE(bad_rows_name_file_line_and_field) {
     BOOST_TEST(contains(e, "no-such-file.csv: cannot open"), e);
 }
 
+// Found by test/fuzz/trace_fuzz: a wall-clock year past 2262 overflowed the
+// nanosecond count (undefined behaviour), and one before 1970 could too.
+BOOST_AUTO_TEST_CASE(wall_clock_times_beyond_int64_ns_are_bad_rows) {
+    const std::string header = "TIMESTAMP,ContextTokens,GeneratedTokens\r\n";
+    for (const char* when : {"2823-11-16 18:15:51.2224670", "0001-01-01 00:00:00", "1969-12-31 23:59:59"}) {
+        const std::string e = error_of([&] { parse_trace(header + when + ",1,5\r\n", "x.csv"); });
+        BOOST_TEST((contains(e, "x.csv:2: ") && contains(e, "\"TIMESTAMP\"")), e);
+    }
+    const trace t = parse_trace(header + "1970-01-01 00:00:00,1,5\r\n2262-04-11 00:00:00,1,5\r\n", "x.csv");
+    BOOST_TEST(t.entries.back().at_ns == std::int64_t{106'751} * 86'400 * 1'000'000'000);
+}
+
 BOOST_AUTO_TEST_CASE(bad_rows_can_be_skipped_and_counted) {
     const std::string text =
         "TIMESTAMP,ContextTokens,GeneratedTokens\n"

@@ -445,3 +445,17 @@ BOOST_AUTO_TEST_CASE(steady_state_does_not_allocate) {
     BOOST_TEST(allocations - before == 0u);
     BOOST_TEST(chars == 6000u);
 }
+
+// Found by test/fuzz/chunk_fuzz: every chunk too large for the decoder's arena
+// used to double the heap block the next one got, so a stream of them asked
+// for 2 GiB after 17 chunks and failed with bad_alloc soon after.
+BOOST_AUTO_TEST_CASE(large_chunks_do_not_grow_the_heap_block) {
+    chunk_decoder d;
+    const std::string big = R"({"choices":[{"index":0,"delta":{"content":")" + std::string(40000, 'x') +
+                            R"("},"finish_reason":null}]})";
+    for (int i = 0; i < 64; ++i) {
+        const chunk_info info = d.decode(big);
+        BOOST_TEST_REQUIRE(info.content_chars == 40000u);
+    }
+    BOOST_TEST(test_alloc::largest < std::size_t{1} << 20, "largest allocation " << test_alloc::largest << " bytes");
+}

@@ -1,0 +1,135 @@
+// Writes the fuzz targets' seed corpora, OUT/<target>/, from the recorded
+// vLLM, llama.cpp and simulator streams, the shipped trace slices, the
+// shipped scenarios and request bodies in the shapes clients send. Each seed
+// starts with the control bytes its target reads first.
+// Usage: fuzz_seeds OUT SOURCE_DIR
+
+#include "recorded_streams.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void write(const fs::path& dir, const std::string& name, const std::string& bytes) {
+    fs::create_directories(dir);
+    std::ofstream out(dir / name, std::ios::binary | std::ios::trunc);
+    out << bytes;
+    if (!out) throw std::runtime_error("cannot write seed " + (dir / name).string());
+}
+
+std::string read(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path.string());
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// The first lines of a file: enough for every row shape, small enough to mutate.
+std::string head(const std::string& text, int lines) {
+    std::size_t end = 0;
+    for (int i = 0; i < lines; ++i) {
+        end = text.find('\n', end);
+        if (end == std::string::npos) return text;
+        ++end;
+    }
+    return text.substr(0, end);
+}
+
+std::string bytes(std::initializer_list<unsigned char> control) { return std::string(control.begin(), control.end()); }
+
+// Each event's data, as the chunk decoder receives it.
+std::vector<std::string> payloads(const std::string& stream) {
+    std::vector<std::string> out;
+    for (std::size_t pos = 0; pos < stream.size();) {
+        std::size_t end = stream.find("\n\n", pos);
+        if (end == std::string::npos) end = stream.size();
+        std::string event = stream.substr(pos, end - pos);
+        if (event.rfind("data: ", 0) == 0) out.push_back(event.substr(6));
+        pos = end + 2;
+    }
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    if (argc != 3) {
+        std::cerr << "usage: fuzz_seeds OUT SOURCE_DIR\n";
+        return 2;
+    }
+    const fs::path out = argv[1];
+    const fs::path src = argv[2];
+
+    const std::vector<std::pair<std::string, std::string>> streams{
+        {"vllm_chat", recorded::vllm_chat},
+        {"vllm_completions", recorded::vllm_completions},
+        {"llama_server", recorded::llama_server},
+        {"sim_usage_in_last_chunk", recorded::sim_usage_in_last_chunk},
+        {"sim_comments_no_done", recorded::sim_comments_no_done},
+        {"sim_firehose_no_usage", recorded::sim_firehose_no_usage},
+        {"with_fields", recorded::with_fields},
+        {"vllm_error_mid_stream", recorded::vllm_error_mid_stream},
+        {"sim_bad_chunk", recorded::sim_bad_chunk},
+    };
+    for (const auto& [name, body] : streams) {
+        // sse: default limit, whole / bytewise / 7-byte pieces; and a small limit.
+        write(out / "sse", name, bytes({0, 0}) + body);
+        write(out / "sse", name + "-7", bytes({0, 7}) + body);
+        write(out / "sse", name + "-small", bytes({140, 31}) + body);
+        // response_reader: 200 clean, sliced, torn by the transport, and a 500.
+        write(out / "response_reader", name, bytes({0, 0, 0}) + body);
+        write(out / "response_reader", name + "-13", bytes({0, 0, 13}) + body);
+        write(out / "response_reader", name + "-torn", bytes({0, 130, 5}) + body);
+        write(out / "response_reader", name + "-500", bytes({161, 0, 3}) + body);
+        int i = 0;
+        for (const auto& p : payloads(body)) write(out / "chunk", name + "-" + std::to_string(i++), p);
+    }
+    write(out / "sse", "crlf-bom", bytes({0, 3}) + "\xEF\xBB\xBF" "event: x\r\nid: 1\r\nretry: 50\r\n: hi\r\ndata: a\r\ndata: b\r\n\r\n");
+
+    const fs::path traces = src / "test/data/traces";
+    const std::string mooncake = head(read(traces / "mooncake-conversation/conversation_trace.first600s.jsonl"), 12);
+    const std::string azure = head(read(traces / "azure-conv-2023/AzureLLMInferenceTrace_conv.first2000.csv"), 12);
+    const std::string burstgpt =
+        "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\r\n"
+        "5,ChatGPT,472,18,490,Conversation log\r\n5.25,GPT-4,1000,0,1000,API log\r\n7.000000001,ChatGPT,3,9,12,Conversation log";
+    const std::string log = head(read(src / "test/data/golden/requests.jsonl"), 4);
+    const std::vector<std::pair<std::string, std::string>> trace_seeds{
+        {"mooncake", mooncake}, {"azure", azure}, {"burstgpt", burstgpt}, {"openloop", log}};
+    unsigned char format = 1;  // trace_fuzz's order: auto, mooncake, azure, burstgpt, openloop
+    for (const auto& [name, text] : trace_seeds) {
+        write(out / "trace", name + "-auto", bytes({0, 0}) + text);
+        write(out / "trace", name + "-forced", bytes({format++, 3}) + text);
+        write(out / "trace", name + "-skip-select", bytes({0, 0x2b}) + text);
+    }
+
+    for (const auto& entry : fs::directory_iterator(src / "scenarios")) {
+        const std::string text = read(entry.path());
+        write(out / "scenario", "run-" + entry.path().filename().string(), bytes({0}) + text);
+        write(out / "scenario", "sweep-" + entry.path().filename().string(), bytes({1}) + text);
+    }
+
+    const std::vector<std::pair<std::string, std::string>> requests{
+        {"completion", R"({"model":"openloop-sim","prompt":"one two three","max_tokens":32,"stream":true,)"
+                       R"("stream_options":{"include_usage":true,"continuous_usage_stats":true},"ignore_eos":true})"},
+        {"completion-ids", R"({"prompt":[1,2,3,4],"max_tokens":8,"min_tokens":2,"temperature":0.7,"seed":42})"},
+        {"chat", R"({"model":"openloop-sim","messages":[{"role":"system","content":"be brief"},)"
+                 R"({"role":"user","content":[{"type":"text","text":"a b c"}]}],"max_completion_tokens":16,"stream":true})"},
+        {"bad", R"({"prompt":"a","max_tokens":-1})"},
+    };
+    for (const auto& [name, body] : requests) {
+        write(out / "openai_api", name + "-completions", bytes({0}) + body);
+        write(out / "openai_api", name + "-chat", bytes({1}) + body);
+    }
+    return 0;
+} catch (const std::exception& e) {
+    std::cerr << "fuzz_seeds: " << e.what() << '\n';
+    return 1;
+}

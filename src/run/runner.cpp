@@ -68,7 +68,7 @@ public:
             });
         }
         if (o_.overload_inflight > 0) {
-            net::co_spawn(io_, watch_overload(), [this](std::exception_ptr e) {
+            net::co_spawn(io_, watch_overload(), [](std::exception_ptr e) {
                 if (e) report("the overload watch", e);
             });
         }

@@ -65,7 +65,10 @@ BOOST_AUTO_TEST_CASE(bad_durations_name_the_field_and_the_text) {
         {"1e300", "is too long"},
         {"16667000m", "is too long"},
     };
-    for (const auto& [text, why] : cases) {
+    for (const auto& c : cases) {
+        // Named, not bound: clang 14 cannot capture a structured binding in a lambda.
+        const std::string& text = c.first;
+        const std::string& why = c.second;
         BOOST_TEST_CONTEXT(text) {
             const auto message = error_of([&] { parse_duration_s(text, "--duration"); });
             BOOST_TEST(message.rfind("--duration: '" + text + "' ", 0) == 0u, message);

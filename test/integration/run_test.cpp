@@ -1,4 +1,5 @@
 #define BOOST_TEST_MODULE run
+#include "sanitized.hpp"
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/event.hpp"
@@ -59,8 +60,11 @@ BOOST_AUTO_TEST_CASE(client_agrees_with_server_log) {
         BOOST_TEST(num(r.at("first_token_ns")) >= num(s.at("first_token_ns")));
     }
     BOOST_TEST_MESSAGE("median |TTFT diff| " << median(ttft_diff) << " ms, median |E2E diff| " << median(e2e_diff) << " ms");
-    BOOST_TEST(median(ttft_diff) < 1.0);
-    BOOST_TEST(median(e2e_diff) < 1.0);
+    // The 1 ms agreement is the release build's claim; a sanitized client and
+    // server run several times slower on every read and write.
+    const double agree_ms = openloop_test::sanitized ? 5.0 : 1.0;
+    BOOST_TEST(median(ttft_diff) < agree_ms);
+    BOOST_TEST(median(e2e_diff) < agree_ms);
 
     auto summary = read_json(dir.file("out/summary.json"));
     BOOST_TEST(summary.at("completed").to_number<std::int64_t>() == 60);

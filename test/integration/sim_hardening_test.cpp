@@ -1,4 +1,5 @@
 #define BOOST_TEST_MODULE sim_hardening
+#include "sanitized.hpp"
 #include <boost/test/unit_test.hpp>
 
 // The simulator under requests and clients that once wedged it: numbers that
@@ -124,7 +125,17 @@ BOOST_AUTO_TEST_CASE(non_streaming_clients_that_leave_free_their_slots) {
 // Out of file descriptors, accept fails at once for every queued connection:
 // the loop now backs off (10 ms doubling to 100 ms) instead of spinning a core,
 // and serves again when descriptors are free.
-BOOST_AUTO_TEST_CASE(out_of_descriptors_the_accept_loop_backs_off_and_recovers) {
+// Not in sanitized trees: with every descriptor taken, the sanitizer runtime
+// cannot make the pipe it probes memory with, and UBSan then reports Asio's
+// own eof error category as having an invalid vptr (a false report).
+boost::test_tools::assertion_result descriptors_can_run_out(boost::unit_test::test_unit_id) {
+    boost::test_tools::assertion_result r(!openloop_test::sanitized);
+    r.message() << "sanitizer runtimes need descriptors of their own";
+    return r;
+}
+
+BOOST_AUTO_TEST_CASE(out_of_descriptors_the_accept_loop_backs_off_and_recovers,
+                     *boost::unit_test::precondition(descriptors_can_run_out)) {
     auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
     const pid_t pid = sim.process.pid();
     const rlimit low{64, 64};

@@ -5,6 +5,7 @@
 // records what happened as one JSON line in $OPENLOOP_ROBUSTNESS_OUT (when set)
 // for tools/robustness-report to render into docs/robustness.md.
 
+#include "sanitized.hpp"
 #include "hostile_server.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
@@ -37,17 +38,7 @@ namespace hostile {
 
 // Sanitizer builds run slower and hold shadow memory and a quarantine of
 // freed blocks: their bounds are scaled, and the record says so.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-inline constexpr bool sanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-inline constexpr bool sanitized = true;
-#else
-inline constexpr bool sanitized = false;
-#endif
-#else
-inline constexpr bool sanitized = false;
-#endif
+using openloop_test::sanitized;
 
 inline double wall_bound(double seconds) { return sanitized ? 2 * seconds + 10 : seconds; }
 inline double rss_bound(double mib) { return sanitized ? 4 * mib + 256 : mib; }

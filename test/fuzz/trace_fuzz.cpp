@@ -8,6 +8,7 @@
 
 #include "fuzz_input.hpp"
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/load/trace.hpp"
 
 #include <algorithm>
@@ -40,7 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     openloop::trace t;
     try {
         t = openloop::parse_trace(text, "fuzz.trace", options);
-    } catch (const std::runtime_error& e) {
+    } catch (const openloop::input_error& e) {
+        // Bad input is the user's (exit 2), and names the file.
         FUZZ_CHECK(std::string_view(e.what()).starts_with("fuzz.trace"));
         return 0;
     }

@@ -14,11 +14,11 @@
 #include <vector>
 
 using hostile::hostile_case;
+using hostile::small_rss_mib;
 
 namespace {
 
 constexpr const char* suite = "hostile_sim";
-constexpr double small_rss_mib = 96;
 
 struct sim_case {
     std::string name, input, expected, limits;

@@ -18,21 +18,16 @@ using namespace std::chrono_literals;
 using hostile::connection;
 using hostile::hostile_case;
 using hostile::request;
+using hostile::five;
+using hostile::small_rss_mib;
+using hostile::operator+;
 
 namespace {
 
 constexpr const char* suite = "hostile_stream";
 
-// A small run's fixed cost is ~80 MiB (the 48 MiB event ring, the
-// histograms); a connection adds what its buffers hold.
-constexpr double small_rss_mib = 96;
 
-const std::vector<std::string> five = {"--rate", "20", "--num-requests", "5"};
 
-std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
 
 std::int64_t summary_int(const hostile_case& k, std::string_view key) {
     const auto* v = k.observed().summary.if_contains(key);

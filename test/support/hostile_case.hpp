@@ -255,4 +255,16 @@ private:
     std::vector<std::string> failures_;
 };
 
+// A small run's fixed cost is ~80 MiB (the 48 MiB event ring, the
+// histograms); a connection adds what its buffers hold.
+inline constexpr double small_rss_mib = 96;
+
+// Five requests at 20/s: sent within a quarter second.
+inline const std::vector<std::string> five = {"--rate", "20", "--num-requests", "5"};
+
+inline std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
 }  // namespace hostile

@@ -13,6 +13,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <cmath>
 #include <ctime>
 #include <iostream>
 #include <sstream>
@@ -41,6 +42,10 @@ po::options_description sweep_option_group() {
         ("max-stages", po::value<std::size_t>()->default_value(24), "stages at most")
         ("stage-duration", po::value<std::string>()->default_value("30s"),
          "measured window per stage, at least; a stage also runs until it has --min-samples requests")
+        ("stage-extension", po::value<double>()->default_value(4.0),
+         "open loop: a stage also lasts at least 10 of its E2Es, then runs on, up to this many times that "
+         "minimum, until its queue either grew beyond doubt or is shown not to grow by 10 % of the rate; "
+         "1 = never extend (an undecided stage is flagged)")
         ("min-samples", po::value<std::uint64_t>()->default_value(0),
          "measured requests per stage, at least; 0 = enough for a bounded 95% confidence interval of the "
          "highest percentile in the SLOs (368 for p99)")
@@ -100,6 +105,9 @@ void fill_sweep_options(const po::variables_map& vm, sweep_command& cmd) {
     if (o.max_stages < 1) throw usage_error("sweep: --max-stages must be at least 1");
     o.min_samples = vm["min-samples"].as<std::uint64_t>();
     o.abort_inflight = vm["abort-inflight"].as<std::size_t>();
+    o.max_extension = vm["stage-extension"].as<double>();
+    if (!(o.max_extension >= 1) || !std::isfinite(o.max_extension))
+        throw usage_error("sweep: --stage-extension must be at least 1, got " + std::to_string(o.max_extension));
     // A sweep stage always warms up: its measured window must start in steady state.
     o.warmup_s = vm["warmup"].defaulted() ? 5.0 : o.base.warmup_s;
     if (o.stage_s <= 0) throw usage_error("sweep: --stage-duration must be positive");

@@ -2,6 +2,7 @@
 
 #include "openloop/results/number_text.hpp"
 
+#include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
@@ -88,12 +89,20 @@ queue_trend judge_queue(const std::vector<double>& samples, double step_s, doubl
     }
     const bool material = q.growth >= o.min_growth;
     q.growing = q.p < o.alpha && material;
+    q.growth_sd = std::sqrt(std::max(0.0, var_diff));
+    // Overload by `resolution` would gain that share of the rate every second
+    // between the thirds' centres, two thirds of the window apart.
+    const double overload_growth = o.resolution * o.rate * 2 * q.window_s / 3;
+    const double z = boost::math::quantile(boost::math::complement(boost::math::normal(), o.alpha));
+    q.overload_excluded = o.rate > 0 && q.growth + z * q.growth_sd < overload_growth;
+    const std::string span = fmt("%.1f", q.first) + " → " + fmt("%.1f", q.last) + " over " + fmt("%.0f", q.window_s) + " s";
     if (q.growing) {
-        q.evidence = "in flight grew " + fmt("%.1f", q.first) + " → " + fmt("%.1f", q.last) + " over " +
-                     fmt("%.0f", q.window_s) + " s (" + p_text(q.p) + ")";
+        q.evidence = "in flight grew " + span + " (" + p_text(q.p) + ")";
+    } else if (q.overload_excluded) {
+        q.evidence = "in flight " + span + ", no significant growth (" + p_text(q.p) + "; " +
+                     fmt("%.0f", o.resolution * 100) + " % overload excluded)";
     } else {
-        q.evidence = "in flight " + fmt("%.1f", q.first) + " → " + fmt("%.1f", q.last) + " over " +
-                     fmt("%.0f", q.window_s) + " s, no significant growth (" + p_text(q.p) + ")";
+        q.evidence = "in flight " + span + ", no significant growth (" + p_text(q.p) + ")";
     }
     return q;
 }

@@ -167,7 +167,10 @@ json::object to_json(const stage_row& row) {
                               {"batches", row.queue.batches}, {"window_s", row.queue.window_s},
                               {"mean", row.queue.mean},     {"first", row.queue.first},
                               {"last", row.queue.last},     {"growth", row.queue.growth},
-                              {"p", row.queue.p},           {"evidence", row.queue.evidence}};
+                              {"p", row.queue.p},           {"growth_sd", row.queue.growth_sd},
+                              {"overload_excluded", row.queue.overload_excluded},
+                              {"evidence", row.queue.evidence}};
+    o["undecided"] = row.undecided;
     o["saturated"] = row.saturated;
     o["saturation_evidence"] = row.saturation_evidence();
     o["aborted"] = row.aborted;
@@ -230,6 +233,9 @@ stage_row stage_row_from_json(const json::object& o) {
     row.queue.last = q.number("last");
     row.queue.growth = q.number("growth");
     row.queue.p = q.number("p");
+    row.queue.growth_sd = q.number("growth_sd");
+    row.queue.overload_excluded = q.flag("overload_excluded");
+    row.undecided = r.flag("undecided");
     row.queue.evidence = q.text("evidence");
     row.saturated = r.flag("saturated");
     row.aborted = r.flag("aborted");

@@ -79,7 +79,8 @@ std::vector<double> window_inflight(const run_stats& st) {
 std::string stage_row::saturation_evidence() const {
     const std::string ratio = follow_ratio ? ", answered " + fmt("%.2f", *follow_ratio) + " of sent" : std::string();
     if (aborted) return "overloaded: in flight passed the abort bound" + ratio;
-    if (queue.judged) return (saturated ? "saturated: " : "not saturated: ") + queue.evidence + ratio;
+    const std::string open = undecided ? "; undecided at the longest stage window" : "";
+    if (queue.judged) return (saturated ? "saturated: " : "not saturated: ") + queue.evidence + ratio + open;
     return (saturated ? "saturated: " : "not saturated: ") + std::string("no in-flight trend") + ratio;
 }
 
@@ -162,7 +163,9 @@ stage_row make_stage_row(std::size_t index, double offered_rate, int concurrency
         // would stretch the batches of the very stage it should convict.
         double tau_ms = row.e2e.mean.value_or(0);
         if (base_e2e_ms > 0) tau_ms = std::min(tau_ms, 2 * base_e2e_ms);
-        row.queue = judge_queue(window_inflight(st), static_cast<double>(st.inflight_step_ns) / 1e9, tau_ms / 1000.0);
+        queue_trend_options qo;
+        qo.rate = sent_rate;
+        row.queue = judge_queue(window_inflight(st), static_cast<double>(st.inflight_step_ns) / 1e9, tau_ms / 1000.0, qo);
     }
     row.saturated = row.queue.judged ? row.queue.growing : !row.follows;
     row.aborted = overloaded;

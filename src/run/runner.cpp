@@ -67,6 +67,11 @@ public:
                 schedule_done();
             });
         }
+        if (stage_end_) {
+            net::co_spawn(io_, watch_stage(), [](std::exception_ptr e) {
+                if (e) report("the stage's queue watch", e);
+            });
+        }
         if (o_.overload_inflight > 0) {
             net::co_spawn(io_, watch_overload(), [](std::exception_ptr e) {
                 if (e) report("the overload watch", e);
@@ -75,6 +80,8 @@ public:
     }
 
     bool overloaded() const { return overloaded_; }
+    bool stage_undecided() const { return stage_end_ && !stage_end_->decided(); }
+    double stage_window_s() const { return stage_window_s_; }
     // Empty unless the run stopped early (fail_fast.hpp): then why.
     const std::string& stop_reason() const { return stop_reason_; }
 
@@ -135,10 +142,21 @@ private:
         return count || time;
     }
 
+    // Past the measured window: the run's bounds, or a sweep stage's end rule.
+    bool stage_done(std::int64_t offset_ns, std::uint64_t measured) {
+        if (!stage_end_) return past_bounds(offset_ns, measured);
+        if (measured == 0) return false;
+        stage_window_s_ = static_cast<double>(offset_ns - first_offset_) / 1e9;
+        return stage_end_->done(stage_window_s_, measured);
+    }
+
     net::awaitable<void> one(std::uint64_t index, prepared_request p, std::int64_t intended, std::int64_t flags) {
         note_send();
         const request_end end = co_await client_.run(index, p, intended, flags);
         note_end(intended, end);
+        if (stage_end_ && (flags & flag_warmup) == 0 && end.failure == error_class::none) {
+            stage_end_->completed(static_cast<double>(to_ns(steady::now()) - intended) / 1e9);
+        }
         maybe_finish();
     }
 
@@ -162,7 +180,7 @@ private:
                 offset = *next;
             }
             const bool warm = is_warmup(offset, index);
-            if (!warm && past_bounds(offset, measured)) break;
+            if (!warm && stage_done(offset, measured)) break;
             prepared_request p = prepare(spec, index);
             timer_.expires_at(origin_ + std::chrono::nanoseconds(offset));
             co_await timer_.async_wait();
@@ -238,6 +256,19 @@ private:
                 client_.close_all();
                 maybe_finish();
             }
+        }
+    }
+
+    // The in-flight count on the stage rule's step, from the first measured send.
+    net::awaitable<void> watch_stage() {
+        steady_timer tick(io_);
+        const auto step = std::chrono::nanoseconds(static_cast<std::int64_t>(o_.stage_end->step_s * 1e9));
+        auto at = steady::now() + step;
+        while (scheduling_ && !stopping_) {
+            tick.expires_at(at);
+            co_await tick.async_wait();
+            if (offered_ > 0) stage_end_->sample(client_.in_flight());
+            at += step;
         }
     }
 
@@ -338,6 +369,8 @@ private:
     std::uint64_t measured_ = 0;
     std::int64_t first_send_ns_ = 0;
     std::int64_t longest_ns_ = 0;
+    std::optional<stage_end> stage_end_ = o_.stage_end ? std::optional<stage_end>(*o_.stage_end) : std::nullopt;
+    double stage_window_s_ = 0;
     double drain_s_ = 0;  // the drain limit armed; 0: none (nothing was left in flight, or Ctrl-C)
     int workers_ = 0;
     bool scheduling_ = true;
@@ -461,6 +494,8 @@ run_outcome run_load(const run_options& o) {
     stats.messages = cl.messages();
     out.interrupted = run.interrupted();
     out.overloaded = run.overloaded();
+    out.stage_undecided = run.stage_undecided();
+    out.stage_window_s = run.stage_window_s();
     out.stopped_early = !run.stop_reason().empty();
 
     run_context ctx;

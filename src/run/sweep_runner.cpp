@@ -97,6 +97,15 @@ sweep_result run_sweep(const sweep_options& opt) {
             o.duration_s = 0;
             o.num_requests = std::max<std::uint64_t>(min_samples, static_cast<std::uint64_t>(concurrency) * 4);
         }
+        if (!closed) {
+            stage_end_options se;
+            se.min_s = opt.stage_s;
+            se.min_requests = min_samples;
+            se.rate = rate;
+            se.base_e2e_s = e2e_base_s;
+            se.max_extension = opt.max_extension;
+            o.stage_end = se;
+        }
         o.steady_throughput = true;
         if (opt.base.drain_s == 0) o.drain_s = std::max(30.0, 4 * warmup);
         o.overload_inflight = opt.abort_inflight > 0
@@ -122,11 +131,16 @@ sweep_result run_sweep(const sweep_options& opt) {
         stage_row row = make_stage_row(index, rate, concurrency, outcome.result, outcome.overloaded, opt.slos,
                                        opt.follow_ratio, e2e_base_s * 1000);
         row.dir = dir;
+        row.undecided = outcome.stage_undecided;
         row.warmup_s = warmup;
         std::fprintf(stderr, "  -> achieved %.3g req/s, TTFT p99 %s ms, E2E p99 %s ms, %llu errors: %s; %s\n",
                      row.achieved_rate, cell(row.ttft.p99).c_str(), cell(row.e2e.p99, "%.0f").c_str(),
                      static_cast<unsigned long long>(row.failed), row.verdict.c_str(),
                      row.saturation_evidence().c_str());
+        if (row.undecided) {
+            std::fprintf(stderr, "  (undecided: after %.0f s the queue neither grew beyond doubt nor was shown steady; "
+                                 "--stage-extension allows longer)\n", outcome.stage_window_s);
+        }
         if (index == 0) e2e_base_s = row.e2e.p50.value_or(0) / 1000.0;
         // The next stage's warm-up should cover this stage's latency, so the
         // measured window starts in steady state.

@@ -14,6 +14,11 @@
 // line): near capacity a stable queue wanders for far longer than one E2E,
 // and batches that short would call its wandering growth. A significant rise
 // must also be material (min_growth requests).
+//
+// Not growing is a verdict only when growth as fast as `resolution` of the
+// rate (requests gained per second) is excluded at the same confidence:
+// otherwise the window was too short to tell, and the sweep extends the
+// stage (run/stage_end).
 
 #include <cstddef>
 #include <string>
@@ -26,6 +31,8 @@ struct queue_trend_options {
     double min_growth = 2;          // requests the last third holds over the first, at least
     std::size_t min_batches = 9;
     std::size_t max_batches = 30;
+    double rate = 0;           // requests per second offered; 0: no overload is excluded
+    double resolution = 0.05;  // the overload (share of the rate) that overload_excluded rules out
 };
 
 struct queue_trend {
@@ -38,6 +45,8 @@ struct queue_trend {
     double last = 0;        // ... and its last third
     double growth = 0;      // last - first: requests the queue gained
     double p = 1;           // one-sided p-value of a rise
+    double growth_sd = 0;   // the standard deviation of growth under a stationary queue
+    bool overload_excluded = false;  // growth at options.resolution x rate is ruled out
     std::string evidence;   // one line with the numbers, e.g. "in flight grew 3.1 → 14.7 (p < 0.001)"
 };
 

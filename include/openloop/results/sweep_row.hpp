@@ -68,6 +68,7 @@ struct stage_row {
     double deficit = 0;  // (sent - answered) x window: requests still queued
     bool follows = true;  // answered / sent within noise of 1: evidence beside the queue
     queue_trend queue;    // the in-flight trend over the window (open loop)
+    bool undecided = false;  // the stage ran to its longest window without a decided queue verdict
     // The queue grew (or, without a judged trend, throughput did not follow):
     // the one saturation rule the planner and the report share.
     bool saturated = false;

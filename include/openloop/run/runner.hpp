@@ -8,11 +8,13 @@
 #include "openloop/load/workload.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/run/environment.hpp"
+#include "openloop/run/stage_end.hpp"
 
 #include <boost/json/object.hpp>
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +50,9 @@ struct run_options {
     double duration_s = 0;          // measured window; 0: no time bound
     std::uint64_t num_requests = 0; // measured requests; 0: no count bound
     bool all_bounds = false;        // stop when every bound is met (a sweep stage), not the first
+    // A sweep stage: sends until stage_end says the window can be judged
+    // (its minimums replace duration_s and num_requests).
+    std::optional<stage_end_options> stage_end;
     double warmup_s = 0;
     std::uint64_t warmup_requests = 0;
     std::size_t max_inflight = 10'000;
@@ -82,6 +87,10 @@ struct run_outcome {
     // Stopped within seconds: the first requests all failed the same
     // non-retryable way (fail_fast.hpp); the reason is context.partial_reason.
     bool stopped_early = false;
+    // A sweep stage (run_options::stage_end) that ran to its longest window
+    // without its queue verdict being decided.
+    bool stage_undecided = false;
+    double stage_window_s = 0;  // how long the stage sent, measured
 };
 
 // Runs to completion (or interruption) on the calling thread; throws

@@ -27,6 +27,8 @@ struct sweep_options {
     double stage_s = 30;            // measured window per stage, at least
     std::uint64_t min_samples = 0;  // measured requests per stage, at least; 0: enough for a bounded
                                     // 95 % CI of the highest percentile in the SLOs (p99 when none)
+    double max_extension = 4;       // open loop: a stage runs on, up to this many times its minimum
+                                    // window, until its queue verdict is decided (run/stage_end)
     double warmup_s = 5;            // per stage, at least; grows with the last stage's E2E p90
     double cooldown_s = 2;
     std::size_t abort_inflight = 0; // 0: derived from the rate and the low-load latency

@@ -88,3 +88,16 @@ BOOST_AUTO_TEST_CASE(rejects_bad_arguments) {
     BOOST_CHECK_THROW(judge_queue({1, 2}, 0.1, -1), std::invalid_argument);
     BOOST_CHECK_THROW(judge_queue({1, 2}, 0.1, std::nan("")), std::invalid_argument);
 }
+
+BOOST_AUTO_TEST_CASE(a_steady_queue_excludes_overload_only_with_a_rate_and_a_long_enough_window) {
+    const auto flat = stationary(600, 20, 5, 3);  // 60 s
+    queue_trend_options o;
+    BOOST_TEST(!judge_queue(flat, 0.1, 0.5, o).overload_excluded);  // no rate: nothing to exclude
+    o.rate = 10;  // 5 % overload gains 0.5 requests a second: 20 between the thirds
+    const auto q = judge_queue(flat, 0.1, 0.5, o);
+    BOOST_TEST(!q.growing);
+    BOOST_TEST(q.overload_excluded);
+    BOOST_TEST(contains(q.evidence, "5 % overload excluded"));
+    const std::vector<double> short_window(flat.begin(), flat.begin() + 30);  // 3 s: 1 request, inside the noise
+    BOOST_TEST(!judge_queue(short_window, 0.1, 0.5, o).overload_excluded);
+}

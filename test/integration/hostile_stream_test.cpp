@@ -201,6 +201,14 @@ BOOST_AUTO_TEST_CASE(error_mid_stream_vllm) {
         "This model's maximum context length is 32768 tokens.");
 }
 
+BOOST_AUTO_TEST_CASE(error_mid_stream_llama_cpp) {
+    error_mid_stream("error_mid_stream_llama_cpp",
+                     "200 SSE: one content chunk, then llama.cpp's `error: {...}` line (not a data line) and [DONE]",
+                     R"(error: {"code":400,"message":"the request exceeds the available context size, try increasing it",)"
+                     R"("type":"exceed_context_size_error"})" "\n\n" + std::string(hostile::done_event),
+                     "the request exceeds the available context size, try increasing it");
+}
+
 BOOST_AUTO_TEST_CASE(error_mid_stream_event_type) {
     error_mid_stream("error_mid_stream_event_type",
                      "200 SSE: one content chunk, then `event: error` with a plain-text payload",

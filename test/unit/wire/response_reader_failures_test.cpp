@@ -49,6 +49,12 @@ BOOST_AUTO_TEST_CASE(an_error_in_the_stream_keeps_the_servers_message) {
     const std::string typed = content_chunk + "event: error\ndata: upstream went away\n\n" + "data: [DONE]\n\n";
     BOOST_TEST(message_of(typed) == "upstream went away");
     check_splits(200, typed);
+    // llama.cpp's `error:` line and the [DONE] after it: a failure, not a completion.
+    const std::string llama = content_chunk +
+                              "error: {\"code\":400,\"message\":\"the request exceeds the available context size\","
+                              "\"type\":\"exceed_context_size_error\"}\n\ndata: [DONE]\n\n";
+    BOOST_TEST(message_of(llama) == "the request exceeds the available context size");
+    check_splits(200, llama);
     // A huge error event is kept only up to the cap.
     const fed big = feed_whole(200, content_chunk + "data: {\"error\":\"" + std::string(3 * error_body_cap, 'e') + "\"}\n\n");
     BOOST_TEST(big.outcome == error_class::server_error);

@@ -6,6 +6,7 @@
 #include "openloop/measure/ring.hpp"
 #include "openloop/run/drain.hpp"
 #include "openloop/run/fail_fast.hpp"
+#include "openloop/run/request_body.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/wire/client.hpp"
 
@@ -36,16 +37,8 @@ std::int64_t to_ns(steady::time_point t) {
 class load_run {
 public:
     load_run(const run_options& o, const client_options& co, net::io_context& io, client& cl, workload& w)
-        : o_(o), co_(co), io_(io), client_(cl), workload_(w), timer_(io), grace_(io), signals_(io, SIGINT, SIGTERM),
-          chat_(o.endpoint == "chat") {
-        if (!o.extra_body.empty()) {
-            json::error_code ec;
-            auto extra = json::parse(o.extra_body, ec);
-            if (ec || !extra.is_object())
-                throw std::runtime_error("--extra-body must be a JSON object, e.g. '{\"top_p\": 0.9}'");
-            extra_ = extra.as_object();
-        }
-    }
+        : o_(o), co_(co), io_(io), client_(cl), workload_(w), body_(o), timer_(io), grace_(io),
+          signals_(io, SIGINT, SIGTERM) {}
 
     void start(std::string model) {
         model_ = std::move(model);
@@ -95,34 +88,10 @@ public:
     double drain_s() const { return drain_s_; }
 
 private:
-    // The request body, prepared before its send time.
+    // The request's bytes, prepared before its send time.
     prepared_request prepare(const request_spec& spec, std::uint64_t index) {
-        json::object body = extra_;
-        body["model"] = model_;
-        if (chat_) {
-            body["messages"] = json::array{json::object{{"role", "user"}, {"content", spec.prompt}}};
-        } else if (!spec.prompt_ids.empty()) {
-            json::array ids;
-            ids.reserve(spec.prompt_ids.size());
-            for (const auto id : spec.prompt_ids) ids.emplace_back(id);
-            body["prompt"] = std::move(ids);
-        } else {
-            body["prompt"] = spec.prompt;
-        }
-        body["max_tokens"] = spec.max_tokens;
-        if (!extra_.contains("temperature")) body["temperature"] = o_.temperature;
-        if (o_.sampling_seed >= 0 && !extra_.contains("seed")) body["seed"] = o_.sampling_seed;
-        if (o_.ignore_eos) {
-            // min_tokens holds the length where a server honours it but not ignore_eos.
-            body["ignore_eos"] = true;
-            if (!extra_.contains("min_tokens")) body["min_tokens"] = spec.max_tokens;
-        }
-        body["stream"] = true;
-        json::object so{{"include_usage", true}};
-        if (o_.continuous_usage) so["continuous_usage_stats"] = true;
-        if (!extra_.contains("stream_options")) body["stream_options"] = std::move(so);
         prepared_request p;
-        p.bytes = build_http_request(co_, o_.request_id_prefix + std::to_string(index), json::serialize(body));
+        p.bytes = build_http_request(co_, o_.request_id_prefix + std::to_string(index), body_.json(spec, model_));
         p.input_tokens = spec.input_tokens;
         p.max_tokens = spec.max_tokens;
         return p;
@@ -355,12 +324,11 @@ private:
     net::io_context& io_;
     client& client_;
     workload& workload_;
+    const request_body body_;
     steady_timer timer_;
     steady_timer grace_;
     net::signal_set signals_;
-    json::object extra_;
     std::string model_;
-    const bool chat_;
     steady::time_point origin_ = steady::now();
     std::uint64_t next_index_ = 0;
     std::uint64_t offered_ = 0;

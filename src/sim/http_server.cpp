@@ -5,6 +5,7 @@
 #include "openloop/measure/clock.hpp"
 #include "openloop/sim/engine_runner.hpp"
 #include "openloop/sim/event_writer.hpp"
+#include "openloop/sim/listener.hpp"
 #include "openloop/sim/metrics.hpp"
 #include "openloop/sim/openai_api.hpp"
 #include "openloop/sim/request_log.hpp"
@@ -22,8 +23,8 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <optional>
-#include <stdexcept>
 
 namespace openloop {
 
@@ -37,36 +38,19 @@ using tcp = net::ip::tcp;
 class http_server::impl {
 public:
     impl(net::io_context& io, sim_config cfg)
-        : io_(io), cfg_(std::move(cfg)), runner_(io, cfg_.model), log_(cfg_.log_path) {
-        if (!cfg_.tls_cert.empty() || !cfg_.tls_key.empty()) {
-            if (cfg_.tls_cert.empty() || cfg_.tls_key.empty())
-                throw std::runtime_error("sim: --tls-cert and --tls-key go together");
-            tls_.emplace(ssl::context::tls_server);
-            boost::system::error_code ec;
-            tls_->use_certificate_chain_file(cfg_.tls_cert, ec);
-            if (ec) throw std::runtime_error("sim: cannot load certificate " + cfg_.tls_cert + ": " + ec.message());
-            tls_->use_private_key_file(cfg_.tls_key, ssl::context::pem, ec);
-            if (ec) throw std::runtime_error("sim: cannot load private key " + cfg_.tls_key + ": " + ec.message());
-        }
+        : io_(io), cfg_(std::move(cfg)), runner_(io, cfg_.model), log_(cfg_.log_path), tls_(server_tls_context(cfg_)) {
         model_json_ = json::serialize(json::value(cfg_.served_model_name));
     }
 
     void start() {
-        boost::system::error_code ec;
-        auto address = net::ip::make_address(cfg_.host, ec);
-        if (ec) throw std::runtime_error("sim: bad --host '" + cfg_.host + "': " + ec.message());
-        tcp_acceptor acceptor(io_);
-        tcp::endpoint ep(address, cfg_.port);
-        acceptor.open(ep.protocol());
-        acceptor.set_option(net::socket_base::reuse_address(true));
-        acceptor.bind(ep, ec);
-        if (ec) throw std::runtime_error("sim: cannot bind " + cfg_.host + ":" + std::to_string(cfg_.port) + ": " + ec.message());
-        acceptor.listen(net::socket_base::max_listen_connections);
+        tcp_acceptor acceptor = open_listener(io_, cfg_);
         const auto port = acceptor.local_endpoint().port();
         std::printf("openloop-sim listening on %s://%s:%u\n", tls_ ? "https" : "http",
-                    address.is_v6() ? ("[" + cfg_.host + "]").c_str() : cfg_.host.c_str(), unsigned(port));
+                    acceptor.local_endpoint().address().is_v6() ? ("[" + cfg_.host + "]").c_str() : cfg_.host.c_str(),
+                    unsigned(port));
         std::fflush(stdout);
-        net::co_spawn(io_, accept_loop(std::move(acceptor)), rethrow);
+        std::function<void(tcp_socket)> serve = [this](tcp_socket socket) { serve_connection(std::move(socket)); };
+        net::co_spawn(io_, accept_loop(std::move(acceptor), counters_, std::move(serve)), rethrow);
         if (!cfg_.model.firehose) runner_.start();
     }
 
@@ -85,42 +69,11 @@ private:
         }
     }
 
-    // Out of descriptors (or kernel memory) the connection stays queued and
-    // accept fails again at once: without a pause the loop spins a core.
-    static bool out_of_resources(const boost::system::error_code& ec) {
-        return ec == net::error::no_descriptors || ec == boost::system::errc::too_many_files_open_in_system ||
-               ec == net::error::no_buffer_space || ec == net::error::no_memory;
-    }
-
-    net::awaitable<void> accept_loop(tcp_acceptor acceptor) {
-        steady_timer backoff(io_);
-        std::chrono::milliseconds pause{0};  // 0: not in an episode of exhaustion
-        for (;;) {
-            auto [ec, socket] = co_await acceptor.async_accept();
-            if (ec == net::error::operation_aborted) co_return;
-            if (out_of_resources(ec)) {
-                // Back off 10 ms doubling to 100 ms while connections already
-                // open keep being served and free descriptors as they close.
-                if (pause.count() == 0) {
-                    std::fprintf(stderr, "openloop sim: cannot accept (%s): pausing new connections until one closes\n",
-                                 ec.message().c_str());
-                    pause = std::chrono::milliseconds(10);
-                } else {
-                    pause = std::min(pause * 2, std::chrono::milliseconds(100));
-                }
-                ++counters_.accept_pauses;
-                backoff.expires_after(pause);
-                co_await backoff.async_wait();
-                continue;
-            }
-            if (ec) continue;  // one failed connection (e.g. reset while queued): keep serving the others
-            pause = std::chrono::milliseconds(0);
-            socket.set_option(tcp::no_delay(true), ec);
-            if (tls_) {
-                net::co_spawn(io_, session(tls_stream(std::move(socket), *tls_)), report);
-            } else {
-                net::co_spawn(io_, session(tcp_stream(std::move(socket))), report);
-            }
+    void serve_connection(tcp_socket socket) {
+        if (tls_) {
+            net::co_spawn(io_, session(tls_stream(std::move(socket), *tls_)), report);
+        } else {
+            net::co_spawn(io_, session(tcp_stream(std::move(socket))), report);
         }
     }
 

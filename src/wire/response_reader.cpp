@@ -49,11 +49,16 @@ event response_reader::on_headers(int status, std::string_view content_type, std
     return event{t_ns, 0, request_, status, 0, event_kind::headers};
 }
 
-bool response_reader::on_data(std::string_view data, std::int64_t t_ns, event& out) {
+bool response_reader::on_data(const sse_event& ev, std::int64_t t_ns, event& out) {
     // The first failure decides; after [DONE] the stream has said everything.
     if (stream_failure_ != error_class::none || saw_done_) return false;
     saw_data_ = true;
-    const chunk_info info = decoder_.decode(data);
+    // `event: error` says what its payload is, whatever shape that has.
+    if (ev.type == "error") {
+        fail_in_stream(ev.data);
+        return false;
+    }
+    const chunk_info info = decoder_.decode(ev.data);
     if (info.finished) saw_finish_ = true;
     if (info.has_usage) {
         // completion_tokens is cumulative wherever it appears: one that goes
@@ -88,13 +93,20 @@ bool response_reader::on_data(std::string_view data, std::int64_t t_ns, event& o
         saw_done_ = true;
         done_ns_ = t_ns;
         return false;
-    case chunk_kind::error: stream_failure_ = error_class::server_error; return false;
+    case chunk_kind::error: fail_in_stream(ev.data); return false;
     case chunk_kind::malformed: stream_failure_ = error_class::bad_chunk; return false;
     case chunk_kind::role_only:
     case chunk_kind::usage_only:
     case chunk_kind::empty: return false;
     }
     return false;
+}
+
+// The server's own words are all the results can show of why the request
+// failed: this copy is the error path's, never a content chunk's.
+void response_reader::fail_in_stream(std::string_view payload) {
+    stream_failure_ = error_class::server_error;
+    body_.assign(payload.substr(0, error_body_cap));
 }
 
 void response_reader::keep_body(std::string_view bytes) {

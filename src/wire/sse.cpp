@@ -121,6 +121,18 @@ std::size_t sse_parser::advance(std::string_view bytes) {
     return pos;
 }
 
+void sse_parser::append_data(std::string_view value) {
+    const std::size_t size = data_.size() + (data_seen_ ? 1 : 0) + value.size();
+    if (size > max_event_bytes_) {
+        fail(sse_error::event_too_large);
+        return;
+    }
+    if (data_seen_)
+        data_ += '\n';
+    data_.append(value);
+    data_seen_ = true;
+}
+
 void sse_parser::process_line(std::string_view line) {
     // Checked per line as well as per event so that the verdict does not depend
     // on where the slices were split.
@@ -154,15 +166,13 @@ void sse_parser::process_line(std::string_view line) {
     }
 
     if (field == "data") {
-        const std::size_t size = data_.size() + (data_seen_ ? 1 : 0) + value.size();
-        if (size > max_event_bytes_) {
-            fail(sse_error::event_too_large);
-            return;
-        }
-        if (data_seen_)
-            data_ += '\n';
-        data_.append(value);
-        data_seen_ = true;
+        append_data(value);
+    } else if (field == "error") {
+        // llama.cpp writes an error in the stream as an `error: {...}` line,
+        // a field the spec ignores, and then `data: [DONE]`: ignored, the
+        // failed request would read as completed.
+        event_type_.assign("error");
+        append_data(value);
     } else if (field == "event") {
         event_type_.assign(value);
     } else if (field == "id") {

@@ -26,12 +26,24 @@ namespace {
 
 constexpr const char* suite = "hostile_stream";
 
-
-
-
 std::int64_t summary_int(const hostile_case& k, std::string_view key) {
     const auto* v = k.observed().summary.if_contains(key);
     return v && v->is_number() ? v->to_number<std::int64_t>() : -1;
+}
+
+// summary.json's error_messages keeps text among the messages of cls.
+bool kept_message(const hostile_case& k, std::string_view cls, std::string_view text) {
+    const auto* all = k.observed().summary.if_contains("error_messages");
+    if (!all || !all->is_array()) return false;
+    for (const auto& entry : all->get_array()) {
+        const auto* o = entry.if_object();
+        const auto* c = o ? o->if_contains("class") : nullptr;
+        const auto* messages = o ? o->if_contains("messages") : nullptr;
+        if (!c || !c->is_string() || c->get_string() != cls || !messages || !messages->is_array()) continue;
+        for (const auto& m : messages->get_array())
+            if (m.is_string() && m.get_string() == text) return true;
+    }
+    return false;
 }
 
 // One content chunk every 2 ms, forever.
@@ -163,16 +175,44 @@ BOOST_AUTO_TEST_CASE(finish_without_done) {
     k.server_saw(srv);
 }
 
-BOOST_AUTO_TEST_CASE(error_mid_stream) {
-    hostile::server srv(sse([] {
-        return hostile::role_event() + hostile::content_event() +
-               hostile::event(R"({"error":{"message":"engine crashed","type":"internal_error","code":500}})");
-    }));
-    hostile_case k({suite, "error_mid_stream", "200 SSE: one content chunk, then an error object", "server_error",
-                    "the error event", 10, small_rss_mib});
+// One content chunk, then an error event: every request fails in
+// server_error, and summary.json keeps the server's own message.
+void error_mid_stream(const std::string& name, const std::string& input, const std::string& error_event,
+                      const std::string& message) {
+    hostile::server srv(sse([error_event] { return hostile::role_event() + hostile::content_event() + error_event; }));
+    hostile_case k({suite, name, input, "server_error", "the error event; its message kept", 10, small_rss_mib});
     k.run(srv.url(), five);
     k.expect_outcome(5);
+    k.check(kept_message(k, "server_error", message), "error_messages keeps \"" + message + "\"");
     k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(error_mid_stream_object) {
+    error_mid_stream("error_mid_stream", "200 SSE: one content chunk, then an error object",
+                     hostile::event(R"({"error":{"message":"engine crashed","type":"internal_error","code":500}})"),
+                     "engine crashed");
+}
+
+BOOST_AUTO_TEST_CASE(error_mid_stream_vllm) {
+    error_mid_stream(
+        "error_mid_stream_vllm", "200 SSE: one content chunk, then vLLM's error event (BadRequestError, code 400)",
+        hostile::event(R"({"error":{"object":"error","message":"This model's maximum context length is 32768 tokens.",)"
+                       R"("type":"BadRequestError","param":null,"code":400}})"),
+        "This model's maximum context length is 32768 tokens.");
+}
+
+BOOST_AUTO_TEST_CASE(error_mid_stream_llama_cpp) {
+    error_mid_stream("error_mid_stream_llama_cpp",
+                     "200 SSE: one content chunk, then llama.cpp's `error: {...}` line (not a data line) and [DONE]",
+                     R"(error: {"code":400,"message":"the request exceeds the available context size, try increasing it",)"
+                     R"("type":"exceed_context_size_error"})" "\n\n" + std::string(hostile::done_event),
+                     "the request exceeds the available context size, try increasing it");
+}
+
+BOOST_AUTO_TEST_CASE(error_mid_stream_event_type) {
+    error_mid_stream("error_mid_stream_event_type",
+                     "200 SSE: one content chunk, then `event: error` with a plain-text payload",
+                     "event: error\ndata: upstream connection lost\n\n", "upstream connection lost");
 }
 
 // Absurd usage: the request completes, its usage is not believed (bad_usage),

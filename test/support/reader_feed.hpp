@@ -41,6 +41,7 @@ struct fed {
     bool finished = false;
     bool at_body_end = false;
     int status = 0;
+    std::string kept;  // kept_body()
 };
 
 inline std::ostream& operator<<(std::ostream& os, const fed& f) {
@@ -51,7 +52,7 @@ inline std::ostream& operator<<(std::ostream& os, const fed& f) {
 
 inline bool same(const fed& x, const fed& y) {
     if (x.outcome != y.outcome || x.finished != y.finished || x.at_body_end != y.at_body_end || x.status != y.status ||
-        x.events.size() != y.events.size())
+        x.kept != y.kept || x.events.size() != y.events.size())
         return false;
     for (std::size_t i = 0; i < x.events.size(); ++i)
         if (show(x.events[i]) != show(y.events[i])) return false;
@@ -88,6 +89,7 @@ inline fed feed(int status, std::string_view body, const std::vector<std::size_t
     out.finished = reader.finished();
     out.at_body_end = reader.ended_at_body_end();
     out.status = reader.status();
+    out.kept = reader.kept_body();
     return out;
 }
 

@@ -62,9 +62,9 @@ public:
     void read(const read_completion& r, Emit&& emit) {
         if (finished_) return;
         if (accepting_body() && !r.bytes.empty()) {
-            sse_.feed(r.bytes, [&](std::string_view data) {
+            sse_.feed(r.bytes, [&](const sse_event& ev) {
                 event e;
-                if (on_data(data, r.t_ns, e)) emit(static_cast<const event&>(e));
+                if (on_data(ev, r.t_ns, e)) emit(static_cast<const event&>(e));
             });
             if (sse_.error() != sse_error::none) stream_failure_ = error_class::bad_chunk;
         } else if (keeping_body()) {
@@ -84,7 +84,8 @@ public:
     // connection may carry another request (if the server keeps it alive).
     bool ended_at_body_end() const { return at_body_end_; }
     // Once finished() with a failure: the first bytes of a body that was not
-    // a stream (an error status's JSON, an HTML page), up to error_body_cap.
+    // a stream (an error status's JSON, an HTML page), or the payload of the
+    // error event that ended a stream, up to error_body_cap.
     std::string_view kept_body() const { return body_; }
     std::string_view content_type() const { return content_type_; }
 
@@ -98,7 +99,8 @@ private:
     // The class a finished body that was not read as a stream fails in.
     error_class status_failure() const;
     event on_headers(int status, std::string_view content_type, std::int64_t t_ns);
-    bool on_data(std::string_view data, std::int64_t t_ns, event& out);
+    bool on_data(const sse_event& ev, std::int64_t t_ns, event& out);
+    void fail_in_stream(std::string_view payload);
     bool conclude(const read_completion& r, event& done);
     void finish(error_class outcome);
 
@@ -118,7 +120,7 @@ private:
     std::int64_t done_ns_ = 0;
     body_type type_ = body_type::event_stream;
     std::string content_type_;  // only kept when it is not an SSE stream's
-    std::string body_;          // see kept_body(); allocated only for a body that is not a stream
+    std::string body_;          // see kept_body(); allocated only on a failure's path
     error_class stream_failure_ = error_class::none;  // what the body said was wrong
     error_class outcome_ = error_class::none;
     bool finished_ = false;

@@ -5,7 +5,9 @@
 // line (a CR ending one slice and an LF starting the next are one ending), a
 // leading UTF-8 BOM is skipped, `:` lines are comments, `data` lines are joined
 // with '\n', and an empty line dispatches the event when a `data` line was seen.
-// Buffers are reused, so a steady stream costs no allocation per event.
+// One exception for llama.cpp: an `error` line is read as `event: error` with
+// its value as data. Buffers are reused, so a steady stream costs no
+// allocation per event.
 
 #include <cstddef>
 #include <cstdint>
@@ -77,6 +79,7 @@ private:
     // number of bytes consumed.
     std::size_t advance(std::string_view bytes);
     void process_line(std::string_view line);
+    void append_data(std::string_view value);
     void fail(sse_error e);
 
     std::string line_;        // a line split across slices, until its end arrives

@@ -6,6 +6,8 @@
 
 #include "count_allocations.hpp"
 
+#include "openloop/wire/error_text.hpp"
+
 using test_alloc::allocations;
 using namespace reader_feed;
 using namespace recorded;
@@ -23,6 +25,42 @@ BOOST_AUTO_TEST_CASE(server_error_object) {
     // TGI's shape.
     BOOST_TEST(feed_whole(200, content_chunk + "data: {\"error\":\"Request failed during generation\"}\n\n").outcome ==
                error_class::server_error);
+}
+
+BOOST_AUTO_TEST_CASE(an_error_in_the_stream_keeps_the_servers_message) {
+    // vLLM: the error event's payload is kept, on every split, and the
+    // failure's message is its error.message.
+    const fed f = feed_whole(200, vllm_error_mid_stream);
+    BOOST_TEST(f.kept ==
+               R"({"error":{"object":"error","message":"The engine died unexpectedly.","type":"InternalServerError","param":null,"code":500}})");
+    BOOST_TEST(response_failure_message(f.outcome, "", f.kept) == "The engine died unexpectedly.");
+    // llama.cpp's shape, and TGI's error string.
+    const auto message_of = [](const std::string& body) {
+        const fed g = feed_whole(200, body);
+        BOOST_TEST(g.outcome == error_class::server_error);
+        return response_failure_message(g.outcome, "", g.kept);
+    };
+    BOOST_TEST(message_of(content_chunk +
+                          "data: {\"error\":{\"code\":500,\"message\":\"context shift is disabled\",\"type\":\"server_error\"}}\n\n") ==
+               "context shift is disabled");
+    BOOST_TEST(message_of(content_chunk + "data: {\"error\":\"Request failed during generation\"}\n\n") ==
+               "Request failed during generation");
+    // `event: error` fails the stream whatever its payload, and says it.
+    const std::string typed = content_chunk + "event: error\ndata: upstream went away\n\n" + "data: [DONE]\n\n";
+    BOOST_TEST(message_of(typed) == "upstream went away");
+    check_splits(200, typed);
+    // llama.cpp's `error:` line and the [DONE] after it: a failure, not a completion.
+    const std::string llama = content_chunk +
+                              "error: {\"code\":400,\"message\":\"the request exceeds the available context size\","
+                              "\"type\":\"exceed_context_size_error\"}\n\ndata: [DONE]\n\n";
+    BOOST_TEST(message_of(llama) == "the request exceeds the available context size");
+    check_splits(200, llama);
+    // A huge error event is kept only up to the cap.
+    const fed big = feed_whole(200, content_chunk + "data: {\"error\":\"" + std::string(3 * error_body_cap, 'e') + "\"}\n\n");
+    BOOST_TEST(big.outcome == error_class::server_error);
+    BOOST_TEST(big.kept.size() == error_body_cap);
+    // A content chunk keeps nothing.
+    BOOST_TEST(feed_whole(200, vllm_chat).kept.empty());
 }
 
 BOOST_AUTO_TEST_CASE(bad_chunk) {

@@ -268,6 +268,24 @@ BOOST_AUTO_TEST_CASE(event_id_and_retry_fields) {
     BOOST_TEST(events == (std::vector<std::string>{"3|d"}), boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(llama_cpp_error_line_is_an_error_event) {
+    // llama.cpp's streamed error: an `error:` line, then [DONE]. Other
+    // unknown fields are still ignored.
+    const std::string s = "data: {\"a\":1}\n\n"
+                          "error: {\"code\":400,\"message\":\"the request exceeds the available context size\"}\n\n"
+                          "unknown: field\n\n"
+                          "data: [DONE]\n\n";
+    sse_parser p;
+    std::vector<std::string> events;
+    p.feed(s, [&](const sse_event& e) { events.push_back(std::string(e.type) + '|' + std::string(e.data)); });
+    BOOST_TEST(events ==
+                   (std::vector<std::string>{"|{\"a\":1}",
+                                             "error|{\"code\":400,\"message\":\"the request exceeds the available context size\"}",
+                                             "|[DONE]"}),
+               boost::test_tools::per_element());
+    check_split_invariance(s);
+}
+
 BOOST_AUTO_TEST_CASE(string_view_callback_and_return_value) {
     sse_parser p;
     std::vector<std::string> got;

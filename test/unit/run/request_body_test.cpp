@@ -1,0 +1,90 @@
+#define BOOST_TEST_MODULE request_body
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/run/request_body.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <stdexcept>
+
+using namespace openloop;
+namespace json = boost::json;
+
+namespace {
+
+json::object body_of(const run_options& o, const request_spec& spec) {
+    return json::parse(request_body(o).json(spec, "m")).as_object();
+}
+
+request_spec spec(std::string prompt, int max_tokens) {
+    request_spec s;
+    s.prompt = std::move(prompt);
+    s.max_tokens = max_tokens;
+    return s;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(chat_asks_for_a_stream_with_usage_on_every_chunk) {
+    run_options o;
+    const json::object b = body_of(o, spec("hello there", 7));
+    BOOST_TEST(json::serialize(b.at("messages")) == R"([{"role":"user","content":"hello there"}])");
+    BOOST_TEST(b.at("model") == "m");
+    BOOST_TEST(b.at("max_tokens") == 7);
+    BOOST_TEST(b.at("temperature") == 0.0);
+    BOOST_TEST(b.at("seed") == 0);
+    BOOST_TEST(b.at("stream") == true);
+    BOOST_TEST(json::serialize(b.at("stream_options")) == R"({"include_usage":true,"continuous_usage_stats":true})");
+    BOOST_TEST(!b.contains("prompt"));
+    BOOST_TEST(!b.contains("ignore_eos"));
+}
+
+BOOST_AUTO_TEST_CASE(completions_send_text_or_token_ids) {
+    run_options o;
+    o.endpoint = "completions";
+    o.sampling_seed = -1;
+    o.continuous_usage = false;
+    const json::object text = body_of(o, spec("a b c", 3));
+    BOOST_TEST(text.at("prompt") == "a b c");
+    BOOST_TEST(!text.contains("messages"));
+    BOOST_TEST(!text.contains("seed"));
+    BOOST_TEST(json::serialize(text.at("stream_options")) == R"({"include_usage":true})");
+    request_spec ids = spec("ignored", 3);
+    ids.prompt_ids = {5, 17, 2};
+    BOOST_TEST(json::serialize(body_of(o, ids).at("prompt")) == "[5,17,2]");
+}
+
+BOOST_AUTO_TEST_CASE(ignore_eos_holds_the_length_with_min_tokens) {
+    run_options o;
+    o.ignore_eos = true;
+    const json::object b = body_of(o, spec("x", 12));
+    BOOST_TEST(b.at("ignore_eos") == true);
+    BOOST_TEST(b.at("min_tokens") == 12);
+}
+
+BOOST_AUTO_TEST_CASE(extra_body_fields_win_over_ours) {
+    run_options o;
+    o.ignore_eos = true;
+    o.extra_body = R"({"top_p":0.9,"temperature":0.7,"seed":3,"min_tokens":1,"stream_options":{"include_usage":false}})";
+    const json::object b = body_of(o, spec("x", 12));
+    BOOST_TEST(b.at("top_p") == 0.9);
+    BOOST_TEST(b.at("temperature") == 0.7);
+    BOOST_TEST(b.at("seed") == 3);
+    BOOST_TEST(b.at("min_tokens") == 1);
+    BOOST_TEST(json::serialize(b.at("stream_options")) == R"({"include_usage":false})");
+    // What the run must control stays ours.
+    o.extra_body = R"({"stream":false,"max_tokens":1,"model":"other"})";
+    const json::object forced = body_of(o, spec("x", 12));
+    BOOST_TEST(forced.at("stream") == true);
+    BOOST_TEST(forced.at("max_tokens") == 12);
+    BOOST_TEST(forced.at("model") == "m");
+}
+
+BOOST_AUTO_TEST_CASE(extra_body_must_be_an_object) {
+    run_options o;
+    for (const char* bad : {"[1]", "{", "3"}) {
+        o.extra_body = bad;
+        BOOST_CHECK_THROW(request_body{o}, std::runtime_error);
+    }
+}

@@ -1,5 +1,7 @@
 #include "openloop/load/sentencepiece_counter.hpp"
 
+#include "openloop/base/input_error.hpp"
+
 #include <memory>
 #include <stdexcept>
 
@@ -16,7 +18,7 @@ bool sentencepiece_available() { return true; }
 token_counter sentencepiece_counter(const std::string& model_file) {
     auto sp = std::make_shared<sentencepiece::SentencePieceProcessor>();
     if (const auto status = sp->Load(model_file); !status.ok())
-        throw std::runtime_error("--tokenizer sentencepiece:" + model_file + ": " + status.ToString());
+        throw input_error("--tokenizer sentencepiece:" + model_file + ": " + status.ToString());
     // Models that define a BOS token prepend it to every prompt (Llama, Mistral, Gemma).
     const int bos = sp->bos_id() >= 0 ? 1 : 0;
     return [sp, bos](std::string_view text) -> std::optional<int> {

@@ -191,6 +191,16 @@ BOOST_AUTO_TEST_CASE(input_files) {
         {run_with({"--trace", d + "azure.csv", "--trace-format", "mooncake"}), d + "azure.csv:1: invalid JSON"},
         {run_with({"--trace", d + "mooncake.jsonl", "--trace-format", "azure"}), d + "mooncake.jsonl:1: header lacks"},
     });
+#ifdef OPENLOOP_HAVE_SENTENCEPIECE
+    // A tokenizer model that is not one: refused before the first request (--model skips discovery).
+    write(dir.file("not.model"), "not a sentencepiece model\n");
+    check_all({
+        {run_with({"--tokenizer", "sentencepiece:" + d + "missing.model", "--model", "m"}),
+         "--tokenizer sentencepiece:" + d + "missing.model"},
+        {run_with({"--tokenizer", "sentencepiece:" + d + "not.model", "--model", "m"}),
+         "--tokenizer sentencepiece:" + d + "not.model"},
+    });
+#endif
 }
 
 BOOST_AUTO_TEST_CASE(scenario_lines) {

@@ -391,7 +391,7 @@ request_spec workload::next() {
                                  mix64(mix64(c.seed ^ prefix_salt) ^ std::uint64_t(spec.prefix_group)));
                 unique = spec.input_tokens - c.prefix_len;
             }
-            s.builder.append(spec.prompt, spec.prompt_ids, unique, mix64(mix64(c.seed ^ unique_salt) ^ i));
+            s.builder.append(spec.prompt, spec.prompt_ids, unique, mix64(mix64(c.seed ^ unique_salt) ^ (c.unique_from + i)));
             break;
         }
         case state::source::prompts:

@@ -86,6 +86,10 @@ sweep_result run_sweep(const sweep_options& opt) {
         o.concurrency = concurrency;
         o.arrival.rate = closed ? 1.0 : rate;
         o.arrival.seed = opt.base.arrival.seed + index;  // one family: same workload, fresh arrivals
+        // Fresh prompts too: stage k resending stage 0's prompts would be served
+        // from a prefix cache (vLLM's is on by default) at a capacity no real
+        // traffic gets. Shared prefixes (--prefix-len) stay the same.
+        o.workload.unique_from = static_cast<std::uint64_t>(index) << 40;
         o.arrival.profile.clear();
         o.warmup_requests = 0;
         o.warmup_s = warmup;

@@ -70,6 +70,11 @@ struct workload_config {
     // takes group i mod prefix_groups (prefix_groups <= 0 means one group).
     int prefix_len = 0;
     int prefix_groups = 0;
+    // Synthetic prompts: the unique part of request i is drawn for
+    // unique_from + i, so runs that share a seed (a sweep's stages) still
+    // never send the same prompt twice: a prefix-caching server would serve
+    // a repeated prompt from its cache and report a capacity nobody gets.
+    std::uint64_t unique_from = 0;
 
     // At most one of these sources.
     // JSONL, one object per line: "prompt" (or "text") string, optional

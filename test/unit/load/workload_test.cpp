@@ -196,6 +196,28 @@ BOOST_AUTO_TEST_CASE(synthetic_workload_is_reproducible) {
     BOOST_TEST(differs);
 }
 
+BOOST_AUTO_TEST_CASE(unique_from_gives_fresh_prompts_with_the_same_prefixes_and_lengths) {
+    // A sweep's stages share the seed; each starts its unique parts elsewhere.
+    workload_config config;
+    config.input_len = "64";
+    config.prefix_len = 16;
+    config.seed = 5;
+    workload first(config);
+    config.unique_from = std::uint64_t{1} << 40;
+    workload second(config);
+    std::set<std::string> seen;
+    for (int i = 0; i < 100; ++i) {
+        const request_spec a = first.next(), b = second.next();
+        BOOST_TEST(a.max_tokens == b.max_tokens);
+        BOOST_TEST(a.input_tokens == b.input_tokens);
+        const auto wa = words(a.prompt), wb = words(b.prompt);
+        BOOST_TEST(std::equal(wa.begin(), wa.begin() + 16, wb.begin()));
+        seen.insert(a.prompt);
+        seen.insert(b.prompt);
+    }
+    BOOST_TEST(seen.size() == 200u);  // no prompt sent twice
+}
+
 BOOST_AUTO_TEST_CASE(prefix_groups_share_exact_prefixes) {
     workload_config config;
     config.input_len = "100";

@@ -43,8 +43,8 @@ po::options_description sweep_option_group() {
         ("stage-duration", po::value<std::string>()->default_value("30s"),
          "measured window per stage, at least; a stage also runs until it has --min-samples requests")
         ("stage-extension", po::value<double>()->default_value(4.0),
-         "open loop: a stage also lasts at least 10 of its E2Es, then runs on, up to this many times that "
-         "minimum, until its queue either grew beyond doubt or is shown not to grow by 10 % of the rate; "
+         "open loop: a stage also lasts at least 20 of its E2Es, then runs on, up to this many times that "
+         "minimum, until its queue either grew beyond doubt or is shown not to grow by 5 % of the rate; "
          "1 = never extend (an undecided stage is flagged)")
         ("min-samples", po::value<std::uint64_t>()->default_value(0),
          "measured requests per stage, at least; 0 = enough for a bounded 95% confidence interval of the "

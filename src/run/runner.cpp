@@ -7,6 +7,7 @@
 #include "openloop/run/drain.hpp"
 #include "openloop/run/fail_fast.hpp"
 #include "openloop/run/request_body.hpp"
+#include "openloop/run/server_setup.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/wire/client.hpp"
 
@@ -349,39 +350,6 @@ private:
     fail_fast fail_fast_;
     std::string stop_reason_;
 };
-
-// Runs one setup coroutine to completion on io, before the run starts.
-template <class T>
-T run_setup(net::io_context& io, net::awaitable<T> op) {
-    std::optional<T> result;
-    std::exception_ptr error;
-    net::co_spawn(io, std::move(op), [&](std::exception_ptr e, T value) {
-        error = e;
-        if (!e) result = std::move(value);
-    });
-    io.run();
-    io.restart();
-    if (error) std::rethrow_exception(error);
-    return std::move(*result);
-}
-
-std::string discover_model(net::io_context& io, client& cl, const std::string& base) {
-    std::string body;
-    try {
-        body = run_setup(io, cl.get(base + "/models"));
-    } catch (const std::exception& e) {
-        throw std::runtime_error(std::string("cannot discover the model (give --model): ") + e.what());
-    }
-    json::error_code ec;
-    auto doc = json::parse(body, ec);
-    const json::value* id = nullptr;
-    if (!ec && doc.is_object()) {
-        if (const auto* data = doc.as_object().if_contains("data"); data && data->is_array() && !data->as_array().empty())
-            if (const auto* first = data->as_array()[0].if_object()) id = first->if_contains("id");
-    }
-    if (!id || !id->is_string()) throw std::runtime_error("GET " + base + "/models: no model id in the answer (give --model)");
-    return std::string(id->as_string());
-}
 
 }  // namespace
 

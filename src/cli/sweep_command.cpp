@@ -46,6 +46,10 @@ po::options_description sweep_option_group() {
          "open loop: a stage also lasts at least 20 of its E2Es, then runs on, up to this many times that "
          "minimum, until its queue either grew beyond doubt or is shown not to grow by 5 % of the rate; "
          "1 = never extend (an undecided stage is flagged)")
+        ("rate-block", po::value<std::uint32_t>()->default_value(50),
+         "Poisson stages: exactly this many arrivals in every span of this many expected ones (Poisson "
+         "bursts within a span), so a stage of a few hundred requests offers the rate it is judged at "
+         "instead of one several percent off; 0 = plain Poisson")
         ("min-samples", po::value<std::uint64_t>()->default_value(0),
          "measured requests per stage, at least; 0 = enough for a bounded 95% confidence interval of the "
          "highest percentile in the SLOs (368 for p99)")
@@ -106,6 +110,7 @@ void fill_sweep_options(const po::variables_map& vm, sweep_command& cmd) {
     o.min_samples = vm["min-samples"].as<std::uint64_t>();
     o.abort_inflight = vm["abort-inflight"].as<std::size_t>();
     o.max_extension = vm["stage-extension"].as<double>();
+    o.rate_block = vm["rate-block"].as<std::uint32_t>();
     if (!(o.max_extension >= 1) || !std::isfinite(o.max_extension))
         throw usage_error("sweep: --stage-extension must be at least 1, got " + std::to_string(o.max_extension));
     // A sweep stage always warms up: its measured window must start in steady state.

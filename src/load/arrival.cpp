@@ -3,6 +3,7 @@
 #include "openloop/base/quantity.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -148,8 +149,10 @@ shard_spec parse_shard(std::string_view text) {
 }
 
 arrival_process::arrival_process(const arrival_params& params)
-    : kind_(params.kind), rng_(params.seed), segments_(params.profile), shard_(params.shard) {
+    : kind_(params.kind), rng_(params.seed), segments_(params.profile), shard_(params.shard),
+      count_block_(params.kind == arrival_kind::poisson ? params.count_block : 0) {
     check_shard(shard_, "arrival");
+    block_.reserve(count_block_);
     if (kind_ == arrival_kind::gamma) {
         if (!(std::isfinite(params.burstiness) && params.burstiness > 0)) {
             invalid("arrival: burstiness must be a finite number > 0, got " + std::to_string(params.burstiness));
@@ -185,6 +188,17 @@ double arrival_process::next_global_u() {
         // Exact integers in a double up to 2^53 arrivals: no accumulated error.
         return static_cast<double>(n);
     case arrival_kind::poisson:
+        if (count_block_ > 0) {
+            if (block_.empty()) {
+                std::uniform_real_distribution<double> in_block(block_start_u_, block_start_u_ + count_block_);
+                for (std::uint32_t i = 0; i < count_block_; ++i) block_.push_back(in_block(rng_));
+                std::sort(block_.begin(), block_.end(), std::greater<>());
+                block_start_u_ += count_block_;
+            }
+            u_ = block_.back();
+            block_.pop_back();
+            break;
+        }
         u_ += exponential_(rng_);
         break;
     case arrival_kind::gamma:

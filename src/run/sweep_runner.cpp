@@ -91,6 +91,7 @@ sweep_result run_sweep(const sweep_options& opt) {
         // traffic gets. Shared prefixes (--prefix-len) stay the same.
         o.workload.unique_from = static_cast<std::uint64_t>(index) << 40;
         o.arrival.profile.clear();
+        o.arrival.count_block = opt.rate_block;
         o.warmup_requests = 0;
         o.warmup_s = warmup;
         // At least stage_s and at least min_samples measured requests.

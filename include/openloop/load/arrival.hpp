@@ -69,6 +69,13 @@ struct arrival_params {
     std::uint64_t seed = 0;
     std::vector<rate_segment> profile;  // when non-empty, replaces rate; the schedule ends with it
     shard_spec shard;
+    // Poisson only: > 0 holds the count to exactly count_block arrivals in
+    // every count_block expected ones (a Poisson process conditioned on its
+    // count per block: uniform, sorted, within each block). Bursts inside a
+    // block are Poisson's; the rate no longer strays over longer spans. A
+    // sweep stage of a few hundred requests would otherwise realise a rate
+    // several percent off the one it is judged at.
+    std::uint32_t count_block = 0;
 };
 
 class arrival_process {
@@ -92,6 +99,9 @@ private:
     std::vector<rate_segment> segments_;
     shard_spec shard_;
 
+    std::uint32_t count_block_ = 0;
+    std::vector<double> block_;  // the current block's arrivals in u, latest first
+    double block_start_u_ = 0;
     std::uint64_t drawn_ = 0;  // global arrivals generated so far
     double u_ = 0;             // operational time of the last random arrival
     std::size_t segment_ = 0;

@@ -29,6 +29,8 @@ struct sweep_options {
                                     // 95 % CI of the highest percentile in the SLOs (p99 when none)
     double max_extension = 4;       // open loop: a stage runs on, up to this many times its minimum
                                     // window, until its queue verdict is decided (run/stage_end)
+    std::uint32_t rate_block = 50;  // Poisson stages: the count held exact every this many
+                                    // expected arrivals (arrival_params::count_block); 0: plain
     double warmup_s = 5;            // per stage, at least; grows with the last stage's E2E p90
     double cooldown_s = 2;
     std::size_t abort_inflight = 0; // 0: derived from the rate and the low-load latency

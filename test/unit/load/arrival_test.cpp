@@ -158,6 +158,32 @@ BOOST_AUTO_TEST_CASE(poisson_count_inside_its_99_percent_interval) {
     BOOST_TEST(std::abs(static_cast<double>(gamma.size()) - 20'000) <= 2.576 * std::sqrt(20'000 / 4.0));
 }
 
+BOOST_AUTO_TEST_CASE(count_blocks_hold_the_count_and_keep_poisson_bursts_inside) {
+    // 50 req/s in blocks of 50 expected arrivals: exactly 50 in every second.
+    arrival_params p = params_of(arrival_kind::poisson, 50, 1.0, 13);
+    p.count_block = 50;
+    const auto times = until(p, 200'000'000'000);
+    BOOST_TEST(times.size() == 10'000u);
+    for (std::size_t b = 0; b + 1 < 200; ++b) {
+        const auto in = std::count_if(times.begin(), times.end(), [&](std::int64_t t) {
+            return t >= static_cast<std::int64_t>(b) * 1'000'000'000 && t < static_cast<std::int64_t>(b + 1) * 1'000'000'000;
+        });
+        BOOST_TEST(in == 50, "second " << b);
+    }
+    BOOST_TEST(std::is_sorted(times.begin(), times.end()));
+    // Inside a block the gaps are those of a Poisson process given its count:
+    // close to exponential at the rate, CV near 1 (plain Poisson's count over
+    // 200 s would stray by ~100 arrivals).
+    const auto gaps = gaps_s(times);
+    BOOST_TEST(coefficient_of_variation(gaps) == 1.0, boost::test_tools::tolerance(0.05));
+    BOOST_TEST(first_n(p, 500) == first_n(p, 500));  // a function of the seed
+    p.kind = arrival_kind::gamma;  // Poisson only: gamma ignores it
+    p.burstiness = 4;
+    arrival_params plain = p;
+    plain.count_block = 0;
+    BOOST_TEST(first_n(p, 500) == first_n(plain, 500));
+}
+
 BOOST_AUTO_TEST_CASE(times_never_decrease) {
     for (const auto kind : {arrival_kind::constant, arrival_kind::poisson, arrival_kind::gamma}) {
         auto params = params_of(kind, 1000, 0.1, 5);

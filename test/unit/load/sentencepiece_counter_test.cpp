@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE sentencepiece_counter
 #include <boost/test/unit_test.hpp>
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/load/sentencepiece_counter.hpp"
 #include "openloop/load/tokenizer.hpp"
 #include "test_http.hpp"
@@ -60,11 +61,11 @@ BOOST_AUTO_TEST_CASE(calibrated_prompts_are_exact_under_the_model) {
     }
 }
 
-BOOST_AUTO_TEST_CASE(a_missing_model_names_the_file) {
+BOOST_AUTO_TEST_CASE(a_missing_model_is_bad_input_naming_the_file) {
     try {
         sentencepiece_counter("/nonexistent/tokenizer.model");
         BOOST_FAIL("expected an exception");
-    } catch (const std::runtime_error& e) {
+    } catch (const input_error& e) {  // exit 2, as every bad input file
         BOOST_TEST(std::string(e.what()).find("/nonexistent/tokenizer.model") != std::string::npos, e.what());
     }
 }

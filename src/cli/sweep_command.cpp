@@ -111,6 +111,9 @@ void fill_sweep_options(const po::variables_map& vm, sweep_command& cmd) {
     o.abort_inflight = vm["abort-inflight"].as<std::size_t>();
     o.max_extension = vm["stage-extension"].as<double>();
     o.rate_block = vm["rate-block"].as<std::uint32_t>();
+    if (o.rate_block > max_count_block)
+        throw usage_error("sweep: --rate-block must be at most " + std::to_string(max_count_block) + ", got " +
+                          std::to_string(o.rate_block));
     if (!(o.max_extension >= 1) || !std::isfinite(o.max_extension))
         throw usage_error("sweep: --stage-extension must be at least 1, got " + std::to_string(o.max_extension));
     // A sweep stage always warms up: its measured window must start in steady state.

@@ -152,6 +152,10 @@ arrival_process::arrival_process(const arrival_params& params)
     : kind_(params.kind), rng_(params.seed), segments_(params.profile), shard_(params.shard),
       count_block_(params.kind == arrival_kind::poisson ? params.count_block : 0) {
     check_shard(shard_, "arrival");
+    if (count_block_ > max_count_block) {
+        invalid("arrival: count block must be at most " + std::to_string(max_count_block) + " arrivals, got " +
+                std::to_string(count_block_));
+    }
     block_.reserve(count_block_);
     if (kind_ == arrival_kind::gamma) {
         if (!(std::isfinite(params.burstiness) && params.burstiness > 0)) {

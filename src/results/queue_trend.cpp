@@ -23,6 +23,10 @@ std::string p_text(double p) { return p < 0.001 ? std::string("p < 0.001") : "p 
 
 }  // namespace
 
+double queue_correlation_s(double mean_e2e_s, double base_e2e_s) {
+    return base_e2e_s > 0 ? std::min(mean_e2e_s, 2 * base_e2e_s) : mean_e2e_s;
+}
+
 queue_trend judge_queue(const std::vector<double>& samples, double step_s, double correlation_s,
                         const queue_trend_options& o) {
     if (!(step_s > 0) || !(correlation_s >= 0) || !std::isfinite(correlation_s)) {

@@ -233,9 +233,10 @@ stage_row stage_row_from_json(const json::object& o) {
     row.queue.last = q.number("last");
     row.queue.growth = q.number("growth");
     row.queue.p = q.number("p");
-    row.queue.growth_sd = q.number("growth_sd");
-    row.queue.overload_excluded = q.flag("overload_excluded");
-    row.undecided = r.flag("undecided");
+    // Absent from a sweep.json written before stages ran until decided.
+    if (q.o.contains("growth_sd")) row.queue.growth_sd = q.number("growth_sd");
+    if (q.o.contains("overload_excluded")) row.queue.overload_excluded = q.flag("overload_excluded");
+    if (r.o.contains("undecided")) row.undecided = r.flag("undecided");
     row.queue.evidence = q.text("evidence");
     row.saturated = r.flag("saturated");
     row.aborted = r.flag("aborted");

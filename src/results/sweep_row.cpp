@@ -152,20 +152,16 @@ stage_row make_stage_row(std::size_t index, double offered_rate, int concurrency
     row.deficit = (sent_rate - answered) * window;
     // Below capacity the latency stays near its low-load value; a stage whose
     // own E2E has run away (a backlog) must not widen its own allowance.
-    double e2e_ms = row.e2e.mean.value_or(0);
-    if (base_e2e_ms > 0) e2e_ms = std::min(e2e_ms, 2 * base_e2e_ms);
-    const double in_flight = sent_rate * e2e_ms / 1000.0;
+    const double held_e2e_s = queue_correlation_s(row.e2e.mean.value_or(0) / 1000.0, base_e2e_ms / 1000.0);
+    const double in_flight = sent_rate * held_e2e_s;
     // Past a 10 % shortfall no noise explains it.
     row.follows = concurrency > 0 || sent_rate <= 0 || answered / sent_rate >= follow_ratio ||
                   (row.deficit <= 3 * std::sqrt(2 * std::max(1.0, in_flight)) && answered / sent_rate >= 0.9);
     if (concurrency == 0 && st.inflight_step_ns > 0) {
-        // Low-load E2E is the series' correlation time; a backlog's own E2E
-        // would stretch the batches of the very stage it should convict.
-        double tau_ms = row.e2e.mean.value_or(0);
-        if (base_e2e_ms > 0) tau_ms = std::min(tau_ms, 2 * base_e2e_ms);
+        // The same held E2E is the series' correlation time (queue_correlation_s).
         queue_trend_options qo;
         qo.rate = sent_rate;
-        row.queue = judge_queue(window_inflight(st), static_cast<double>(st.inflight_step_ns) / 1e9, tau_ms / 1000.0, qo);
+        row.queue = judge_queue(window_inflight(st), static_cast<double>(st.inflight_step_ns) / 1e9, held_e2e_s, qo);
     }
     row.saturated = row.queue.judged ? row.queue.growing : !row.follows;
     row.aborted = overloaded;

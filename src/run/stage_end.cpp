@@ -14,9 +14,7 @@ void stage_end::completed(double e2e_s) {
 }
 
 double stage_end::correlation_s() const {
-    double tau = e2e_count_ > 0 ? e2e_sum_ / static_cast<double>(e2e_count_) : 0;
-    if (o_.base_e2e_s > 0) tau = std::min(tau, 2 * o_.base_e2e_s);
-    return tau;
+    return queue_correlation_s(e2e_count_ > 0 ? e2e_sum_ / static_cast<double>(e2e_count_) : 0, o_.base_e2e_s);
 }
 
 bool stage_end::done(double elapsed_s, std::uint64_t sent) {

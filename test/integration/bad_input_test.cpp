@@ -254,6 +254,8 @@ BOOST_AUTO_TEST_CASE(sweep_flags) {
     flag("--min-samples", {"-1", "many"});
     flag("--cooldown", {"-1", "x"});
     flag("--abort-inflight", {"-1"});
+    flag("--stage-extension", {"0.5", "-1", "x", "inf"});
+    flag("--rate-block", {"-1", "x", "4000000000"});
     flag("--users-think-time", {"x"});
     flag("--slo", {"ttft_p99=x", "bogus=1s", "ttft_p99"});
     flag("--concurrency", {"0", "4,2", "x"});

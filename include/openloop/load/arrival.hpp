@@ -75,8 +75,10 @@ struct arrival_params {
     // block are Poisson's; the rate no longer strays over longer spans. A
     // sweep stage of a few hundred requests would otherwise realise a rate
     // several percent off the one it is judged at.
-    std::uint32_t count_block = 0;
+    std::uint32_t count_block = 0;  // at most max_count_block
 };
+
+inline constexpr std::uint32_t max_count_block = 100'000;
 
 class arrival_process {
 public:

@@ -50,6 +50,11 @@ struct queue_trend {
     std::string evidence;   // one line with the numbers, e.g. "in flight grew 3.1 → 14.7 (p < 0.001)"
 };
 
+// The in-flight series' correlation time for a stage: its mean E2E, held to
+// twice the low-load E2E (base; 0: unknown) so that a backlog's own latency
+// does not stretch the batches of the very stage it should convict.
+double queue_correlation_s(double mean_e2e_s, double base_e2e_s);
+
 // samples: requests in flight every step_s seconds across the measured
 // window; correlation_s: the series' correlation time (the low-load mean
 // E2E serves). Throws std::invalid_argument unless step_s > 0 and

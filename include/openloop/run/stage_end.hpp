@@ -8,9 +8,9 @@
 // many times the scale of its latency, so a window of a few E2Es cannot tell
 // wander from growth). Then it runs on until the queue verdict (queue_trend)
 // is decided: growth beyond doubt, or growth at the trend's resolution (5 %
-// of the realised rate) excluded. A
-// stationary queue's wander is bounded while an overloaded one gains every
-// second, so waiting always decides; the extension is capped at
+// of the realised rate) excluded. A stationary queue's wander is bounded
+// while an overloaded one gains every second, so waiting always decides; the
+// extension is capped at
 // `max_extension` times the minimum window, and the report says when a stage
 // ended undecided.
 
@@ -44,9 +44,8 @@ public:
     bool done(double elapsed_s, std::uint64_t sent);
     bool decided() const { return decided_; }  // false: it ended at the cap (or has not ended)
 
-    // The verdict rule's inputs, as make_stage_row uses them: the mean E2E so
-    // far, held to twice the low-load E2E (a backlog's own latency must not
-    // stretch the batches of the stage it should convict).
+    // The queue series' correlation time so far (queue_correlation_s), as
+    // make_stage_row judges the stage with it.
     double correlation_s() const;
 
 private:

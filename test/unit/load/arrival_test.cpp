@@ -177,6 +177,9 @@ BOOST_AUTO_TEST_CASE(count_blocks_hold_the_count_and_keep_poisson_bursts_inside)
     const auto gaps = gaps_s(times);
     BOOST_TEST(coefficient_of_variation(gaps) == 1.0, boost::test_tools::tolerance(0.05));
     BOOST_TEST(first_n(p, 500) == first_n(p, 500));  // a function of the seed
+    arrival_params huge = p;
+    huge.count_block = max_count_block + 1;  // would reserve gigabytes
+    BOOST_CHECK_THROW(arrival_process{huge}, std::invalid_argument);
     p.kind = arrival_kind::gamma;  // Poisson only: gamma ignores it
     p.burstiness = 4;
     arrival_params plain = p;

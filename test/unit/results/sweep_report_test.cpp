@@ -55,6 +55,18 @@ BOOST_AUTO_TEST_CASE(a_stored_row_reads_back_as_it_was_written) {
     auto broken = json;
     broken.erase("follows");
     BOOST_CHECK_THROW(stage_row_from_json(broken), std::invalid_argument);
+
+    // A sweep.json from before stages ran until decided still reads.
+    r.undecided = true;
+    r.queue.overload_excluded = true;
+    auto older = to_json(r);
+    older.erase("undecided");
+    older["queue"].as_object().erase("overload_excluded");
+    older["queue"].as_object().erase("growth_sd");
+    const stage_row old_row = stage_row_from_json(older);
+    BOOST_TEST(!old_row.undecided);
+    BOOST_TEST(!old_row.queue.overload_excluded);
+    BOOST_TEST(old_row.verdict == r.verdict);
 }
 
 BOOST_AUTO_TEST_CASE(the_knee_is_the_last_stage_that_follows) {

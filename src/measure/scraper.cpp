@@ -1,0 +1,188 @@
+#include "openloop/measure/scraper.hpp"
+
+#include "openloop/base/executor.hpp"
+#include "openloop/base/input_error.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/http.hpp>
+
+#include <charconv>
+#include <optional>
+
+#include <openssl/ssl.h>
+
+namespace openloop {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = net::ssl;
+using tcp = net::ip::tcp;
+
+scrape_url parse_scrape_url(std::string_view url) {
+    auto bad = [&](std::string_view why) {
+        return input_error("scrape URL '" + std::string(url) + "': " + std::string(why));
+    };
+    scrape_url u;
+    u.text = url;
+    std::string_view rest = url;
+    if (rest.starts_with("http://")) {
+        rest.remove_prefix(7);
+    } else if (rest.starts_with("https://")) {
+        u.tls = true;
+        rest.remove_prefix(8);
+    } else {
+        throw bad("needs http:// or https://");
+    }
+    const auto slash = rest.find_first_of("/?");
+    std::string_view authority = rest.substr(0, slash);
+    u.target = slash == std::string_view::npos ? "/metrics" : std::string(rest.substr(slash));
+    if (u.target.front() == '?') u.target.insert(0, "/");
+    if (const auto at = authority.find('@'); at != std::string_view::npos) {
+        // The message must not repeat the password it refuses.
+        throw input_error("scrape URL '" + std::string(url.substr(0, url.size() - rest.size())) + "[redacted]" +
+                          std::string(rest.substr(at)) + "': credentials in the URL are not supported");
+    }
+    std::string_view port;
+    if (authority.starts_with("[")) {
+        const auto close = authority.find(']');
+        if (close == std::string_view::npos) throw bad("unclosed [ in the host");
+        u.host = authority.substr(1, close - 1);
+        const auto after = authority.substr(close + 1);
+        if (!after.empty() && after.front() != ':') throw bad("junk after the [host]");
+        if (!after.empty()) port = after.substr(1);
+    } else {
+        const auto colon = authority.find(':');
+        u.host = authority.substr(0, colon);
+        if (colon != std::string_view::npos) port = authority.substr(colon + 1);
+    }
+    if (u.host.empty()) throw bad("no host");
+    if (port.empty()) {
+        if (authority.ends_with(":")) throw bad("empty port");
+        u.port = u.tls ? "443" : "80";
+    } else {
+        unsigned n = 0;
+        const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), n);
+        if (ec != std::errc{} || end != port.data() + port.size() || n == 0 || n > 65535)
+            throw bad("port must be 1..65535");
+        u.port = port;
+    }
+    return u;
+}
+
+struct scraper::tls_state {
+    ssl::context ctx{ssl::context::tls_client};
+    explicit tls_state(const std::string& ca_file) {
+        ctx.set_default_verify_paths();
+        if (!ca_file.empty()) ctx.load_verify_file(ca_file);
+        ctx.set_verify_mode(ssl::verify_peer);
+    }
+};
+
+namespace {
+
+std::string describe(const boost::system::error_code& ec) {
+    if (ec == beast::error::timeout || ec == net::error::operation_aborted) return "timed out";
+    if (ec == http::error::body_limit) return "body over the limit";
+    return ec.message();
+}
+
+// Request, response; the stream is connected (and TLS handshaken). The
+// error, or nothing.
+template <class Stream>
+net::awaitable<std::optional<std::string>> exchange(Stream& stream, const scrape_url& u, const scraper_options& o,
+                                                    scrape_result& out) {
+    http::request<http::empty_body> req{http::verb::get, u.target, 11};
+    const bool v6 = u.host.find(':') != std::string::npos;
+    req.set(http::field::host, (v6 ? "[" + u.host + "]" : u.host) + ":" + u.port);
+    req.set(http::field::user_agent, "openloop");
+    req.set(http::field::accept, "text/plain;version=0.0.4, */*;q=0.1");
+    req.set(http::field::connection, "close");
+    auto [wec, wn] = co_await http::async_write(stream, req);
+    if (wec) co_return "sending the request: " + describe(wec);
+    beast::flat_buffer buf;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(o.body_limit);
+    auto [rec, rn] = co_await http::async_read(stream, buf, parser);
+    if (rec) co_return "reading the response: " + describe(rec);
+    const auto status = parser.get().result_int();
+    if (status != 200) co_return "HTTP " + std::to_string(status);
+    out.body = std::move(parser.get().body());
+    co_return std::nullopt;
+}
+
+struct get_state {
+    std::optional<std::string> error;
+    bool done = false;
+};
+
+net::awaitable<void> fetch(io_executor ex, const scrape_url& u, const scraper_options& o, ssl::context* ctx,
+                           scrape_result& out, get_state& st) {
+    net::ip::tcp::resolver::rebind_executor<io_executor>::other resolver(ex);
+    auto [ec, endpoints] = co_await resolver.async_resolve(u.host, u.port);
+    if (ec) {
+        st.error = "resolving " + u.host + ": " + describe(ec);
+        st.done = true;
+        co_return;
+    }
+    tcp_stream tcp(ex);
+    tcp.expires_after(o.timeout);  // connect, handshake, write and read together
+    auto [cec, ep] = co_await tcp.async_connect(endpoints);
+    if (cec) {
+        st.error = "connecting: " + describe(cec);
+    } else if (ctx == nullptr) {
+        st.error = co_await exchange(tcp, u, o, out);
+    } else {
+        tls_stream stream(std::move(tcp), *ctx);
+        if (!SSL_set_tlsext_host_name(stream.native_handle(), u.host.c_str())) {
+            st.error = "TLS: cannot set the server name";
+        } else {
+            stream.set_verify_callback(ssl::host_name_verification(u.host));
+            auto [hec] = co_await stream.async_handshake(ssl::stream_base::client);
+            if (hec) st.error = "TLS handshake: " + describe(hec);
+            else st.error = co_await exchange(stream, u, o, out);
+        }
+    }
+    st.done = true;
+}
+
+}  // namespace
+
+scraper::scraper(std::string_view url, scraper_options options) : url_(parse_scrape_url(url)), options_(options) {}
+scraper::~scraper() = default;
+scraper::scraper(scraper&&) noexcept = default;
+scraper& scraper::operator=(scraper&&) noexcept = default;
+
+scrape_result scraper::get() {
+    scrape_result out;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (url_.tls && !tls_) {
+        try {
+            tls_ = std::make_unique<tls_state>(options_.ca_file);
+        } catch (const std::exception& e) {
+            out.error = "scrape " + url_.text + ": TLS setup: " + e.what();
+            return out;
+        }
+    }
+    net::io_context io{1};
+    get_state st;
+    net::co_spawn(io, fetch(io_executor(io.get_executor()), url_, options_, tls_ ? &tls_->ctx : nullptr, out, st),
+                  net::detached);
+    // The resolver has no deadline of its own: run_for bounds the whole GET.
+    io.run_for(options_.timeout + std::chrono::milliseconds(100));
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!st.done) st.error = "timed out";
+    if (st.error) {
+        out.ok = false;
+        out.body.clear();
+        out.error = "scrape " + url_.text + ": " + *st.error;
+    } else {
+        out.ok = true;
+    }
+    return out;
+}
+
+}  // namespace openloop

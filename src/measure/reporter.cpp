@@ -25,7 +25,10 @@ double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 struct reporter::impl {
     impl(spsc_ring<event>& ring, reporter_options options)
-        : ring_(ring), options_(std::move(options)), windows_(options_.window) {}
+        : ring_(ring), options_(std::move(options)), windows_(options_.window),
+          soak_(options_.soak_window.count() > 0 ? options_.soak_window : std::chrono::nanoseconds(1)) {
+        soak_.set_signal_source(options_.signals);
+    }
 
     spsc_ring<event>& ring_;
     reporter_options options_;
@@ -44,6 +47,8 @@ struct reporter::impl {
 
     request_log requests_;
     timeseries windows_;
+    window_log soak_;  // used only with options_.soak_window
+    bool soaking() const { return options_.soak_window.count() > 0; }
     std::int64_t last_flush_ns_ = 0;
 
     std::int64_t next_progress_ns_ = 0;
@@ -63,6 +68,7 @@ struct reporter::impl {
         const std::filesystem::path dir(options_.out_dir);
         requests_.open((dir / "requests.jsonl").string(), options_.request_id_prefix);
         windows_.open((dir / "timeseries.csv").string());
+        if (soaking()) soak_.open(options_.out_dir);
     }
 
     void loop() {
@@ -107,6 +113,7 @@ struct reporter::impl {
         try {
             if (options_.follow_clock) {
                 windows_.advance(now, measured_inflight_);
+                if (soaking()) soak_.advance(now, measured_inflight_);
             }
             if (options_.progress) {
                 maybe_progress(now);
@@ -122,8 +129,13 @@ struct reporter::impl {
     }
 
     void process(const event& e) {
-        windows_.start(options_.run_start_ns != 0 ? options_.run_start_ns : e.t_ns);
+        const std::int64_t origin = options_.run_start_ns != 0 ? options_.run_start_ns : e.t_ns;
+        windows_.start(origin);
         windows_.advance(e.t_ns, measured_inflight_);
+        if (soaking()) {
+            soak_.start(origin);
+            soak_.advance(e.t_ns, measured_inflight_);
+        }
         if (options_.steady_throughput) sample_inflight(e.t_ns);
         switch (e.kind) {
         case event_kind::start: on_start(e); break;
@@ -131,6 +143,7 @@ struct reporter::impl {
             if ((e.v & flag_warmup) == 0) {
                 ++stats_.refused;
                 windows_.refused();
+                soak_.refused();
             }
             break;
         case event_kind::connect:
@@ -145,6 +158,7 @@ struct reporter::impl {
                 // request that went out counts, whatever became of it.
                 if (!r->warmup) {
                     stats_.lag.record(e.t_ns - r->intended);
+                    soak_.lag(e.t_ns - r->intended);
                 }
             }
             break;
@@ -210,6 +224,7 @@ struct reporter::impl {
         last_intended_ns_ = std::max(last_intended_ns_, e.t_ns);
         ++stats_.started;
         windows_.offered();
+        soak_.offered();
         ++measured_inflight_;
         stats_.max_inflight = std::max(stats_.max_inflight, measured_inflight_);
     }
@@ -228,6 +243,7 @@ struct reporter::impl {
             record_completed(stats_, r, m, usage, meets(options_.slo, r, m));
             end_measured(e.t_ns);
             windows_.completed(m.ttft, m.output_tokens);
+            if (soaking()) soak_.completed(r, m);
         }
         request_end end;
         end.status = "ok";
@@ -263,6 +279,7 @@ struct reporter::impl {
             }
             end_measured(e.t_ns);
             windows_.failed();
+            soak_.failed(cls);
         }
         request_end end;
         end.status = "failed";
@@ -333,6 +350,7 @@ struct reporter::impl {
         }
         requests_.close();
         windows_.close();
+        soak_.close();
     }
 
     void finalize_unchecked() {
@@ -341,6 +359,10 @@ struct reporter::impl {
             windows_.advance(now, measured_inflight_);
         }
         windows_.close_window(measured_inflight_);  // the last, partial window, with what is still in flight
+        if (soaking()) {
+            soak_.advance(now, measured_inflight_);
+            soak_.close_window(now, measured_inflight_);
+        }
         if (options_.progress) {
             if (progress_printed_ || stats_.started + stats_.warmup_started > 0) {
                 print_progress(now);
@@ -375,6 +397,7 @@ struct reporter::impl {
         measured_inflight_ = 0;
         requests_.check();
         windows_.check();
+        soak_.check();
     }
 };
 

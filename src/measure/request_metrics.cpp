@@ -53,6 +53,21 @@ bool meets(const goodput_slo& slo, const request_timeline& r, const request_metr
     return !over(m.bad_usage ? r.max_gap : r.max_itl, slo.itl_ms);
 }
 
+itl_samples record_itl(histogram& itl, const request_timeline& r, bool bad_usage) {
+    itl_samples n;
+    for (const chunk_gap& g : r.gaps) {
+        if (g.tokens >= 1 && !bad_usage) {
+            const auto tokens = static_cast<std::uint64_t>(g.tokens);
+            itl.record(g.ns / g.tokens, tokens);
+            n.token_samples += tokens;
+        } else {
+            itl.record(g.ns);
+            ++n.chunk_samples;
+        }
+    }
+    return n;
+}
+
 void record_completed(run_stats& stats, const request_timeline& r, const request_metrics& m,
                       const stream_usage& usage, bool good) {
     ++stats.completed;
@@ -88,17 +103,10 @@ void record_completed(run_stats& stats, const request_timeline& r, const request
         stats.tpot.record(m.tpot);
         bucket.tpot.record(m.tpot);
     }
-    for (const chunk_gap& g : r.gaps) {
-        stats.icl.record(g.ns);
-        if (g.tokens >= 1 && !m.bad_usage) {
-            const auto n = static_cast<std::uint64_t>(g.tokens);
-            stats.itl.record(g.ns / g.tokens, n);
-            stats.itl_token_samples += n;
-        } else {
-            stats.itl.record(g.ns);
-            ++stats.itl_chunk_samples;
-        }
-    }
+    for (const chunk_gap& g : r.gaps) stats.icl.record(g.ns);
+    const itl_samples itl = record_itl(stats.itl, r, m.bad_usage);
+    stats.itl_token_samples += itl.token_samples;
+    stats.itl_chunk_samples += itl.chunk_samples;
     if (r.headers >= 0) {
         stats.ttfb.record(r.headers - r.intended);
     }

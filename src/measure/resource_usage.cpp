@@ -24,4 +24,11 @@ std::int64_t resident_memory_bytes() {
     return n == 2 ? static_cast<std::int64_t>(resident) * sysconf(_SC_PAGESIZE) : -1;
 }
 
+double cpu_seconds() {
+    rusage u{};
+    if (getrusage(RUSAGE_SELF, &u) != 0) return -1;
+    const auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    return s(u.ru_utime) + s(u.ru_stime);
+}
+
 }  // namespace openloop

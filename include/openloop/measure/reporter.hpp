@@ -8,9 +8,11 @@
 #include "openloop/measure/request_metrics.hpp"
 #include "openloop/measure/ring.hpp"
 #include "openloop/measure/run_stats.hpp"
+#include "openloop/measure/window_log.hpp"
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -31,6 +33,11 @@ struct reporter_options {
     // Also close timeseries windows as the steady clock passes them, so rows
     // keep coming while the server is silent. Off to replay synthetic times.
     bool follow_clock = true;
+    // A soak: windows.csv and windows.jsonl, one row per window of this
+    // length (0: none), with the server signals `signals` returns at each
+    // window's end (it must not block).
+    std::chrono::nanoseconds soak_window{0};
+    std::function<window_signals()> signals;
 };
 
 class reporter {

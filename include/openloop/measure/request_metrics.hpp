@@ -85,11 +85,18 @@ request_metrics measure_request(const request_timeline& r, const stream_usage& u
 // request with a single token has nothing to violate them.
 bool meets(const goodput_slo& slo, const request_timeline& r, const request_metrics& m);
 
-// Adds one completed, measured request to the run: its histograms (ITL: each
-// chunk interval divided over the tokens it carried, recorded once with the
-// token count as its weight, so a claimed 2^31 tokens costs what 1 does; the
-// interval itself when the count is unknown or the usage bad), token totals,
-// length fidelity and goodput counts.
+// A request's ITL samples: each chunk interval divided over the tokens it
+// carried, recorded once with the token count as its weight (a claimed 2^31
+// tokens costs what 1 does); the interval itself when the count is unknown or
+// the usage bad. The run and each soak window record through this one rule.
+struct itl_samples {
+    std::uint64_t token_samples = 0;
+    std::uint64_t chunk_samples = 0;
+};
+itl_samples record_itl(histogram& itl, const request_timeline& r, bool bad_usage);
+
+// Adds one completed, measured request to the run: its histograms (ITL by
+// record_itl), token totals, length fidelity and goodput counts.
 void record_completed(run_stats& stats, const request_timeline& r, const request_metrics& m,
                       const stream_usage& usage, bool good);
 

@@ -13,4 +13,7 @@ void raise_fd_limit();
 // Resident set size of this process in bytes; -1 when /proc is unreadable.
 std::int64_t resident_memory_bytes();
 
+// CPU time this process has used, user + system, in seconds; -1 when unknown.
+double cpu_seconds();
+
 }  // namespace openloop

@@ -1,0 +1,92 @@
+#pragma once
+// A soak's windows: per --interval window, what was offered and achieved, the
+// window's own latency percentiles (from histograms reset each window, so
+// exact for the window, never averages of percentiles), errors by class, the
+// generator's RSS and CPU and the server signals sampled at the window's end.
+// Each closed window is appended to windows.csv and windows.jsonl and
+// flushed, so a killed soak loses at most the window it was in. Memory is
+// fixed: a window's histograms are reused.
+
+#include "openloop/measure/event.hpp"
+#include "openloop/measure/histogram.hpp"
+#include "openloop/measure/request_metrics.hpp"
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace openloop {
+
+// What the watches of the server saw most recently (run/server_watch).
+struct window_signals {
+    std::vector<std::pair<std::string, double>> values;  // selected signals by name
+    double server_rss_mib = -1;  // --server-pid, from /proc; < 0: none
+    double server_cpu_pct = -1;
+    std::uint64_t scrape_failures = 0;  // cumulative over the run
+    bool scraping = false;               // --scrape was given
+    bool server_pid = false;             // --server-pid was given
+};
+
+// One closed window's figures, for the live endpoint and the progress line.
+struct window_figures {
+    std::int64_t index = -1;  // -1: none closed yet
+    double seconds = 0;
+    double offered_rate = 0, achieved_rate = 0;
+    std::int64_t ttft_p50 = -1, ttft_p90 = -1, ttft_p99 = -1, itl_p99 = -1, tpot_p99 = -1, e2e_p99 = -1;  // ns
+};
+
+class window_log {
+public:
+    explicit window_log(std::chrono::nanoseconds window);
+
+    // Truncates dir/windows.csv and dir/windows.jsonl; throws std::runtime_error naming them.
+    void open(const std::string& dir);
+    // Called when a window closes; must not block (it copies the latest sample).
+    void set_signal_source(std::function<window_signals()> source) { signals_ = std::move(source); }
+
+    void start(std::int64_t origin_ns);  // the first call wins
+    bool started() const { return origin_ns_ != 0; }
+    // Closes (writes) every window that ended at or before t.
+    void advance(std::int64_t t, std::uint64_t in_flight);
+    // Writes the current, partial window: the end of the run.
+    void close_window(std::int64_t t, std::uint64_t in_flight);
+
+    void offered() { ++offered_; }
+    void refused() { ++refused_; }
+    void lag(std::int64_t ns) { lag_.record(ns); }
+    void failed(int error_class);
+    void completed(const request_timeline& r, const request_metrics& m);
+
+    const window_figures& last() const { return last_; }
+
+    void flush();
+    void check();  // flushes; throws std::runtime_error naming the file when a write failed
+    void close();
+
+private:
+    void emit(std::int64_t end_ns, std::uint64_t in_flight);
+    void write_csv_header(const window_signals& s);
+
+    std::int64_t window_ns_;
+    std::int64_t origin_ns_ = 0;
+    std::int64_t index_ = 0;
+    std::uint64_t offered_ = 0, refused_ = 0, completed_ = 0, failed_ = 0;
+    std::array<std::uint64_t, error_class_count> failed_by_class_{};
+    std::int64_t output_tokens_ = 0;
+    histogram ttft_, itl_, tpot_, e2e_, lag_;
+    double cpu_at_start_ = -1;
+    std::int64_t cpu_wall_ns_ = 0;
+    std::function<window_signals()> signals_;
+    std::vector<std::string> csv_signals_;  // signal columns, fixed by the first row
+    bool csv_header_ = false;
+    window_figures last_;
+    std::ofstream csv_, jsonl_;
+    std::string csv_path_, jsonl_path_;
+};
+
+}  // namespace openloop

@@ -1,6 +1,7 @@
 #include "openloop/cli/option_groups.hpp"
 
 #include "openloop/base/quantity.hpp"
+#include "openloop/cli/signal_options.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/load/calibration.hpp"
 #include "openloop/load/trace.hpp"
@@ -433,6 +434,7 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sw
         fill_workload(vm, cmd);
         fill_limits(vm, cmd.options);
         fill_results(vm, cmd);
+        cmd.options.watch = fill_signals(vm);
     } catch (const input_error& e) {
         throw usage_error(e.what());
     }
@@ -441,6 +443,7 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sw
 po::options_description run_option_groups() {
     po::options_description all;
     all.add(target_options()).add(load_options()).add(workload_options()).add(limits_options()).add(results_options());
+    all.add(signal_options());
     return all;
 }
 

@@ -171,6 +171,7 @@ boost::json::object summary_json(const run_result& r) {
     }
     s["histograms"] = std::move(hists);
     s["aliases"] = metric_aliases();
+    if (!context.server_signals.empty()) s["server_signals"] = context.server_signals;
     s["config"] = context.config;
     s["environment"] = context.environment;
     return s;

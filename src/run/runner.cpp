@@ -7,6 +7,8 @@
 #include "openloop/run/drain.hpp"
 #include "openloop/run/fail_fast.hpp"
 #include "openloop/run/request_body.hpp"
+#include "openloop/run/run_description.hpp"
+#include "openloop/run/server_watch.hpp"
 #include "openloop/run/server_setup.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/wire/client.hpp"
@@ -373,6 +375,7 @@ run_outcome run_load(const run_options& o) {
     co.spare_connections = o.concurrency > 0 ? 0 : std::min(o.spare_connections, o.max_inflight);
     co.keep_alive_idle = o.keep_alive_idle;
 
+    server_watch watch(o.watch);  // a bad --scrape URL fails here, before any request
     workload w(o.workload);
     net::io_context io{1};
     spsc_ring<event> ring(o.ring_capacity);
@@ -404,7 +407,11 @@ run_outcome run_load(const run_options& o) {
         std::error_code ec;
         std::filesystem::create_directories(o.out_dir, ec);
         if (ec) throw std::runtime_error("cannot create --out directory " + o.out_dir + ": " + ec.message());
+        // Before the first request: what `openloop report` rebuilds a killed run's summary with.
+        write_json_file((std::filesystem::path(o.out_dir) / "run.json").string(),
+                        run_context_json(describe_run(o, co.target.display(), model, tokenizer.label, 0)));
     }
+    watch.sample_before();
 
     load_run run(o, co, io, cl, w);
     net::co_spawn(io, cl.open_spare(co.spare_connections), [](std::exception_ptr e) {
@@ -417,12 +424,18 @@ run_outcome run_load(const run_options& o) {
     ro.request_id_prefix = o.request_id_prefix;
     ro.slo = o.slo;
     ro.steady_throughput = o.steady_throughput;
-    ro.run_start_ns = to_ns(steady::now());
+    const auto run_start = steady::now();
+    ro.run_start_ns = to_ns(run_start);
+    ro.soak_window = o.soak_window;
+    if (watch.enabled()) ro.signals = [&watch] { return watch.latest(); };
     reporter rep(ring, ro);
     rep.start();
+    if (o.soak_window.count() > 0) watch.start(o.soak_window, run_start);
     run.start(model);
     io.run();
+    watch.stop();
     rep.finish();
+    watch.sample_after();
 
     run_outcome out;
     run_stats stats = rep.stats();
@@ -434,33 +447,8 @@ run_outcome run_load(const run_options& o) {
     out.stage_window_s = run.stage_window_s();
     out.stopped_early = !run.stop_reason().empty();
 
-    run_context ctx;
-    ctx.config = o.config;
-    ctx.config["model"] = model;
-    ctx.environment = environment_info();
-    ctx.target = o.target_label.empty() ? co.target.display() : o.target_label;
-    ctx.mode = o.concurrency > 0 ? "closed-loop" : "open-loop";
-    const bool trace = !o.workload.trace_file.empty();
-    ctx.request_rate = o.concurrency > 0 ? 0 : trace ? run.offered_rate() : o.arrival.rate;
-    ctx.burstiness = o.arrival.burstiness;
-    char words[160];
-    if (o.concurrency > 0) {
-        std::snprintf(words, sizeof words, "%d workers back to back", o.concurrency);
-    } else if (trace) {
-        std::snprintf(words, sizeof words, "trace replay x%g, %.3g req/s offered", o.workload.trace_speed, ctx.request_rate);
-    } else if (!o.arrival.profile.empty()) {
-        std::snprintf(words, sizeof words, "%s, rate profile of %zu segments", std::string(to_string(o.arrival.kind)).c_str(),
-                      o.arrival.profile.size());
-    } else if (o.arrival.kind == arrival_kind::gamma) {
-        std::snprintf(words, sizeof words, "gamma %g req/s, burstiness %g", o.arrival.rate, o.arrival.burstiness);
-    } else {
-        std::snprintf(words, sizeof words, "%s %g req/s", std::string(to_string(o.arrival.kind)).c_str(), o.arrival.rate);
-    }
-    ctx.arrival = words;
-    ctx.max_concurrency = o.concurrency > 0 ? o.concurrency : static_cast<int>(o.max_inflight);
-    ctx.lag_bound_ms = o.lag_bound_ms;
-    ctx.max_error_rate = o.max_error_rate;
-    ctx.tokenizer = tokenizer.label;
+    run_context ctx = describe_run(o, co.target.display(), model, tokenizer.label, run.offered_rate());
+    ctx.server_signals = watch.summary();
     ctx.skipped = w.skipped();
     ctx.drain_s = run.drain_s();
     ctx.partial = out.interrupted || out.overloaded || out.stopped_early;

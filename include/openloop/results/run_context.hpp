@@ -26,6 +26,13 @@ struct run_context {
     std::string partial_reason;
     bool stopped_early = false;       // failed fast: the first requests all failed the same non-retryable way
     double drain_s = 0;               // the drain limit applied after the last send; 0: none was armed
+    boost::json::object server_signals;  // before/after the run (run/server_watch); empty: not watched
 };
+
+// run.json: the context as a run starts, written before its first request
+// so `openloop report` can rebuild the summary of a run that never finished.
+boost::json::object run_context_json(const run_context& context);
+// Inverse of run_context_json; throws std::invalid_argument naming the bad field.
+run_context run_context_from_json(const boost::json::value& json);
 
 }  // namespace openloop

@@ -8,6 +8,7 @@
 #include "openloop/load/workload.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/run/environment.hpp"
+#include "openloop/run/server_watch.hpp"
 #include "openloop/run/stage_end.hpp"
 
 #include <boost/json/object.hpp>
@@ -78,6 +79,11 @@ struct run_options {
     std::size_t ring_capacity = 1u << 20;
     bool steady_throughput = false;  // see reporter_options::steady_throughput
     boost::json::object config;  // every parameter as given, secrets redacted (goes into summary.json)
+
+    // Watching the server (--scrape, --server-pid): before/after the run into
+    // summary.json, and with soak_window > 0 into each window's row.
+    watch_options watch;
+    std::chrono::nanoseconds soak_window{0};  // a soak: windows.csv/jsonl of this length
 };
 
 struct run_outcome {

@@ -1,0 +1,17 @@
+#pragma once
+// The options that watch the server beside the load, shared by run, sweep
+// and soak: --scrape, --scrape-metric, --server-pid.
+
+#include "openloop/run/server_watch.hpp"
+
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/variables_map.hpp>
+
+namespace openloop {
+
+boost::program_options::options_description signal_options();
+
+// Throws usage_error naming the flag (a bad URL, a pid that is not a number or not running).
+watch_options fill_signals(const boost::program_options::variables_map& vm);
+
+}  // namespace openloop

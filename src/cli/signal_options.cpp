@@ -1,0 +1,51 @@
+#include "openloop/cli/signal_options.hpp"
+
+#include "openloop/base/input_error.hpp"
+#include "openloop/cli/usage.hpp"
+#include "openloop/measure/scraper.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <filesystem>
+
+namespace openloop {
+
+namespace po = boost::program_options;
+
+po::options_description signal_options() {
+    po::options_description signals("Server signals", help_width, help_width / 2);
+    signals.add_options()
+        ("scrape", po::value<std::vector<std::string>>()->composing(),
+         "Prometheus endpoint to sample (repeatable): the server's /metrics (vLLM, SGLang, llama.cpp), a DCGM or "
+         "node exporter; well-known serving metrics are kept (docs/metrics.md), failures are counted, never fatal. "
+         "run and sweep: before and after, deltas in summary.json; soak: every window")
+        ("scrape-metric", po::value<std::vector<std::string>>()->composing(),
+         "also keep this metric from the scrapes (repeatable): a gauge as is, a counter as a rate, a histogram "
+         "as its mean over the window")
+        ("server-pid", po::value<int>(), "a local server process whose RSS and CPU to read from /proc");
+    return signals;
+}
+
+watch_options fill_signals(const po::variables_map& vm) {
+    watch_options w;
+    if (vm.count("scrape")) {
+        w.scrape_urls = vm["scrape"].as<std::vector<std::string>>();
+        for (const std::string& url : w.scrape_urls) {
+            try {
+                parse_scrape_url(url);
+            } catch (const input_error& e) {
+                throw usage_error(std::string("--scrape: ") + e.what());
+            }
+        }
+    }
+    if (vm.count("scrape-metric")) w.scrape_metrics = vm["scrape-metric"].as<std::vector<std::string>>();
+    if (vm.count("server-pid")) {
+        w.server_pid = vm["server-pid"].as<int>();
+        if (w.server_pid <= 0) throw usage_error("--server-pid must be a process id, got " + std::to_string(w.server_pid));
+        if (!std::filesystem::exists("/proc/" + std::to_string(w.server_pid)))
+            throw usage_error("--server-pid " + std::to_string(w.server_pid) + ": no such process");
+    }
+    return w;
+}
+
+}  // namespace openloop

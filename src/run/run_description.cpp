@@ -1,0 +1,41 @@
+#include "openloop/run/run_description.hpp"
+
+#include "openloop/run/environment.hpp"
+
+#include <cstdio>
+
+namespace openloop {
+
+run_context describe_run(const run_options& o, const std::string& target, const std::string& model,
+                         const std::string& tokenizer, double offered_rate) {
+    run_context ctx;
+    ctx.config = o.config;
+    ctx.config["model"] = model;
+    ctx.environment = environment_info();
+    ctx.target = o.target_label.empty() ? target : o.target_label;
+    ctx.mode = o.concurrency > 0 ? "closed-loop" : "open-loop";
+    const bool trace = !o.workload.trace_file.empty();
+    ctx.request_rate = o.concurrency > 0 ? 0 : trace ? offered_rate : o.arrival.rate;
+    ctx.burstiness = o.arrival.burstiness;
+    char words[160];
+    if (o.concurrency > 0) {
+        std::snprintf(words, sizeof words, "%d workers back to back", o.concurrency);
+    } else if (trace) {
+        std::snprintf(words, sizeof words, "trace replay x%g, %.3g req/s offered", o.workload.trace_speed, ctx.request_rate);
+    } else if (!o.arrival.profile.empty()) {
+        std::snprintf(words, sizeof words, "%s, rate profile of %zu segments", std::string(to_string(o.arrival.kind)).c_str(),
+                      o.arrival.profile.size());
+    } else if (o.arrival.kind == arrival_kind::gamma) {
+        std::snprintf(words, sizeof words, "gamma %g req/s, burstiness %g", o.arrival.rate, o.arrival.burstiness);
+    } else {
+        std::snprintf(words, sizeof words, "%s %g req/s", std::string(to_string(o.arrival.kind)).c_str(), o.arrival.rate);
+    }
+    ctx.arrival = words;
+    ctx.max_concurrency = o.concurrency > 0 ? o.concurrency : static_cast<int>(o.max_inflight);
+    ctx.lag_bound_ms = o.lag_bound_ms;
+    ctx.max_error_rate = o.max_error_rate;
+    ctx.tokenizer = tokenizer;
+    return ctx;
+}
+
+}  // namespace openloop

@@ -1,0 +1,27 @@
+#pragma once
+// A run's statistics rebuilt from its requests.jsonl: what `openloop report`
+// gives a run that was killed before it wrote summary.json. Each line is one
+// request that ended; the counts, token totals and the TTFT, TPOT, E2E, lag,
+// connect and TTFB histograms come back exactly as the run had them (the
+// log's times are whole nanoseconds). ITL does not: the log keeps no
+// per-chunk times. Requests still in flight at the kill have no line and are
+// not counted. Pure: text in, statistics out.
+
+#include "openloop/measure/run_stats.hpp"
+
+#include <cstddef>
+#include <string_view>
+
+namespace openloop {
+
+struct rebuilt_stats {
+    run_stats stats;
+    std::size_t lines = 0;           // request lines read (warm-up ones included)
+    std::size_t bad_lines = 0;       // lines that are not a request (a torn last line)
+    std::size_t first_bad_line = 0;  // 1-based; 0: none
+};
+
+// Never throws: a line that is not a request is counted and skipped.
+rebuilt_stats rebuild_stats(std::string_view requests_jsonl);
+
+}  // namespace openloop

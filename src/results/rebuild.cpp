@@ -1,0 +1,136 @@
+#include "openloop/results/rebuild.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace openloop {
+
+namespace json = boost::json;
+
+namespace {
+
+// A field in ns, or -1 when absent or null.
+std::int64_t ns(const json::object& o, const char* key) {
+    const json::value* v = o.if_contains(key);
+    if (v == nullptr) return -1;
+    if (v->is_int64()) return v->get_int64();
+    if (v->is_uint64()) return static_cast<std::int64_t>(v->get_uint64());
+    return -1;
+}
+
+std::int64_t integer(const json::object& o, const char* key, std::int64_t fallback = 0) {
+    const std::int64_t v = ns(o, key);
+    return v < 0 ? fallback : v;
+}
+
+int class_of(std::string_view name) {
+    for (int c = 0; c < error_class_count; ++c)
+        if (error_class_name(static_cast<error_class>(c)) == name) return c;
+    return static_cast<int>(error_class::io);
+}
+
+void count_status(run_stats& s, int status) {
+    auto& counts = s.http_status_counts;
+    const auto it = std::lower_bound(counts.begin(), counts.end(), status,
+                                     [](const auto& entry, int st) { return entry.first < st; });
+    if (it != counts.end() && it->first == status) {
+        ++it->second;
+    } else {
+        counts.insert(it, {status, 1});
+    }
+}
+
+void add(run_stats& s, const json::object& o) {
+    const std::int64_t intended = ns(o, "intended_ns"), sent = ns(o, "sent_ns"), headers = ns(o, "headers_ns");
+    const std::int64_t first = ns(o, "first_token_ns"), last = ns(o, "last_token_ns"), end = ns(o, "end_ns");
+    const json::value* status_v = o.if_contains("status");
+    const std::string_view status = status_v && status_v->is_string() ? std::string_view(status_v->get_string()) : "";
+    ++s.started;
+    if (s.started == 1 || intended < s.first_intended_ns) s.first_intended_ns = intended;
+    if (sent >= 0) s.lag.record(sent - intended);
+    if (status == "unfinished") {
+        ++s.unfinished;
+        return;
+    }
+    s.last_end_ns = std::max(s.last_end_ns, end);
+    if (status != "ok") {
+        ++s.failed;
+        const json::value* e = o.if_contains("error");
+        ++s.failed_by_class[static_cast<std::size_t>(class_of(e && e->is_string() ? std::string_view(e->get_string()) : ""))];
+        const std::int64_t http = integer(o, "http_status");
+        if (http >= 400) count_status(s, static_cast<int>(http));
+        return;
+    }
+    ++s.completed;
+    const std::int64_t input = integer(o, "input_tokens"), output = integer(o, "output_tokens");
+    const std::int64_t max_tokens = integer(o, "max_tokens"), prompt = ns(o, "prompt_tokens");
+    s.total_input_tokens += input;
+    s.total_output_tokens += output;
+    s.output_requested_tokens += max_tokens;
+    if (output == max_tokens) ++s.output_at_max;
+    const json::value* source = o.if_contains("output_tokens_source");
+    ++(source && source->is_string() && source->get_string() == "usage" ? s.output_from_usage : s.output_estimated);
+    if (const json::value* bad = o.if_contains("bad_usage"); bad && bad->is_bool() && bad->get_bool()) ++s.bad_usage;
+    if (prompt >= 0) {
+        s.server_prompt_tokens += prompt;
+        ++s.prompt_checked;
+        s.prompt_intended_tokens += input;
+        if (prompt == input) ++s.prompt_exact;
+    }
+    if (const std::int64_t cached = ns(o, "cached_tokens"); cached >= 0) s.cached_prompt_tokens += cached;
+    latency_set& bucket = s.by_input[static_cast<std::size_t>(input_bucket(static_cast<int>(input)))];
+    ++bucket.completed;
+    if (first >= 0 && last >= 0) {
+        s.ttft.record(first - intended);
+        s.e2e.record(last - intended);
+        bucket.ttft.record(first - intended);
+        bucket.e2e.record(last - intended);
+        if (sent >= 0) {
+            s.ttft_from_send.record(first - sent);
+            s.e2e_from_send.record(last - sent);
+        }
+        // TPOT as the run computed it: whole nanoseconds over the output tokens after the first.
+        if (output > 1) {
+            const std::int64_t tpot = (last - first) / (output - 1);
+            s.tpot.record(tpot);
+            bucket.tpot.record(tpot);
+        }
+    }
+    if (headers >= 0) s.ttfb.record(headers - intended);
+    if (const json::value* c = o.if_contains("connect_ms"); c && c->is_number())
+        s.connect.record(std::llround(c->to_number<double>() * 1e6));
+}
+
+}  // namespace
+
+rebuilt_stats rebuild_stats(std::string_view text) {
+    rebuilt_stats r;
+    std::size_t line_no = 0;
+    while (!text.empty()) {
+        const std::size_t nl = text.find('\n');
+        const std::string_view line = text.substr(0, nl);
+        text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+        ++line_no;
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+        boost::system::error_code ec;
+        const json::value v = json::parse(line, ec);
+        const json::object* o = ec ? nullptr : v.if_object();
+        if (o == nullptr || ns(*o, "intended_ns") < 0 || !o->contains("status")) {
+            ++r.bad_lines;
+            if (r.first_bad_line == 0) r.first_bad_line = line_no;
+            continue;
+        }
+        ++r.lines;
+        if (const json::value* w = o->if_contains("warmup"); w && w->is_bool() && w->get_bool()) {
+            ++r.stats.warmup_started;
+            continue;
+        }
+        add(r.stats, *o);
+    }
+    return r;
+}
+
+}  // namespace openloop

@@ -1,0 +1,204 @@
+#include "openloop/results/soak_report.hpp"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace openloop {
+
+namespace json = boost::json;
+
+namespace {
+
+// What each known figure is and how much change counts (trend_options'
+// min_change and min_change_fraction over the judged span).
+struct figure {
+    const char* key;
+    const char* label;
+    const char* unit;
+    double min_change;
+    double min_fraction;
+    bool worse_up;
+    bool check_step;
+};
+
+constexpr figure figures[] = {
+    {"server_rss_mib", "server RSS (/proc)", "MiB", 16, 0.02, true, false},
+    {"signals.server_rss_mib", "server RSS (/metrics)", "MiB", 16, 0.02, true, false},
+    {"signals.gpu_memory_used_mib", "GPU memory", "MiB", 64, 0.02, true, false},
+    {"signals.kv_usage", "KV-cache usage", "", 0.05, 0, true, true},
+    {"generator_rss_mib", "generator RSS", "MiB", 8, 0.02, true, false},
+    {"ttft_p99_ms", "TTFT p99", "ms", 0, 0.10, true, true},
+    {"itl_p99_ms", "ITL p99", "ms", 0, 0.10, true, true},
+    {"e2e_p50_ms", "E2E p50", "ms", 0, 0.10, true, true},
+    {"e2e_p99_ms", "E2E p99", "ms", 0, 0.10, true, true},
+    {"achieved_rate", "achieved throughput", "req/s", 0, 0.05, false, true},
+    {"error_rate", "error rate", "", 0.01, 0, true, true},
+};
+
+void put(soak_window_row& row, std::string key, const json::value* v) {
+    if (v != nullptr && v->is_number()) row.values.emplace_back(std::move(key), v->to_number<double>());
+}
+
+void put_percentiles(soak_window_row& row, const json::object& o, const char* field, const char* prefix) {
+    const json::value* p = o.if_contains(field);
+    if (p == nullptr || !p->is_object()) return;
+    for (const char* q : {"p50", "p90", "p99", "max"})
+        put(row, std::string(prefix) + "_" + q + "_ms", p->get_object().if_contains(q));
+}
+
+const figure* known(const std::string& key) {
+    for (const figure& f : figures)
+        if (key == f.key) return &f;
+    return nullptr;
+}
+
+}  // namespace
+
+soak_windows parse_windows_jsonl(std::string_view text) {
+    soak_windows out;
+    std::size_t line_no = 0;
+    while (!text.empty()) {
+        const std::size_t nl = text.find('\n');
+        const std::string_view line = text.substr(0, nl);
+        text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+        ++line_no;
+        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+        boost::system::error_code ec;
+        const json::value v = json::parse(line, ec);
+        const json::object* o = ec ? nullptr : v.if_object();
+        const json::value* t = o ? o->if_contains("t_end_s") : nullptr;
+        if (t == nullptr || !t->is_number()) {
+            ++out.bad_lines;
+            if (out.first_bad_line == 0) out.first_bad_line = line_no;
+            continue;
+        }
+        soak_window_row row;
+        row.t_end_s = t->to_number<double>();
+        for (const char* k : {"offered_rate", "achieved_rate", "error_rate", "in_flight", "output_tok_s"})
+            put(row, k, o->if_contains(k));
+        put_percentiles(row, *o, "ttft_ms", "ttft");
+        put_percentiles(row, *o, "itl_ms", "itl");
+        put_percentiles(row, *o, "tpot_ms", "tpot");
+        put_percentiles(row, *o, "e2e_ms", "e2e");
+        for (const auto& [field, prefix] : {std::pair{"generator", "generator_"}, std::pair{"server", "server_"}}) {
+            const json::value* g = o->if_contains(field);
+            if (g == nullptr || !g->is_object()) continue;
+            for (const auto& [k, value] : g->get_object()) put(row, std::string(prefix) + std::string(k), &value);
+        }
+        if (const json::value* s = o->if_contains("signals"); s != nullptr && s->is_object()) {
+            for (const auto& [k, value] : s->get_object()) put(row, "signals." + std::string(k), &value);
+        }
+        out.rows.push_back(std::move(row));
+    }
+    return out;
+}
+
+soak_report judge_soak(const soak_windows& w, std::size_t warmup) {
+    soak_report r;
+    r.windows = w.rows.size();
+    r.warmup_windows = std::min(warmup, w.rows.size());
+    const auto first = w.rows.begin() + static_cast<std::ptrdiff_t>(r.warmup_windows);
+    if (first != w.rows.end()) r.hours = (w.rows.back().t_end_s - first->t_end_s) / 3600;
+
+    // The known figures in their order, then every other scraped signal.
+    std::vector<std::string> keys;
+    for (const figure& f : figures) keys.emplace_back(f.key);
+    for (auto it = first; it != w.rows.end(); ++it)
+        for (const auto& [k, v] : it->values)
+            if (k.rfind("signals.", 0) == 0 && std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+
+    for (const std::string& key : keys) {
+        std::vector<trend_point> points;
+        for (auto it = first; it != w.rows.end(); ++it) {
+            const auto v = std::find_if(it->values.begin(), it->values.end(), [&](const auto& p) { return p.first == key; });
+            points.push_back({it->t_end_s / 3600, v == it->values.end() ? std::nan("") : v->second});
+        }
+        const bool any = std::any_of(points.begin(), points.end(), [](const trend_point& p) { return !std::isnan(p.value); });
+        if (!any) continue;
+        const figure* f = known(key);
+        soak_verdict v;
+        v.key = key;
+        v.label = f ? f->label : key.substr(8);
+        v.unit = f ? f->unit : "";
+        v.worse_up = f ? f->worse_up : true;
+        trend_options o;
+        if (f) {
+            o.min_change = f->min_change;
+            o.min_change_fraction = f->min_fraction;
+            o.check_step = f->check_step;
+        }
+        v.trend = judge_series(points, v.unit, o);
+        r.verdicts.push_back(std::move(v));
+    }
+
+    std::string changes;
+    std::size_t changed = 0, judged = 0;
+    for (const soak_verdict& v : r.verdicts) {
+        if (v.trend.kind == series_kind::insufficient) continue;
+        ++judged;
+        if (v.trend.kind == series_kind::no_change) continue;
+        ++changed;
+        changes += (changes.empty() ? "" : "; ") + v.label + " " + v.trend.text;
+    }
+    r.changed = changed > 0;
+    char head[160];
+    if (judged == 0) {
+        std::snprintf(head, sizeof head, "soak: too few windows to judge (%zu after %zu warm-up)",
+                      r.windows - r.warmup_windows, r.warmup_windows);
+        r.headline = head;
+    } else if (changed == 0) {
+        std::snprintf(head, sizeof head, "soak: nothing grows or drifts: %zu signals flat over %s h (%zu windows after %zu warm-up)",
+                      judged, sig3(r.hours).c_str(), r.windows - r.warmup_windows, r.warmup_windows);
+        r.headline = head;
+    } else {
+        std::snprintf(head, sizeof head, "soak: %zu of %zu signals change over %s h: ", changed, judged, sig3(r.hours).c_str());
+        r.headline = head + changes;
+    }
+    return r;
+}
+
+json::object soak_json(const soak_report& r) {
+    json::array verdicts;
+    for (const soak_verdict& v : r.verdicts) {
+        const slope_estimate& s = v.trend.slope;
+        json::object o{{"signal", v.key},   {"label", v.label},          {"unit", v.unit},
+                       {"verdict", to_string(v.trend.kind)}, {"text", v.trend.text}, {"n", s.n}};
+        if (v.trend.kind != series_kind::insufficient) {
+            o["slope_per_h"] = s.slope;
+            o["ci_low"] = s.lower;
+            o["ci_high"] = s.upper;
+            o["intercept"] = s.intercept;
+        }
+        if (v.trend.step.found) {
+            o["change_point"] = json::object{{"t_h", v.trend.step.t_hours},
+                                             {"before", v.trend.step.before},
+                                             {"after", v.trend.step.after},
+                                             {"p", v.trend.step.p}};
+        } else {
+            o["change_point"] = nullptr;
+        }
+        verdicts.push_back(std::move(o));
+    }
+    return json::object{{"headline", r.headline},
+                        {"changed", r.changed},
+                        {"windows", r.windows},
+                        {"warmup_windows", r.warmup_windows},
+                        {"hours", r.hours},
+                        {"verdicts", std::move(verdicts)}};
+}
+
+std::string format_soak(const soak_report& r) {
+    std::string out = r.headline + "\n";
+    std::size_t width = 6;
+    for (const soak_verdict& v : r.verdicts) width = std::max(width, v.label.size());
+    for (const soak_verdict& v : r.verdicts) {
+        out += "  " + v.label + std::string(width - v.label.size() + 2, ' ') + v.trend.text + "\n";
+    }
+    return out;
+}
+
+}  // namespace openloop

@@ -1,0 +1,101 @@
+#define BOOST_TEST_MODULE soak_report
+#include <boost/test/unit_test.hpp>
+
+// A soak's verdicts from its windows.jsonl: the growing signal is named in
+// the headline with its slope, flat ones are not, warm-up windows stay out,
+// and a torn last line (kill -9) costs that line only.
+
+#include "openloop/results/soak_report.hpp"
+
+#include <boost/json.hpp>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+using namespace openloop;
+namespace json = boost::json;
+
+namespace {
+
+// n windows of 60 s; server RSS grows by grow_mib_per_h on noise; TTFT flat;
+// over the first warm windows RSS climbs to its level (a cache filling).
+std::string windows_jsonl(int n, double grow_mib_per_h, int warm = 0, unsigned seed = 1) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> noise(0, 2);
+    std::string out;
+    for (int i = 0; i < n; ++i) {
+        const double t_end = 60.0 * (i + 1);
+        const double rss = (i < warm ? 800.0 * i / warm : 800) + grow_mib_per_h * t_end / 3600 + noise(rng);
+        json::object o{{"window", i},
+                       {"t_start_s", t_end - 60},
+                       {"t_end_s", t_end},
+                       {"offered_rate", 10.0},
+                       {"achieved_rate", 10.0 + noise(rng) / 20},
+                       {"error_rate", 0.0},
+                       {"ttft_ms", json::object{{"p50", 40 + noise(rng)}, {"p90", 50 + noise(rng)}, {"p99", 60 + noise(rng)}, {"max", 70}}},
+                       {"generator", json::object{{"rss_mib", 12.0 + noise(rng) / 10}, {"cpu_pct", 3.0}}},
+                       {"server", json::object{{"rss_mib", rss}, {"cpu_pct", 90.0}}},
+                       {"signals", json::object{{"kv_usage", 0.2 + noise(rng) / 200}, {"running", 3}}},
+                       {"scrape_failures", 0}};
+        out += json::serialize(o) + "\n";
+    }
+    return out;
+}
+
+const soak_verdict& find(const soak_report& r, const std::string& key) {
+    for (const auto& v : r.verdicts)
+        if (v.key == key) return v;
+    BOOST_FAIL("no verdict for " << key);
+    throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(growth_is_named_first_with_its_slope) {
+    const soak_report r = judge_soak(parse_windows_jsonl(windows_jsonl(120, 400)), 2);
+    BOOST_TEST(r.changed);
+    BOOST_TEST(r.headline.find("server RSS (/proc) growth: +") != std::string::npos, r.headline);
+    const auto& rss = find(r, "server_rss_mib");
+    BOOST_TEST(std::string(to_string(rss.trend.kind)) == "growth");
+    BOOST_TEST(std::abs(rss.trend.slope.slope - 400) < 20);
+    BOOST_TEST(std::string(to_string(find(r, "generator_rss_mib").trend.kind)) == to_string(series_kind::no_change));
+    BOOST_TEST(std::string(to_string(find(r, "ttft_p99_ms").trend.kind)) == to_string(series_kind::no_change));
+    BOOST_TEST(std::string(to_string(find(r, "signals.kv_usage").trend.kind)) == to_string(series_kind::no_change));
+    BOOST_TEST(find(r, "signals.running").label == "running");  // a scraped signal without an entry keeps its name
+    const json::object j = soak_json(r);
+    BOOST_TEST(j.at("changed").as_bool());
+    BOOST_TEST(j.at("warmup_windows").to_number<int>() == 2);
+    BOOST_TEST(format_soak(r).rfind(r.headline, 0) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_flat_soak_says_nothing_grows) {
+    const soak_report r = judge_soak(parse_windows_jsonl(windows_jsonl(120, 0)), 2);
+    BOOST_TEST(!r.changed, r.headline);
+    BOOST_TEST(r.headline.rfind("soak: nothing grows or drifts", 0) == 0u, r.headline);
+    BOOST_TEST(r.windows == 120u);
+    BOOST_TEST(std::abs(r.hours - 117.0 / 60) < 1e-9);
+}
+
+BOOST_AUTO_TEST_CASE(warmup_windows_stay_out_of_the_trend) {
+    // Half the windows climbing to the level would read as growth (Theil-Sen
+    // shrugs off a few such windows, not this many).
+    BOOST_TEST(judge_soak(parse_windows_jsonl(windows_jsonl(60, 0, 30)), 30).changed == false);
+    BOOST_TEST(std::string(to_string(find(judge_soak(parse_windows_jsonl(windows_jsonl(60, 0, 30)), 0), "server_rss_mib")
+                                         .trend.kind)) == "growth");
+}
+
+BOOST_AUTO_TEST_CASE(a_torn_last_line_is_counted_and_skipped) {
+    std::string text = windows_jsonl(30, 0);
+    text += text.substr(0, 40);  // kill -9 mid-write
+    const soak_windows w = parse_windows_jsonl(text);
+    BOOST_TEST(w.rows.size() == 30u);
+    BOOST_TEST(w.bad_lines == 1u);
+    BOOST_TEST(w.first_bad_line == 31u);
+}
+
+BOOST_AUTO_TEST_CASE(too_few_windows_are_not_judged) {
+    const soak_report r = judge_soak(parse_windows_jsonl(windows_jsonl(4, 1000)), 2);
+    BOOST_TEST(!r.changed);
+    BOOST_TEST(r.headline.find("too few windows") != std::string::npos, r.headline);
+}

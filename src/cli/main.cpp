@@ -1,8 +1,10 @@
 #include "openloop/cli/main.hpp"
 
 #include "openloop/base/input_error.hpp"
+#include "openloop/cli/report_command.hpp"
 #include "openloop/cli/run_command.hpp"
 #include "openloop/cli/sim_command.hpp"
+#include "openloop/cli/soak_command.hpp"
 #include "openloop/cli/sweep_command.hpp"
 #include "openloop/cli/usage.hpp"
 
@@ -22,6 +24,8 @@ Usage: openloop <command> [options]
 Commands:
   sweep    find the knee: open-loop stages at rising rates, SLO and saturation knees, capacity report
   run      benchmark a server on an open-loop arrival schedule (or closed loop with --concurrency)
+  soak     run for hours at production rate: per-window rows, server signals, growth and drift verdicts
+  report   rebuild the summary of a run or soak that was killed, from what it left on disk
   sim      run the built-in inference-engine simulator (an OpenAI-compatible server)
   help     show this text; `openloop <command> --help` shows a command's options
 
@@ -49,6 +53,8 @@ int cli_main(int argc, char** argv) {
         if (command == "run") return run_main(strings(argc, argv, 2));
         if (command == "sweep") return sweep_main(strings(argc, argv, 2));
         if (command == "sim") return sim_main(strings(argc, argv, 2));
+        if (command == "soak") return soak_main(strings(argc, argv, 2));
+        if (command == "report") return report_main(strings(argc, argv, 2));
         std::cerr << "openloop: unknown command '" << command << "'\n\n" << top_usage;
         return 2;
     } catch (const usage_error& e) {

@@ -1,0 +1,109 @@
+#include "openloop/cli/report_command.hpp"
+
+#include "openloop/cli/soak_command.hpp"
+#include "openloop/cli/usage.hpp"
+#include "openloop/measure/json_text.hpp"
+#include "openloop/results/rebuild.hpp"
+#include "openloop/results/run_result.hpp"
+#include "openloop/results/summary_json.hpp"
+#include "openloop/results/table.hpp"
+
+#include <boost/json.hpp>
+#include <boost/program_options.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace openloop {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* usage_text =
+    "Usage: openloop report DIR [--force] [--json]\n\n"
+    "Rebuilds summary.json and the table of a run, sweep stage or soak that did not finish (killed, or the\n"
+    "machine lost) from what it left in DIR: run.json (how it was driven, written before the first request),\n"
+    "requests.jsonl (one line per request that ended, flushed every second) and, for a soak, windows.jsonl\n"
+    "(flushed per window; its verdicts are judged again). The summary says it was rebuilt: the run is\n"
+    "marked partial, requests still in flight at the end are not counted (they have no line), and ITL is\n"
+    "not rebuilt (no per-chunk times are kept on disk). A torn last line is counted and skipped.\n"
+    "A DIR with a summary.json is a finished run: it is left alone unless --force.\n\n";
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw usage_error("report: cannot read " + path.string());
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+int report_main(const std::vector<std::string>& args) {
+    po::options_description opts("Options", help_width, help_width / 2);
+    opts.add_options()("help,h", "show this help")("force", po::bool_switch(), "rebuild even when summary.json exists")(
+        "json", po::bool_switch(), "print summary.json instead of the table")(
+        "warmup-windows", po::value<std::size_t>()->default_value(2), "a soak's windows left out of its trends");
+    po::options_description all;
+    all.add(opts).add_options()("dir", po::value<std::string>());
+    po::positional_options_description pos;
+    pos.add("dir", 1);
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    } catch (const po::error& e) {
+        throw usage_error(std::string("report: ") + e.what());
+    }
+    if (vm.count("help")) {
+        std::cout << usage_text << opts;
+        return 0;
+    }
+    if (!vm.count("dir")) throw usage_error("report: name the result directory: openloop report DIR");
+    const fs::path dir = vm["dir"].as<std::string>();
+    if (!fs::is_directory(dir)) throw usage_error("report: " + dir.string() + " is not a directory");
+    if (fs::exists(dir / "summary.json") && !vm["force"].as<bool>()) {
+        std::cout << dir.string() << " is a finished run: its summary.json stands (--force rebuilds it)\n";
+        return 0;
+    }
+    if (!fs::exists(dir / "run.json"))
+        throw usage_error("report: " + (dir / "run.json").string() + " is missing: not an openloop result directory");
+    run_context ctx;
+    try {
+        ctx = run_context_from_json(boost::json::parse(read_text(dir / "run.json")));
+    } catch (const std::exception& e) {
+        throw usage_error("report: " + (dir / "run.json").string() + ": " + e.what());
+    }
+    const rebuilt_stats rebuilt = rebuild_stats(fs::exists(dir / "requests.jsonl") ? read_text(dir / "requests.jsonl") : "");
+    ctx.partial = true;
+    ctx.partial_reason = "rebuilt by openloop report from requests.jsonl (" + std::to_string(rebuilt.lines) +
+                         " lines): the run did not finish; requests in flight at its end are not counted";
+    if (rebuilt.bad_lines > 0)
+        ctx.partial_reason += "; " + std::to_string(rebuilt.bad_lines) + " unreadable line(s), the first at line " +
+                              std::to_string(rebuilt.first_bad_line);
+    const run_result result = make_run_result(rebuilt.stats, ctx);
+    boost::json::object summary = summary_json(result);
+    summary["rebuilt"] = boost::json::object{{"from", "requests.jsonl"},
+                                             {"lines", rebuilt.lines},
+                                             {"bad_lines", rebuilt.bad_lines},
+                                             {"itl", "not rebuilt: no per-chunk times on disk"}};
+    std::string verdicts;
+    if (fs::exists(dir / "windows.jsonl")) {
+        verdicts = write_soak_summary(dir.string(), std::move(summary), vm["warmup-windows"].as<std::size_t>(), nullptr);
+    } else {
+        write_json_file((dir / "summary.json").string(), summary);
+    }
+    if (vm["json"].as<bool>()) {
+        std::cout << read_text(dir / "summary.json");
+    } else {
+        std::cout << "rebuilt from a run that did not finish: " << (dir / "summary.json").string() << "\n";
+        if (!verdicts.empty()) std::cout << verdicts << "\n";
+        std::cout << format_table(result);
+    }
+    return 0;
+}
+
+}  // namespace openloop

@@ -1,0 +1,147 @@
+#include "openloop/cli/soak_command.hpp"
+
+#include "openloop/base/quantity.hpp"
+#include "openloop/cli/option_groups.hpp"
+#include "openloop/cli/scenario.hpp"
+#include "openloop/cli/target.hpp"
+#include "openloop/cli/usage.hpp"
+#include "openloop/measure/json_text.hpp"
+#include "openloop/measure/resource_usage.hpp"
+#include "openloop/results/soak_report.hpp"
+#include "openloop/results/summary_json.hpp"
+#include "openloop/results/table.hpp"
+
+#include <boost/json.hpp>
+#include <boost/program_options.hpp>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace openloop {
+
+namespace po = boost::program_options;
+
+namespace {
+
+po::options_description soak_option_group() {
+    po::options_description soak("Soak", help_width, help_width / 2);
+    soak.add_options()
+        ("interval", po::value<std::string>()->default_value("60s"),
+         "window length: one row of windows.csv / windows.jsonl per window, percentiles of that window alone")
+        ("warmup-windows", po::value<std::size_t>()->default_value(2),
+         "windows left out of every trend (caches filling, pools opening)");
+    return soak;
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+std::string write_soak_summary(const std::string& dir, boost::json::object summary, std::size_t warmup_windows,
+                               bool* changed) {
+    const std::string windows = (std::filesystem::path(dir) / "windows.jsonl").string();
+    const soak_windows rows = parse_windows_jsonl(read_file(windows));
+    const soak_report report = judge_soak(rows, warmup_windows);
+    boost::json::object soak = soak_json(report);
+    if (rows.bad_lines > 0) {
+        soak["bad_window_lines"] = rows.bad_lines;
+        soak["first_bad_window_line"] = rows.first_bad_line;
+    }
+    summary["soak"] = std::move(soak);
+    write_json_file((std::filesystem::path(dir) / "summary.json").string(), summary);
+    if (changed) *changed = report.changed;
+    return format_soak(report);
+}
+
+soak_command parse_soak_command(const std::vector<std::string>& args) {
+    po::options_description help("General", help_width, help_width / 2);
+    help.add_options()("help,h", "show this help");
+    po::options_description everything;
+    everything.add(help).add(soak_option_group()).add(run_option_groups());
+    const auto parsed = parse_with_scenario(args, everything, "soak");
+    const auto& vm = parsed.vm;
+    soak_command cmd;
+    if (vm.count("help")) {
+        std::ostringstream os;
+        os << "Usage: openloop soak [SCENARIO.ini] [options]\n\n"
+              "A long open-loop run (a fixed rate, a --rate-profile, or a --trace looped for --duration) that\n"
+              "tells whether anything grows or drifts. Every --interval window is one row of windows.csv and\n"
+              "windows.jsonl, appended and flushed as it closes: offered and achieved rate, in flight, the\n"
+              "window's own TTFT/ITL/TPOT/E2E percentiles, errors by class, the generator's RSS and CPU, and\n"
+              "the server signals sampled at the window's end (--scrape, --server-pid; against a sim: target\n"
+              "its /metrics and process are watched by default). At the end each signal's series after the\n"
+              "warm-up windows gets a Theil-Sen slope per hour with its 95 % interval and a step check; the\n"
+              "first line says whether anything grows. Ctrl-C ends the soak early with every result written;\n"
+              "after a kill, `openloop report DIR` rebuilds the summary from what is on disk.\n"
+              "--duration defaults to 1h. Exit status: 0 valid and nothing grows or drifts, 5 valid but some\n"
+              "signal grows, declines or steps, 3 invalid run, 4 too many errors, 130 interrupted, 2 bad usage.\n\n"
+           << value_syntax_help << everything;
+        cmd.help = true;
+        cmd.help_text = os.str();
+        return cmd;
+    }
+    with_file_lines(parsed, [&] {
+        fill_run_options(vm, cmd.run, false);
+        auto& o = cmd.run.options;
+        if (!vm.count("duration") && !vm.count("num-requests")) o.duration_s = 3600;
+        const double interval = parse_duration_s(vm["interval"].as<std::string>(), "--interval");
+        if (interval < 0.1) throw usage_error("--interval must be at least 100ms");
+        o.soak_window = std::chrono::nanoseconds(static_cast<std::int64_t>(interval * 1e9));
+        cmd.warmup_windows = vm["warmup-windows"].as<std::size_t>();
+        if (vm.count("out") && vm["out"].as<std::string>() == "-")
+            throw usage_error("--out -: a soak writes its windows to disk; name a directory");
+        if (!vm.count("out")) {
+            const std::time_t now = std::time(nullptr);
+            char stamp[32];
+            std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+            o.out_dir = std::string("results/soak-") + stamp;
+        }
+        o.config["command"] = "soak";
+    });
+    return cmd;
+}
+
+int soak_main(const std::vector<std::string>& args) {
+    auto cmd = parse_soak_command(args);
+    if (cmd.help) {
+        std::cout << cmd.help_text;
+        return 0;
+    }
+    auto& o = cmd.run.options;
+    if (o.insecure)
+        std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
+    auto target = resolve_target(cmd.run);
+    o.url = target.url;
+    // The simulator openloop started is a server we can watch without being told how.
+    if (target.sim && !o.watch.enabled()) {
+        o.watch.scrape_urls.push_back(target.url + "/metrics");
+        o.watch.server_pid = target.sim->process.pid();
+    }
+    raise_fd_limit();
+    const auto outcome = run_load(o);
+    bool changed = false;
+    const std::string verdicts =
+        write_soak_summary(o.out_dir, summary_json(outcome.result), cmd.warmup_windows, &changed);
+    if (cmd.run.json) {
+        std::cout << read_file((std::filesystem::path(o.out_dir) / "summary.json").string());
+    } else {
+        std::cout << verdicts << "\n" << format_table(outcome.result);
+        std::cout << "\nresults: " << o.out_dir << "/ (summary.json, windows.csv, windows.jsonl, requests.jsonl)\n"
+                  << "plots:   tools/plot-soak " << o.out_dir << "\n";
+    }
+    if (outcome.interrupted) return 130;
+    if (outcome.stopped_early) return 3;
+    if (outcome.result.validity.too_many_errors) return 4;
+    if (!outcome.result.validity.valid) return 3;
+    return changed ? 5 : 0;
+}
+
+}  // namespace openloop

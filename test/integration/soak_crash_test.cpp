@@ -1,0 +1,137 @@
+#define BOOST_TEST_MODULE soak_crash
+#include <boost/test/unit_test.hpp>
+
+// A soak's records survive what ends soaks: kill -9 of openloop itself loses
+// at most the window it was in, and `openloop report` rebuilds the summary
+// from the request log; a server that restarts is a few windows of
+// connection errors, then recovery, and the soak goes on to its end.
+
+#include "openloop/cli/child_process.hpp"
+#include "run_files.hpp"
+#include "test_http.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace json = boost::json;
+using namespace test_http;
+using namespace std::chrono_literals;
+
+namespace {
+
+int openloop_cli(const std::vector<std::string>& args, const std::string& log) {
+    std::string cmd = std::string(OPENLOOP_BIN);
+    for (const auto& a : args) cmd += " '" + a + "'";
+    cmd += " > " + log + " 2>&1";
+    const int rc = std::system(cmd.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+unsigned short free_port() {
+    boost::asio::io_context io;
+    boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+    return a.local_endpoint().port();
+}
+
+std::size_t count_if_status(const std::vector<json::object>& lines, std::string_view status, bool warmup = false) {
+    return static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [&](const json::object& l) {
+        return l.at("status").as_string() == status && l.at("warmup").as_bool() == warmup;
+    }));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(kill_9_loses_at_most_the_last_window_and_report_rebuilds_the_summary) {
+    temp_dir dir;
+    const std::string out = dir.file("out");
+    openloop::child_process soak({OPENLOOP_BIN, "soak", "--target", "sim:cpu-small", "--rate", "20", "--duration", "120s",
+                                  "--interval", "1s", "--warmup", "1s", "--input-len", "16", "--output-len", "8",
+                                  "--progress", "off", "--out", out});
+    std::this_thread::sleep_for(7s);
+    BOOST_TEST_REQUIRE(soak.running());
+    ::kill(soak.pid(), SIGKILL);
+    BOOST_TEST(soak.stop() == 128 + SIGKILL);
+    BOOST_TEST(!std::filesystem::exists(out + "/summary.json"));
+
+    const auto windows = read_jsonl(out + "/windows.jsonl");
+    BOOST_TEST(windows.size() >= 4u);  // ~6 s of 1 s windows, less the last
+
+    const int rc = openloop_cli({"report", out}, dir.file("report.log"));
+    const std::string log = slurp(dir.file("report.log"));
+    BOOST_TEST(rc == 0, log);
+    BOOST_TEST(log.find("rebuilt from a run that did not finish") != std::string::npos, log);
+    const auto summary = read_json(out + "/summary.json");
+    // kill -9 can tear the last line: the rebuild counts it apart, never as a request.
+    const std::string text = slurp(out + "/requests.jsonl");
+    std::vector<json::object> lines;
+    std::size_t torn = 0;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t nl = text.find('\n', at);
+        const std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+        at = nl == std::string::npos ? text.size() : nl + 1;
+        boost::system::error_code ec;
+        auto v = json::parse(line, ec);
+        if (ec) ++torn; else lines.push_back(v.as_object());
+    }
+    BOOST_TEST(lines.size() > 50u);
+    BOOST_TEST(summary.at("rebuilt").at("lines").to_number<std::size_t>() == lines.size());
+    BOOST_TEST(summary.at("rebuilt").at("bad_lines").to_number<std::size_t>() == torn);
+    const std::size_t ok = count_if_status(lines, "ok"), failed = count_if_status(lines, "failed");
+    BOOST_TEST(summary.at("completed").to_number<std::size_t>() == ok);
+    BOOST_TEST(summary.at("failed").to_number<std::size_t>() == failed);
+    BOOST_TEST(summary.at("started").to_number<std::size_t>() == ok + failed + count_if_status(lines, "unfinished"));
+    BOOST_TEST(summary.at("partial").as_bool());
+    BOOST_TEST(summary.at("soak").at("windows").to_number<std::size_t>() == windows.size());
+    BOOST_TEST(summary.at("histograms").at("ttft").at("count").to_number<std::size_t>() == ok);
+
+    // A finished directory is left alone.
+    BOOST_TEST(openloop_cli({"report", out}, dir.file("again.log")) == 0);
+    BOOST_TEST(slurp(dir.file("again.log")).find("is a finished run") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_server_restart_is_a_window_of_errors_then_recovery) {
+    temp_dir dir;
+    const auto port = std::to_string(free_port());
+    const std::vector<std::string> sim_args{OPENLOOP_BIN, "sim", "--preset", "cpu-small", "--port", port};
+    auto sim = std::make_unique<openloop::child_process>(sim_args);
+    BOOST_TEST_REQUIRE(sim->read_line(10s).find("listening on") != std::string::npos);
+    openloop::child_process soak({OPENLOOP_BIN, "soak", "--target", "http://127.0.0.1:" + port, "--rate", "10",
+                                  "--duration", "24s", "--interval", "2s", "--input-len", "16", "--output-len", "8",
+                                  "--connect-timeout", "1s", "--progress", "off", "--lag-bound", "250ms", "--out",
+                                  dir.file("out")});
+    std::this_thread::sleep_for(7s);
+    ::kill(sim->pid(), SIGKILL);
+    sim->stop();
+    std::this_thread::sleep_for(4s);
+    sim = std::make_unique<openloop::child_process>(sim_args);
+    BOOST_TEST_REQUIRE(sim->read_line(10s).find("listening on") != std::string::npos);
+    // The soak runs to its own end (24 s and the drain), however many requests failed.
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (soak.running() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(200ms);
+    BOOST_TEST_REQUIRE(!soak.running());
+
+    const auto windows = read_jsonl(dir.file("out/windows.jsonl"));
+    BOOST_TEST_REQUIRE(windows.size() >= 12u);
+    BOOST_TEST(windows.back().at("t_end_s").to_number<double>() >= 23.0);
+    std::size_t errors_at = 0, recovered_at = 0;
+    for (std::size_t i = 0; i < windows.size(); ++i) {
+        const auto& w = windows[i];
+        if (errors_at == 0 && w.at("errors").as_object().contains("connect")) errors_at = i;
+        if (errors_at != 0 && recovered_at == 0 && w.at("failed").to_number<int>() == 0 &&
+            w.at("completed").to_number<int>() > 10)
+            recovered_at = i;
+    }
+    BOOST_TEST(windows[1].at("failed").to_number<int>() == 0);  // healthy before the kill
+    BOOST_TEST(errors_at >= 2u);
+    BOOST_TEST(errors_at <= 5u);
+    BOOST_TEST(recovered_at > errors_at);
+    BOOST_TEST(recovered_at + 2 <= windows.size());
+    const auto summary = read_json(dir.file("out/summary.json"));
+    BOOST_TEST(summary.at("errors").at("connect").to_number<int>() > 0);
+}

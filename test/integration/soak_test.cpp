@@ -1,0 +1,122 @@
+#define BOOST_TEST_MODULE soak
+#include <boost/test/unit_test.hpp>
+
+// `openloop soak` against simulators that really misbehave, in compressed
+// time (1.5 s windows over 30 s): a leaking one must show growth at the rate
+// it leaks, a clean one none, a slowing one a latency trend, a step a change
+// point. Every soak is bounded by --duration.
+
+#include "openloop/cli/child_process.hpp"
+#include "run_files.hpp"
+#include "test_http.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace json = boost::json;
+using namespace test_http;
+
+namespace {
+
+// `openloop soak ARGS` to completion; its exit status.
+int soak(const std::vector<std::string>& args, const std::string& log) {
+    std::string cmd = std::string(OPENLOOP_BIN) + " soak --progress off --lag-bound 250ms";
+    for (const auto& a : args) cmd += " '" + a + "'";
+    cmd += " > " + log + " 2>&1";
+    const int rc = std::system(cmd.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+// A 30 s soak at 10 req/s of short requests against sim, watched through
+// its /metrics and its pid.
+std::vector<std::string> soak_args(const openloop::sim_child& sim, const std::string& out) {
+    return {"--target", sim.url, "--rate", "10", "--duration", "30s", "--interval", "1.5s", "--warmup-windows", "2",
+            "--input-len", "16", "--output-len", "8", "--scrape", sim.url + "/metrics", "--server-pid",
+            std::to_string(sim.process.pid()), "--out", out};
+}
+
+const json::object& verdict(const json::object& summary, std::string_view signal) {
+    for (const auto& v : summary.at("soak").at("verdicts").as_array())
+        if (v.at("signal").as_string() == signal) return v.as_object();
+    BOOST_FAIL("no verdict for " << signal << " in " << summary.at("soak"));
+    throw std::logic_error("unreachable");
+}
+
+std::string kind(const json::object& v) { return std::string(v.at("verdict").as_string()); }
+double number(const json::object& v, const char* key) { return v.at(key).to_number<double>(); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_leaking_server_grows_at_the_rate_it_leaks) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small", "--leak-bytes-per-request", "1048576"});
+    const int rc = soak(soak_args(sim, dir.file("out")), dir.file("soak.log"));
+    const std::string log = slurp(dir.file("soak.log"));
+    BOOST_TEST(rc == 5, log);  // valid, and something grows
+    BOOST_TEST(log.rfind("soak: ", 0) == 0u, log);  // the first line says so
+    BOOST_TEST(log.find("server RSS (/proc) growth") != std::string::npos, log);
+
+    const auto summary = read_json(dir.file("out/summary.json"));
+    // What was leaked per second, from what the server completed.
+    const double completed = summary.at("completed").to_number<double>();
+    const double seconds = summary.at("duration").to_number<double>();
+    const double leaked_mib_per_h = completed / seconds * 3600.0;
+    for (const char* signal : {"server_rss_mib", "signals.server_rss_mib"}) {
+        const auto& v = verdict(summary, signal);
+        BOOST_TEST(kind(v) == "growth", signal << ": " << v);
+        BOOST_TEST(std::abs(number(v, "slope_per_h") / leaked_mib_per_h - 1.0) < 0.25,
+                   signal << ": " << number(v, "slope_per_h") << " MiB/h against " << leaked_mib_per_h << " leaked");
+    }
+    BOOST_TEST(kind(verdict(summary, "generator_rss_mib")) == "no_change");
+
+    const auto windows = read_jsonl(dir.file("out/windows.jsonl"));
+    BOOST_TEST(windows.size() >= 19u);
+    BOOST_TEST(windows.back().at("signals").as_object().contains("kv_usage"));
+    BOOST_TEST(windows.back().at("server").at("rss_mib").to_number<double>() > 100.0);
+    const std::string csv = slurp(dir.file("out/windows.csv"));
+    BOOST_TEST(csv.find(",server_rss_mib,") != std::string::npos);
+    BOOST_TEST(csv.find(",signals.server_rss_mib") != std::string::npos);
+    BOOST_TEST(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')) == windows.size() + 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_clean_server_does_not_grow) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small"});
+    soak(soak_args(sim, dir.file("out")), dir.file("soak.log"));
+    const std::string log = slurp(dir.file("soak.log"));
+    const auto summary = read_json(dir.file("out/summary.json"));
+    for (const char* signal : {"server_rss_mib", "signals.server_rss_mib", "generator_rss_mib"})
+        BOOST_TEST(kind(verdict(summary, signal)) == "no_change", signal << ": " << verdict(summary, signal) << "\n" << log);
+    BOOST_TEST(summary.at("failed").to_number<int>() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_slowing_server_shows_a_latency_trend) {
+    temp_dir dir;
+    // Step time doubles over the 30 s (90 x 30 s / 3600 s = 0.75: x1.75 at the end).
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small", "--slowdown-per-hour", "90"});
+    soak(soak_args(sim, dir.file("out")), dir.file("soak.log"));
+    const std::string log = slurp(dir.file("soak.log"));
+    const auto summary = read_json(dir.file("out/summary.json"));
+    const auto& e2e = verdict(summary, "e2e_p50_ms");
+    BOOST_TEST(kind(e2e) == "growth", e2e << "\n" << log);
+    BOOST_TEST(number(e2e, "slope_per_h") > 0);
+    BOOST_TEST(e2e.at("change_point").is_null(), e2e);  // a ramp, not a step
+}
+
+BOOST_AUTO_TEST_CASE(a_step_change_is_reported_as_a_change_point) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(OPENLOOP_BIN,
+                                   {"--preset", "cpu-small", "--slowdown-step-at", "15s", "--slowdown-step-factor", "3"});
+    soak(soak_args(sim, dir.file("out")), dir.file("soak.log"));
+    const std::string log = slurp(dir.file("soak.log"));
+    const auto summary = read_json(dir.file("out/summary.json"));
+    const auto& e2e = verdict(summary, "e2e_p50_ms");
+    BOOST_TEST(kind(e2e) == "step_up", e2e << "\n" << log);
+    BOOST_TEST_REQUIRE(e2e.at("change_point").is_object(), e2e);
+    const auto& cp = e2e.at("change_point").as_object();
+    // The sim started a moment before the soak: the step lands within two windows of 15 s.
+    BOOST_TEST(std::abs(number(cp, "t_h") * 3600 - 15.0) < 3.5, cp);
+    BOOST_TEST(number(cp, "after") / number(cp, "before") > 2.0, cp);
+    BOOST_TEST((log.find("E2E p50") != std::string::npos && log.find("step up") != std::string::npos), log);
+}

@@ -114,6 +114,17 @@ void fill_sim_command(const po::variables_map& vm, sim_command& cmd) {
     at_least("--slow-first-byte-ms", f.slow_first_byte_ms, 0);
     at_least("--retry-after", f.retry_after_s, 0);
 
+    auto& m = c.misbehaviour;
+    m.leak_bytes_per_request = vm["leak-bytes-per-request"].as<std::int64_t>();
+    at_least("--leak-bytes-per-request", m.leak_bytes_per_request, 0);
+    m.slowdown_per_hour = vm["slowdown-per-hour"].as<double>();
+    if (!(m.slowdown_per_hour >= 0 && std::isfinite(m.slowdown_per_hour)))
+        throw usage_error("sim: --slowdown-per-hour must be a finite number, not negative");
+    if (vm.count("slowdown-step-at")) m.slowdown_step_at_s = static_cast<double>(ms_flag(vm, "slowdown-step-at").count()) / 1000;
+    m.slowdown_step_factor = vm["slowdown-step-factor"].as<double>();
+    if (!(m.slowdown_step_factor > 0 && std::isfinite(m.slowdown_step_factor)))
+        throw usage_error("sim: --slowdown-step-factor must be a finite positive number");
+
     cmd.capacity = vm.count("capacity") > 0;
     cmd.json = vm.count("json") > 0;
     cmd.input_len = vm["input-len"].as<int>();
@@ -216,6 +227,20 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
         ("slow-first-byte-ms", po::value<int>()->default_value(1000), "delay of an injected slow first byte")
         ("retry-after", po::value<int>()->default_value(1), "seconds sent in Retry-After with 429");
 
+    po::options_description misbehaviour("Misbehaviour (for soak tests)", help_width, help_width / 2);
+    misbehaviour.add_options()
+        ("leak-bytes-per-request", po::value<std::int64_t>()->default_value(0),
+         "allocate N bytes per completion request, write every page (resident) and keep it for the life of the "
+         "process; at most 8 GiB in all, then leaks stop and are counted (/metrics: openloop_sim_leaked_bytes, "
+         "openloop_sim_leak_refused_total)")
+        ("slowdown-per-hour", po::value<double>()->default_value(0),
+         "multiply each engine step's time by 1 + F x hours since the server started (wall clock): latency creeps; "
+         "F = 60 doubles it after one minute (the firehose has no steps to slow)")
+        ("slowdown-step-at", po::value<std::string>(),
+         (std::string("from this long after the start on, multiply each step's time by --slowdown-step-factor: a "
+                      "step change in latency (") + std::string(duration_syntax) + ")").c_str())
+        ("slowdown-step-factor", po::value<double>()->default_value(2.0), "the step time's factor after --slowdown-step-at");
+
     po::options_description capacity("Capacity prediction", help_width, help_width / 2);
     capacity.add_options()
         ("capacity", "print the model's maximum sustainable request rate for --input-len/--output-len and exit")
@@ -230,7 +255,7 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
           std::string(quirk_names())).c_str());
 
     po::options_description all;
-    all.add(server).add(model).add(faults).add(quirks).add(capacity);
+    all.add(server).add(model).add(faults).add(quirks).add(misbehaviour).add(capacity);
 
     sim_command cmd;
     const auto parsed = parse_command_line(args, all, "sim", "config", false);

@@ -2,6 +2,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 
+#include <cmath>
 #include <exception>
 
 namespace openloop {
@@ -9,7 +10,8 @@ namespace openloop {
 namespace net = boost::asio;
 using sim_clock = std::chrono::steady_clock;
 
-engine_runner::engine_runner(net::io_context& io, const cost_model& model) : io_(io), engine_(model), idle_(io) {}
+engine_runner::engine_runner(net::io_context& io, const cost_model& model, const misbehaviour_config& misbehaviour)
+    : io_(io), engine_(model), misbehaviour_(misbehaviour), idle_(io) {}
 
 void engine_runner::start() {
     net::co_spawn(io_, step_loop(), [](std::exception_ptr e) {
@@ -38,7 +40,9 @@ net::awaitable<void> engine_runner::step_loop() {
         }
         const auto start = sim_clock::now();
         auto result = engine_.step();
-        step_timer.expires_at(start + std::chrono::nanoseconds(result.duration_ns));
+        const double age_s = std::chrono::duration<double>(start - started_).count();
+        const double factor = step_time_factor(misbehaviour_, age_s);
+        step_timer.expires_at(start + std::chrono::nanoseconds(std::llround(static_cast<double>(result.duration_ns) * factor)));
         co_await step_timer.async_wait();
         for (const auto& e : result.out) {
             auto it = live_.find(e.id);

@@ -38,7 +38,12 @@ using tcp = net::ip::tcp;
 class http_server::impl {
 public:
     impl(net::io_context& io, sim_config cfg)
-        : io_(io), cfg_(std::move(cfg)), runner_(io, cfg_.model), log_(cfg_.log_path), tls_(server_tls_context(cfg_)) {
+        : io_(io),
+          cfg_(std::move(cfg)),
+          runner_(io, cfg_.model, cfg_.misbehaviour),
+          leaks_(cfg_.misbehaviour.leak_limit_bytes),
+          log_(cfg_.log_path),
+          tls_(server_tls_context(cfg_)) {
         model_json_ = json::serialize(json::value(cfg_.served_model_name));
     }
 
@@ -253,6 +258,10 @@ private:
             log_.write(rec);
             co_return co_await send(stream, req, err->status, error_body(*err));
         }
+        // One allocation per request on the io thread: a test server's leak, not a hot path.
+        leaks_.leak(cfg_.misbehaviour.leak_bytes_per_request);
+        counters_.leaked_bytes = leaks_.bytes();
+        counters_.leak_refusals = leaks_.refused();
         const auto& quirks = cfg_.quirks;
         if (quirks.html_200)
             co_return co_await send(stream, req, http::status::ok,
@@ -442,6 +451,7 @@ private:
     net::io_context& io_;
     sim_config cfg_;
     engine_runner runner_;
+    leak_store leaks_;
     sim_request_log log_;
     std::optional<ssl::context> tls_;
     std::string model_json_;

@@ -55,6 +55,10 @@ std::string metrics_text(const sim_counters& c, const engine& e, std::string_vie
     metric("openloop_sim_accept_pauses_total", "counter",
            "Pauses of the accept loop when out of file descriptors (10 ms doubling to 100 ms).",
            static_cast<double>(c.accept_pauses));
+    metric("openloop_sim_leaked_bytes", "gauge", "Memory leaked on purpose (--leak-bytes-per-request), resident.",
+           static_cast<double>(c.leaked_bytes));
+    metric("openloop_sim_leak_refused_total", "counter", "Leaks refused at the store's limit (8 GiB).",
+           static_cast<double>(c.leak_refusals));
     metric("process_resident_memory_bytes", "gauge", "Resident memory of the simulator.",
            static_cast<double>(resident_memory_bytes()));
     return out;

@@ -292,6 +292,10 @@ BOOST_AUTO_TEST_CASE(sim_flags) {
     flag("--input-len", {"0"});
     flag("--output-len", {"-1"});
     flag("--quirk", {"nope"});
+    flag("--leak-bytes-per-request", {"-1", "x"});
+    flag("--slowdown-per-hour", {"-1", "inf", "x"});
+    flag("--slowdown-step-at", {"-1", "soon"});
+    flag("--slowdown-step-factor", {"0", "-2", "nan"});
     flag("--config", {"/nonexistent/sim.ini"});
     check_all(cases);
 }

@@ -4,6 +4,7 @@
 
 #include "openloop/sim/engine.hpp"
 #include "openloop/sim/faults.hpp"
+#include "openloop/sim/misbehaviour.hpp"
 #include "openloop/sim/sim_tokenizer.hpp"
 
 #include <chrono>
@@ -21,6 +22,7 @@ struct sim_config {
     std::string served_model_name = "openloop-sim";
     fault_config faults;
     sim_quirks quirks;
+    misbehaviour_config misbehaviour;  // leaks and slowdowns for soak tests
     std::string log_path;  // server-side JSONL, one line per completion request
     std::string tls_cert;  // PEM; with tls_key, serve HTTPS only
     std::string tls_key;

@@ -1,10 +1,12 @@
 #pragma once
 // Runs the simulated engine (engine.hpp) in real time on the server's
 // io_context: plans one step, sleeps its modelled duration, then hands each
-// request the tokens that step produced and wakes its connection.
+// request the tokens that step produced and wakes its connection. A
+// slowdown (misbehaviour.hpp) stretches each step by the server's age.
 
 #include "openloop/base/executor.hpp"
 #include "openloop/sim/engine.hpp"
+#include "openloop/sim/misbehaviour.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
@@ -26,7 +28,7 @@ struct live_request {
 
 class engine_runner {
 public:
-    engine_runner(boost::asio::io_context& io, const cost_model& model);
+    engine_runner(boost::asio::io_context& io, const cost_model& model, const misbehaviour_config& misbehaviour);
 
     // Spawns the step loop; the firehose, which has no cost, never starts it.
     void start();
@@ -42,6 +44,8 @@ private:
 
     boost::asio::io_context& io_;
     engine engine_;
+    misbehaviour_config misbehaviour_;
+    std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     steady_timer idle_;  // the step loop sleeps on it while the engine is idle
     std::unordered_map<std::uint64_t, live_request*> live_;
 };

@@ -24,6 +24,8 @@ struct sim_counters {
     std::int64_t streams = 0;
     std::int64_t prompt_tokens = 0;
     std::int64_t generated_tokens = 0;
+    std::int64_t leaked_bytes = 0;   // --leak-bytes-per-request, kept
+    std::int64_t leak_refusals = 0;  // leaks the store's limit refused
 };
 
 // The exposition text; model_json is the served model name as a JSON string,

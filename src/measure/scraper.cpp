@@ -20,7 +20,6 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace ssl = net::ssl;
-using tcp = net::ip::tcp;
 
 scrape_url parse_scrape_url(std::string_view url) {
     auto bad = [&](std::string_view why) {

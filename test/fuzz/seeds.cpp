@@ -1,6 +1,7 @@
 // Writes the fuzz targets' seed corpora, OUT/<target>/, from the recorded
 // vLLM, llama.cpp and simulator streams, the shipped trace slices, the
-// shipped scenarios and request bodies in the shapes clients send. Each seed
+// shipped scenarios, request bodies in the shapes clients send and the
+// recorded /metrics texts. Each seed
 // starts with the control bytes its target reads first.
 // Usage: fuzz_seeds OUT SOURCE_DIR
 
@@ -128,6 +129,17 @@ int main(int argc, char** argv) try {
         write(out / "openai_api", name + "-completions", bytes({0}) + body);
         write(out / "openai_api", name + "-chat", bytes({1}) + body);
     }
+    for (const auto& entry : fs::directory_iterator(src / "test/data/metrics")) {
+        if (entry.path().extension() != ".txt") continue;
+        const std::string text = read(entry.path());
+        const std::string name = entry.path().stem().string();
+        write(out / "prometheus_text", name, bytes({0}) + text);
+        write(out / "prometheus_text", name + "-cut", bytes({128}) + text);
+    }
+    write(out / "prometheus_text", "escapes",
+          bytes({90}) + "# HELP m a\\\\b\\nc\n# TYPE m histogram\n"
+                        R"(m_bucket{le="+Inf",p="x\\\"y\n,}",} 3 1700000000)" "\r\n"
+                        "m_sum NaN\nm_count -Inf\n# EOF\n");
     return 0;
 } catch (const std::exception& e) {
     std::cerr << "fuzz_seeds: " << e.what() << '\n';

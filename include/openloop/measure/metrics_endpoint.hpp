@@ -6,6 +6,14 @@
 // keep-alive (Prometheus keeps its connections), an idle timeout per
 // connection, and bounds on connections and request size so a stray client
 // cannot make it hold more than a little memory.
+//
+// The hook, where --metrics-listen is given: construct it at setup (bind
+// errors surface there), start() it, then once a second on the reporter
+// thread
+//     live_view v;  v.stats = &stats;  v.in_flight = ...;  v.window = ...;
+//     v.generator_rss_bytes = resident_memory_bytes();
+//     endpoint.publish(format_live_metrics(v));
+// and stop() it (or let it go out of scope) after the last publish.
 
 #include "openloop/measure/listen_address.hpp"
 

@@ -61,6 +61,7 @@ struct metrics_endpoint::impl {
 
     // The endpoint thread's only.
     std::list<tcp_stream*> connections;
+    std::size_t open_connections = 0;  // counted from accept, before a session first runs
     bool stopping = false;
 
     void open() {
@@ -127,6 +128,10 @@ struct metrics_endpoint::impl {
     }
 
     net::awaitable<void> session(tcp_stream stream) {
+        struct counted {
+            std::size_t& n;
+            ~counted() { --n; }
+        } count{open_connections};
         if (stopping) co_return;
         connections.push_front(&stream);
         const auto registered = connections.begin();
@@ -154,10 +159,11 @@ struct metrics_endpoint::impl {
             auto [ec, socket] = co_await acceptor.async_accept();
             if (ec == net::error::operation_aborted || stopping) co_return;
             if (ec) continue;  // one failed connection: keep listening
-            if (connections.size() >= options.max_connections) {
+            if (open_connections >= options.max_connections) {
                 socket.close(ec);
                 continue;
             }
+            ++open_connections;
             net::co_spawn(io, session(tcp_stream(std::move(socket))), log_exception);
         }
     }

@@ -183,6 +183,21 @@ std::int64_t histogram::percentile(double p) const {
     return max_;
 }
 
+std::uint64_t histogram::count_at_or_below(std::int64_t value) const noexcept {
+    if (value < 0) {
+        return 0;
+    }
+    if (value >= max()) {
+        return count_;
+    }
+    const std::size_t last = index_of(value);
+    std::uint64_t seen = 0;
+    for (std::size_t i = 0; i <= last; ++i) {
+        seen += counts_[i];
+    }
+    return seen;
+}
+
 boost::json::object histogram::to_json() const {
     boost::json::object o;
     o["highest"] = highest_;

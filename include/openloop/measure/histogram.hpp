@@ -52,6 +52,15 @@ public:
     // p = 100 give min() and max() exactly. 0 when empty. Throws
     // std::invalid_argument unless 0 <= p <= 100.
     std::int64_t percentile(double p) const;
+    // Samples at or below value, for cumulative (Prometheus) buckets: every
+    // sample in a bucket whose lowest value is <= value, so it is exact when
+    // value is the top of its bucket and otherwise may include samples above
+    // value by less than one bucket width (< 0.1 % of value at 3 digits).
+    // Saturated samples count as highest(); 0 for negative value.
+    std::uint64_t count_at_or_below(std::int64_t value) const noexcept;
+    // The sum of all samples as recorded (saturated ones as highest()),
+    // exact until it passes 2^53; 0 when empty.
+    double sum() const noexcept { return static_cast<double>(sum_); }
 
     std::int64_t highest() const noexcept { return highest_; }
     int significant_digits() const noexcept { return digits_; }

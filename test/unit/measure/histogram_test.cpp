@@ -334,3 +334,60 @@ BOOST_AUTO_TEST_CASE(weighted_record_takes_a_huge_weight_in_one_step) {
     BOOST_TEST(h.max() == openloop::histogram::default_highest);
     BOOST_TEST(h.percentile(10) == 7);
 }
+
+BOOST_AUTO_TEST_CASE(count_at_or_below_is_within_one_bucket) {
+    std::mt19937_64 rng(11);
+    std::lognormal_distribution<double> dist(13.0, 2.5);  // ~0.4 ms median, spread over decades
+    histogram h;
+    std::vector<std::int64_t> values;
+    for (int i = 0; i < 20000; ++i) {
+        const auto v = static_cast<std::int64_t>(dist(rng)) % 1'000'000'000'000;
+        values.push_back(v);
+        h.record(v);
+    }
+    for (std::int64_t v : {7, 500, 2047}) {  // unit resolution below 2048: exact
+        h.record(v);
+        values.push_back(v);
+    }
+    std::sort(values.begin(), values.end());
+    const auto at_or_below = [&](double x) {
+        return static_cast<std::uint64_t>(std::upper_bound(values.begin(), values.end(),
+                                                           static_cast<std::int64_t>(x)) - values.begin());
+    };
+    for (std::int64_t bound : {std::int64_t{0}, std::int64_t{7}, std::int64_t{500}, std::int64_t{2047},
+                               std::int64_t{10'000}, std::int64_t{1'000'000}, std::int64_t{250'000'000},
+                               std::int64_t{5'000'000'000}, std::int64_t{300'000'000'000}}) {
+        BOOST_TEST_CONTEXT("bound " << bound) {
+            const auto got = h.count_at_or_below(bound);
+            BOOST_TEST(got >= at_or_below(static_cast<double>(bound)));
+            BOOST_TEST(got <= at_or_below(static_cast<double>(bound) * (1 + 1.0 / 1024)));
+            if (bound < 2048) {
+                BOOST_TEST(got == at_or_below(static_cast<double>(bound)));
+            }
+        }
+    }
+    BOOST_TEST(h.count_at_or_below(-1) == 0u);
+    BOOST_TEST(h.count_at_or_below(values.back()) == h.count());
+    BOOST_TEST(h.count_at_or_below(histogram::default_highest) == h.count());
+    // Non-decreasing, as cumulative buckets must be.
+    std::uint64_t previous = 0;
+    for (std::int64_t b = 1; b < 1'000'000'000'000; b *= 3) {
+        BOOST_TEST(h.count_at_or_below(b) >= previous);
+        previous = h.count_at_or_below(b);
+    }
+    long double exact_sum = 0;
+    for (const auto v : values) exact_sum += static_cast<long double>(v);
+    BOOST_TEST(h.sum() == static_cast<double>(exact_sum));
+}
+
+BOOST_AUTO_TEST_CASE(count_at_or_below_and_sum_of_saturated_and_empty) {
+    histogram h(1000);
+    BOOST_TEST(h.count_at_or_below(5) == 0u);
+    BOOST_TEST(h.sum() == 0.0);
+    h.record(10);
+    h.record(5000, 3);  // saturated: counted as 1000
+    BOOST_TEST(h.count_at_or_below(10) == 1u);
+    BOOST_TEST(h.count_at_or_below(999) == 1u);
+    BOOST_TEST(h.count_at_or_below(1000) == 4u);
+    BOOST_TEST(h.sum() == 3010.0);
+}

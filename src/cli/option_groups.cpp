@@ -435,6 +435,7 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sw
         fill_limits(vm, cmd.options);
         fill_results(vm, cmd);
         cmd.options.watch = fill_signals(vm);
+        if (vm.count("metrics-listen")) cmd.options.metrics_listen = vm["metrics-listen"].as<std::string>();
     } catch (const input_error& e) {
         throw usage_error(e.what());
     }

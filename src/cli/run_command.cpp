@@ -2,6 +2,7 @@
 
 #include "openloop/cli/option_groups.hpp"
 #include "openloop/cli/scenario.hpp"
+#include "openloop/cli/signal_options.hpp"
 #include "openloop/cli/target.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/resource_usage.hpp"
@@ -28,6 +29,7 @@ int run_main(const std::vector<std::string>& args) {
         std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
     auto target = resolve_target(cmd);
     cmd.options.url = target.url;
+    start_live_metrics(cmd.options);
     raise_fd_limit();
     const auto outcome = run_load(cmd.options);
     if (cmd.json) {

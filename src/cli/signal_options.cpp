@@ -6,6 +6,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <cstdio>
 #include <filesystem>
 
 namespace openloop {
@@ -22,8 +23,27 @@ po::options_description signal_options() {
         ("scrape-metric", po::value<std::vector<std::string>>()->composing(),
          "also keep this metric from the scrapes (repeatable): a gauge as is, a counter as a rate, a histogram "
          "as its mean over the window")
-        ("server-pid", po::value<int>(), "a local server process whose RSS and CPU to read from /proc");
+        ("server-pid", po::value<int>(), "a local server process whose RSS and CPU to read from /proc")
+        ("metrics-listen", po::value<std::string>(),
+         "serve openloop's own Prometheus metrics at HOST:PORT/metrics while it runs (e.g. 127.0.0.1:9464; "
+         "[::1]:9464; :9464 listens on every interface, with a warning): counters by outcome, in flight, lag and "
+         "latency histograms, the last window's percentiles (tools/grafana has a dashboard)");
     return signals;
+}
+
+void start_live_metrics(run_options& o) {
+    if (o.metrics_listen.empty() || o.live) return;
+    try {
+        o.live = std::make_shared<metrics_endpoint>(o.metrics_listen);
+    } catch (const input_error& e) {
+        throw usage_error(e.what());
+    } catch (const std::runtime_error& e) {
+        throw usage_error(std::string("--metrics-listen: ") + e.what());
+    }
+    o.live->start();
+    const listen_address& a = o.live->address();
+    const std::string host = a.host.empty() ? "0.0.0.0" : a.host.find(':') != std::string::npos ? "[" + a.host + "]" : a.host;
+    std::fprintf(stderr, "openloop: metrics on http://%s:%u/metrics\n", host.c_str(), static_cast<unsigned>(o.live->port()));
 }
 
 watch_options fill_signals(const po::variables_map& vm) {

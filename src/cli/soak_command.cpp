@@ -3,6 +3,7 @@
 #include "openloop/base/quantity.hpp"
 #include "openloop/cli/option_groups.hpp"
 #include "openloop/cli/scenario.hpp"
+#include "openloop/cli/signal_options.hpp"
 #include "openloop/cli/target.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/json_text.hpp"
@@ -125,6 +126,7 @@ int soak_main(const std::vector<std::string>& args) {
         o.watch.scrape_urls.push_back(target.url + "/metrics");
         o.watch.server_pid = target.sim->process.pid();
     }
+    start_live_metrics(o);
     raise_fd_limit();
     const auto outcome = run_load(o);
     bool changed = false;

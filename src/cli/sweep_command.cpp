@@ -3,6 +3,7 @@
 #include "openloop/base/quantity.hpp"
 #include "openloop/cli/option_groups.hpp"
 #include "openloop/cli/scenario.hpp"
+#include "openloop/cli/signal_options.hpp"
 #include "openloop/cli/target.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/resource_usage.hpp"
@@ -141,6 +142,7 @@ int sweep_main(const std::vector<std::string>& args) {
         std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
     auto target = resolve_target(cmd.run);
     cmd.options.base.url = target.url;
+    start_live_metrics(cmd.options.base);
     raise_fd_limit();
     const auto result = run_sweep(cmd.options);
     if (cmd.json) {

@@ -1,6 +1,8 @@
 #include "openloop/measure/reporter.hpp"
 
 #include "openloop/measure/clock.hpp"
+#include "openloop/measure/metrics_export.hpp"
+#include "openloop/measure/resource_usage.hpp"
 #include "openloop/measure/request_log.hpp"
 #include "openloop/measure/timeseries.hpp"
 
@@ -26,7 +28,7 @@ double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 struct reporter::impl {
     impl(spsc_ring<event>& ring, reporter_options options)
         : ring_(ring), options_(std::move(options)), windows_(options_.window),
-          soak_(options_.soak_window.count() > 0 ? options_.soak_window : std::chrono::nanoseconds(1)) {
+          soak_(options_.soak_window.count() > 0 ? options_.soak_window : std::chrono::seconds(10)) {
         soak_.set_signal_source(options_.signals);
     }
 
@@ -47,8 +49,10 @@ struct reporter::impl {
 
     request_log requests_;
     timeseries windows_;
-    window_log soak_;  // used only with options_.soak_window
+    window_log soak_;  // files only with options_.soak_window; windows also for the live endpoint
     bool soaking() const { return options_.soak_window.count() > 0; }
+    bool windowed() const { return soaking() || options_.live != nullptr; }
+    std::int64_t last_publish_ns_ = 0;
     std::int64_t last_flush_ns_ = 0;
 
     std::int64_t next_progress_ns_ = 0;
@@ -113,7 +117,7 @@ struct reporter::impl {
         try {
             if (options_.follow_clock) {
                 windows_.advance(now, measured_inflight_);
-                if (soaking()) soak_.advance(now, measured_inflight_);
+                if (windowed()) soak_.advance(now, measured_inflight_);
             }
             if (options_.progress) {
                 maybe_progress(now);
@@ -122,6 +126,10 @@ struct reporter::impl {
                 last_flush_ns_ = now;
                 requests_.flush();
                 windows_.flush();
+            }
+            if (options_.live && now - last_publish_ns_ >= 1'000'000'000) {
+                last_publish_ns_ = now;
+                publish();
             }
         } catch (...) {
             error_ = std::current_exception();
@@ -132,7 +140,7 @@ struct reporter::impl {
         const std::int64_t origin = options_.run_start_ns != 0 ? options_.run_start_ns : e.t_ns;
         windows_.start(origin);
         windows_.advance(e.t_ns, measured_inflight_);
-        if (soaking()) {
+        if (windowed()) {
             soak_.start(origin);
             soak_.advance(e.t_ns, measured_inflight_);
         }
@@ -243,7 +251,7 @@ struct reporter::impl {
             record_completed(stats_, r, m, usage, meets(options_.slo, r, m));
             end_measured(e.t_ns);
             windows_.completed(m.ttft, m.output_tokens);
-            if (soaking()) soak_.completed(r, m);
+            if (windowed()) soak_.completed(r, m);
         }
         request_end end;
         end.status = "ok";
@@ -306,6 +314,22 @@ struct reporter::impl {
         stats_.last_end_ns = std::max(stats_.last_end_ns, t);
     }
 
+    // The live endpoint's text: formatted here, once a second, never on the io thread.
+    void publish() {
+        live_view v;
+        v.stats = &stats_;
+        v.in_flight = measured_inflight_;
+        v.lost_events = options_.lost_events ? options_.lost_events() : 0;
+        const window_figures& w = soak_.last();
+        if (w.index >= 0) {
+            v.window = live_window{w.seconds,  w.ttft_p50, w.ttft_p90,      w.ttft_p99,     w.itl_p99,
+                                   w.tpot_p99, w.e2e_p99,  w.achieved_rate, w.offered_rate};
+        }
+        v.generator_rss_bytes = resident_memory_bytes();
+        v.generator_cpu_seconds = cpu_seconds();
+        options_.live->publish(format_live_metrics(v));
+    }
+
     void maybe_progress(std::int64_t now) {
         const std::int64_t interval =
             std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::nanoseconds>(options_.progress_interval).count());
@@ -359,7 +383,7 @@ struct reporter::impl {
             windows_.advance(now, measured_inflight_);
         }
         windows_.close_window(measured_inflight_);  // the last, partial window, with what is still in flight
-        if (soaking()) {
+        if (windowed()) {
             soak_.advance(now, measured_inflight_);
             soak_.close_window(now, measured_inflight_);
         }
@@ -395,6 +419,7 @@ struct reporter::impl {
         }
         live_.clear();
         measured_inflight_ = 0;
+        if (options_.live) publish();  // the run's final counts
         requests_.check();
         windows_.check();
         soak_.check();

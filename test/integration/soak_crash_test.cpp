@@ -135,3 +135,32 @@ BOOST_AUTO_TEST_CASE(a_server_restart_is_a_window_of_errors_then_recovery) {
     const auto summary = read_json(dir.file("out/summary.json"));
     BOOST_TEST(summary.at("errors").at("connect").to_number<int>() > 0);
 }
+
+BOOST_AUTO_TEST_CASE(a_run_serves_its_live_metrics_while_it_runs) {
+    temp_dir dir;
+    const unsigned short port = free_port();
+    openloop::child_process run({OPENLOOP_BIN, "run", "--target", "sim:cpu-small", "--rate", "20", "--duration", "12s",
+                                 "--input-len", "16", "--output-len", "8", "--progress", "off", "--lag-bound", "250ms",
+                                 "--metrics-listen", "127.0.0.1:" + std::to_string(port), "--out", dir.file("out")});
+    // The first 10 s window closes at 10 s; the counters are live from the first second.
+    std::this_thread::sleep_for(11s);
+    const auto r = get(port, "/metrics");
+    BOOST_TEST_REQUIRE(r.status == 200, r.body);
+    BOOST_TEST(r.headers.at("Content-Type").find("text/plain; version=0.0.4") == 0u);
+    const auto value = [&](const std::string& name) {
+        const auto at = r.body.find("\n" + name + " ");
+        BOOST_TEST_REQUIRE(at != std::string::npos, name << " missing in\n" << r.body);
+        return std::stod(r.body.substr(at + name.size() + 2));
+    };
+    BOOST_TEST(value("openloop_requests_started_total") > 150);  // ~20/s for 10 s
+    BOOST_TEST(value("openloop_requests_completed_total") > 150);
+    BOOST_TEST(value("openloop_ttft_seconds_count") == value("openloop_requests_completed_total"));
+    BOOST_TEST(value("openloop_window_seconds") > 9.0);
+    BOOST_TEST(value("openloop_window_ttft_seconds{quantile=\"0.99\"}") > 0.0);
+    BOOST_TEST(value("openloop_generator_resident_memory_bytes") > 1e6);
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (run.running() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(100ms);
+    BOOST_TEST(!run.running());
+    // Gone with the run: nothing listens any more.
+    BOOST_TEST(get(port, "/metrics").error.failed());
+}

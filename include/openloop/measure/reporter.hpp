@@ -5,6 +5,7 @@
 // the live progress line. It may be slow without slowing the sender.
 
 #include "openloop/measure/event.hpp"
+#include "openloop/measure/metrics_endpoint.hpp"
 #include "openloop/measure/request_metrics.hpp"
 #include "openloop/measure/ring.hpp"
 #include "openloop/measure/run_stats.hpp"
@@ -38,6 +39,10 @@ struct reporter_options {
     // window's end (it must not block).
     std::chrono::nanoseconds soak_window{0};
     std::function<window_signals()> signals;
+    // --metrics-listen: the text published once a second (and at the end);
+    // without a soak, its window gauges cover 10 s windows.
+    metrics_endpoint* live = nullptr;
+    std::function<std::uint64_t()> lost_events;  // the producer's count of events the full ring dropped
 };
 
 class reporter {

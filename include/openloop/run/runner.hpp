@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -84,6 +85,9 @@ struct run_options {
     // summary.json, and with soak_window > 0 into each window's row.
     watch_options watch;
     std::chrono::nanoseconds soak_window{0};  // a soak: windows.csv/jsonl of this length
+    // --metrics-listen: started by the command, shared by a sweep's stages.
+    std::string metrics_listen;
+    std::shared_ptr<metrics_endpoint> live;
 };
 
 struct run_outcome {

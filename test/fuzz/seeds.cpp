@@ -1,7 +1,7 @@
 // Writes the fuzz targets' seed corpora, OUT/<target>/, from the recorded
 // vLLM, llama.cpp and simulator streams, the shipped trace slices, the
-// shipped scenarios, request bodies in the shapes clients send and the
-// recorded /metrics texts. Each seed
+// shipped scenarios, request bodies in the shapes clients send, the recorded
+// /metrics texts, a soak's windows.jsonl and the golden requests.jsonl. Each seed
 // starts with the control bytes its target reads first.
 // Usage: fuzz_seeds OUT SOURCE_DIR
 
@@ -110,6 +110,17 @@ int main(int argc, char** argv) try {
         write(out / "trace", name + "-forced", bytes({format++, 3}) + text);
         write(out / "trace", name + "-skip-select", bytes({0, 0x2b}) + text);
     }
+
+    // windows_jsonl: a real soak's rows with warm-up 0..3, and torn last lines.
+    const std::string windows = read(src / "test/data/soak/windows.jsonl");
+    for (unsigned char warmup = 0; warmup < 4; ++warmup)
+        write(out / "windows_jsonl", "soak-" + std::to_string(warmup), bytes({warmup}) + windows);
+    write(out / "windows_jsonl", "soak-torn", bytes({2}) + windows.substr(0, windows.size() - 40));
+    // request_log: the golden log (warm-up and measured requests), whole and torn.
+    const std::string golden_log = read(src / "test/data/golden/requests.jsonl");
+    write(out / "request_log", "golden", golden_log);
+    write(out / "request_log", "golden-head", head(golden_log, 8));
+    write(out / "request_log", "golden-torn", golden_log.substr(0, golden_log.size() - 100));
 
     for (const auto& entry : fs::directory_iterator(src / "scenarios")) {
         const std::string text = read(entry.path());

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace openloop {
 
@@ -104,6 +105,14 @@ void add(run_stats& s, const json::object& o) {
         s.connect.record(std::llround(c->to_number<double>() * 1e6));
 }
 
+// Token counts a run can have written: the run keeps them in 32 bits, and
+// larger ones would overflow the totals of an edited or corrupt log.
+bool plausible(const json::object& o) {
+    for (const char* key : {"input_tokens", "output_tokens", "max_tokens", "prompt_tokens", "cached_tokens"})
+        if (ns(o, key) > std::numeric_limits<std::int32_t>::max()) return false;
+    return true;
+}
+
 }  // namespace
 
 rebuilt_stats rebuild_stats(std::string_view text) {
@@ -118,7 +127,7 @@ rebuilt_stats rebuild_stats(std::string_view text) {
         boost::system::error_code ec;
         const json::value v = json::parse(line, ec);
         const json::object* o = ec ? nullptr : v.if_object();
-        if (o == nullptr || ns(*o, "intended_ns") < 0 || !o->contains("status")) {
+        if (o == nullptr || ns(*o, "intended_ns") < 0 || !o->contains("status") || !plausible(*o)) {
             ++r.bad_lines;
             if (r.first_bad_line == 0) r.first_bad_line = line_no;
             continue;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
 
 namespace openloop {
 
@@ -103,22 +104,45 @@ soak_report judge_soak(const soak_windows& w, std::size_t warmup) {
     r.warmup_windows = std::min(warmup, w.rows.size());
     const auto first = w.rows.begin() + static_cast<std::ptrdiff_t>(r.warmup_windows);
     if (first != w.rows.end()) r.hours = (w.rows.back().t_end_s - first->t_end_s) / 3600;
+    if (!std::isfinite(r.hours)) r.hours = 0;
 
-    // The known figures in their order, then every other scraped signal.
+    // One column per figure, in one pass over the rows: the known figures in
+    // their order, then every other scraped signal as first seen.
     std::vector<std::string> keys;
-    for (const figure& f : figures) keys.emplace_back(f.key);
-    for (auto it = first; it != w.rows.end(); ++it)
-        for (const auto& [k, v] : it->values)
-            if (k.rfind("signals.", 0) == 0 && std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
-
-    for (const std::string& key : keys) {
-        std::vector<trend_point> points;
-        for (auto it = first; it != w.rows.end(); ++it) {
-            const auto v = std::find_if(it->values.begin(), it->values.end(), [&](const auto& p) { return p.first == key; });
-            points.push_back({it->t_end_s / 3600, v == it->values.end() ? std::nan("") : v->second});
+    std::unordered_map<std::string, std::size_t> column;
+    for (const figure& f : figures) {
+        column.emplace(f.key, keys.size());
+        keys.emplace_back(f.key);
+    }
+    std::vector<std::vector<double>> values(keys.size());
+    const std::size_t n = static_cast<std::size_t>(w.rows.end() - first);
+    for (auto it = first; it != w.rows.end(); ++it) {
+        const std::size_t row = static_cast<std::size_t>(it - first);
+        for (const auto& [k, v] : it->values) {
+            auto [at, added] = column.emplace(k, keys.size());
+            if (added) {
+                // Beyond the known figures, only scraped signals (with a name) are judged.
+                if (k.rfind("signals.", 0) != 0 || k.size() == 8) {
+                    at->second = SIZE_MAX;
+                    continue;
+                }
+                keys.push_back(k);
+                values.emplace_back();
+            }
+            if (at->second == SIZE_MAX) continue;
+            std::vector<double>& col = values[at->second];
+            if (col.empty()) col.assign(n, std::nan(""));
+            col[row] = v;
         }
-        const bool any = std::any_of(points.begin(), points.end(), [](const trend_point& p) { return !std::isnan(p.value); });
-        if (!any) continue;
+    }
+
+    for (std::size_t c = 0; c < keys.size(); ++c) {
+        if (values[c].empty()) continue;
+        const std::string& key = keys[c];
+        std::vector<trend_point> points;
+        points.reserve(n);
+        for (std::size_t row = 0; row < n; ++row)
+            points.push_back({(first + static_cast<std::ptrdiff_t>(row))->t_end_s / 3600, values[c][row]});
         const figure* f = known(key);
         soak_verdict v;
         v.key = key;

@@ -77,3 +77,11 @@ BOOST_AUTO_TEST_CASE(nothing_and_garbage_rebuild_to_nothing) {
     BOOST_TEST(r.first_bad_line == 1u);
     BOOST_TEST(r.stats.started == 0u);
 }
+
+BOOST_AUTO_TEST_CASE(token_counts_no_run_writes_are_not_summed) {
+    // Found by fuzzing: two such lines overflowed the input-token total.
+    const rebuilt_stats r = rebuild_stats("{\"intended_ns\":1,\"status\":\"ok\",\"input_tokens\":9000000000000000000}\n"
+                                          "{\"intended_ns\":1,\"status\":\"ok\",\"input_tokens\":9000000000000000000}\n");
+    BOOST_TEST(r.bad_lines == 2u);
+    BOOST_TEST(r.stats.total_input_tokens == 0);
+}

@@ -99,3 +99,12 @@ BOOST_AUTO_TEST_CASE(too_few_windows_are_not_judged) {
     BOOST_TEST(!r.changed);
     BOOST_TEST(r.headline.find("too few windows") != std::string::npos, r.headline);
 }
+
+BOOST_AUTO_TEST_CASE(a_signal_without_a_name_is_not_judged) {
+    std::string text;
+    for (int i = 1; i <= 10; ++i)
+        text += "{\"t_end_s\":" + std::to_string(i * 60) + ",\"signals\":{\"\":" + std::to_string(i) + ",\"x\":1}}\n";
+    const soak_report r = judge_soak(parse_windows_jsonl(text), 0);
+    for (const auto& v : r.verdicts) BOOST_TEST(!v.label.empty());
+    BOOST_TEST(r.verdicts.size() == 1u);  // signals.x only
+}

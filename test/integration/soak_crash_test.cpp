@@ -164,3 +164,23 @@ BOOST_AUTO_TEST_CASE(a_run_serves_its_live_metrics_while_it_runs) {
     // Gone with the run: nothing listens any more.
     BOOST_TEST(get(port, "/metrics").error.failed());
 }
+
+BOOST_AUTO_TEST_CASE(a_runs_summary_holds_what_the_server_counted_before_and_after) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small"});
+    const int rc = openloop_cli({"run", "--target", sim.url, "--rate", "20", "--num-requests", "60", "--input-len", "32",
+                                 "--output-len", "8", "--progress", "off", "--lag-bound", "250ms", "--scrape",
+                                 sim.url + "/metrics", "--server-pid", std::to_string(sim.process.pid()), "--out",
+                                 dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST(rc == 0, slurp(dir.file("run.log")));
+    const auto summary = read_json(dir.file("out/summary.json"));
+    const auto& s = summary.at("server_signals").as_object();
+    const auto& delta = s.at("delta").as_object();
+    // Every token the server counted during the run is one the run counted (the calibration's
+    // requests before it are in "before", not in the delta).
+    BOOST_TEST(delta.at("generation_tokens").to_number<double>() == summary.at("total_output_tokens").to_number<double>());
+    BOOST_TEST(delta.at("requests_succeeded").to_number<double>() == 60.0);
+    BOOST_TEST(s.at("scrapes").as_array()[0].at("failures").to_number<int>() == 0);
+    BOOST_TEST(s.at("server_rss_mib").at("after").to_number<double>() > 1.0);
+}

@@ -96,6 +96,8 @@ soak_command parse_soak_command(const std::vector<std::string>& args) {
         const double interval = parse_duration_s(vm["interval"].as<std::string>(), "--interval");
         if (interval < 0.1) throw usage_error("--interval must be at least 100ms");
         o.soak_window = std::chrono::nanoseconds(static_cast<std::int64_t>(interval * 1e9));
+        // Hours of silence is no progress report: a line per window unless --progress off.
+        o.window_lines = vm["progress"].as<std::string>() != "off";
         cmd.warmup_windows = vm["warmup-windows"].as<std::size_t>();
         if (vm.count("out") && vm["out"].as<std::string>() == "-")
             throw usage_error("--out -: a soak writes its windows to disk; name a directory");

@@ -30,6 +30,7 @@ struct reporter::impl {
         : ring_(ring), options_(std::move(options)), windows_(options_.window),
           soak_(options_.soak_window.count() > 0 ? options_.soak_window : std::chrono::seconds(10)) {
         soak_.set_signal_source(options_.signals);
+        soak_.print_windows(soaking() && options_.window_lines);
     }
 
     spsc_ring<event>& ring_;

@@ -198,6 +198,20 @@ void window_log::emit(std::int64_t end_ns, std::uint64_t in_flight) {
         csv_.flush();
     }
 
+    if (print_) {
+        // \r and the blanks overwrite a live progress line, which goes on below.
+        std::fprintf(stderr, "\rwindow %lld  %7.0f s  offered %.1f/s  achieved %.1f/s  in flight %llu  failed %llu  "
+                             "TTFT p99 %s ms  E2E p99 %s ms  generator %s MiB",
+                     static_cast<long long>(index_), static_cast<double>(end_ns - origin_ns_) / 1e9, offered_rate,
+                     achieved_rate, static_cast<unsigned long long>(in_flight), static_cast<unsigned long long>(failed_),
+                     ttft_.count() ? cell(ms(ttft_.percentile(99)), "%.1f").c_str() : "-",
+                     e2e_.count() ? cell(ms(e2e_.percentile(99)), "%.1f").c_str() : "-", cell(rss_mib, "%.1f").c_str());
+        if (sig.server_rss_mib >= 0) std::fprintf(stderr, "  server %.1f MiB", sig.server_rss_mib);
+        if (sig.scraping && sig.scrape_failures > 0)
+            std::fprintf(stderr, "  scrape failures %llu", static_cast<unsigned long long>(sig.scrape_failures));
+        std::fprintf(stderr, "          \n");
+    }
+
     offered_ = refused_ = completed_ = failed_ = 0;
     failed_by_class_.fill(0);
     output_tokens_ = 0;

@@ -1,6 +1,7 @@
 #include "openloop/results/rebuild.hpp"
 
-#include <boost/json/parse.hpp>
+#include "openloop/results/jsonl_lines.hpp"
+
 #include <boost/json/value.hpp>
 
 #include <algorithm>
@@ -117,28 +118,18 @@ bool plausible(const json::object& o) {
 
 rebuilt_stats rebuild_stats(std::string_view text) {
     rebuilt_stats r;
-    std::size_t line_no = 0;
-    while (!text.empty()) {
-        const std::size_t nl = text.find('\n');
-        const std::string_view line = text.substr(0, nl);
-        text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-        ++line_no;
-        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-        boost::system::error_code ec;
-        const json::value v = json::parse(line, ec);
-        const json::object* o = ec ? nullptr : v.if_object();
-        if (o == nullptr || ns(*o, "intended_ns") < 0 || !o->contains("status") || !plausible(*o)) {
-            ++r.bad_lines;
-            if (r.first_bad_line == 0) r.first_bad_line = line_no;
-            continue;
-        }
+    const jsonl_tally tally = read_jsonl(text, [&](const json::object& o) {
+        if (ns(o, "intended_ns") < 0 || !o.contains("status") || !plausible(o)) return false;
         ++r.lines;
-        if (const json::value* w = o->if_contains("warmup"); w && w->is_bool() && w->get_bool()) {
+        if (const json::value* w = o.if_contains("warmup"); w && w->is_bool() && w->get_bool()) {
             ++r.stats.warmup_started;
-            continue;
+        } else {
+            add(r.stats, o);
         }
-        add(r.stats, *o);
-    }
+        return true;
+    });
+    r.bad_lines = tally.bad_lines;
+    r.first_bad_line = tally.first_bad_line;
     return r;
 }
 

@@ -1,6 +1,7 @@
 #include "openloop/results/soak_report.hpp"
 
-#include <boost/json/parse.hpp>
+#include "openloop/results/jsonl_lines.hpp"
+
 #include <boost/json/value.hpp>
 
 #include <algorithm>
@@ -61,40 +62,30 @@ const figure* known(const std::string& key) {
 
 soak_windows parse_windows_jsonl(std::string_view text) {
     soak_windows out;
-    std::size_t line_no = 0;
-    while (!text.empty()) {
-        const std::size_t nl = text.find('\n');
-        const std::string_view line = text.substr(0, nl);
-        text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-        ++line_no;
-        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-        boost::system::error_code ec;
-        const json::value v = json::parse(line, ec);
-        const json::object* o = ec ? nullptr : v.if_object();
-        const json::value* t = o ? o->if_contains("t_end_s") : nullptr;
-        if (t == nullptr || !t->is_number()) {
-            ++out.bad_lines;
-            if (out.first_bad_line == 0) out.first_bad_line = line_no;
-            continue;
-        }
+    const jsonl_tally tally = read_jsonl(text, [&](const json::object& o) {
+        const json::value* t = o.if_contains("t_end_s");
+        if (t == nullptr || !t->is_number()) return false;
         soak_window_row row;
         row.t_end_s = t->to_number<double>();
         for (const char* k : {"offered_rate", "achieved_rate", "error_rate", "in_flight", "output_tok_s"})
-            put(row, k, o->if_contains(k));
-        put_percentiles(row, *o, "ttft_ms", "ttft");
-        put_percentiles(row, *o, "itl_ms", "itl");
-        put_percentiles(row, *o, "tpot_ms", "tpot");
-        put_percentiles(row, *o, "e2e_ms", "e2e");
+            put(row, k, o.if_contains(k));
+        put_percentiles(row, o, "ttft_ms", "ttft");
+        put_percentiles(row, o, "itl_ms", "itl");
+        put_percentiles(row, o, "tpot_ms", "tpot");
+        put_percentiles(row, o, "e2e_ms", "e2e");
         for (const auto& [field, prefix] : {std::pair{"generator", "generator_"}, std::pair{"server", "server_"}}) {
-            const json::value* g = o->if_contains(field);
+            const json::value* g = o.if_contains(field);
             if (g == nullptr || !g->is_object()) continue;
             for (const auto& [k, value] : g->get_object()) put(row, std::string(prefix) + std::string(k), &value);
         }
-        if (const json::value* s = o->if_contains("signals"); s != nullptr && s->is_object()) {
+        if (const json::value* s = o.if_contains("signals"); s != nullptr && s->is_object()) {
             for (const auto& [k, value] : s->get_object()) put(row, "signals." + std::string(k), &value);
         }
         out.rows.push_back(std::move(row));
-    }
+        return true;
+    });
+    out.bad_lines = tally.bad_lines;
+    out.first_bad_line = tally.first_bad_line;
     return out;
 }
 

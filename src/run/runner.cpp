@@ -427,6 +427,7 @@ run_outcome run_load(const run_options& o) {
     const auto run_start = steady::now();
     ro.run_start_ns = to_ns(run_start);
     ro.soak_window = o.soak_window;
+    ro.window_lines = o.window_lines;
     ro.live = o.live.get();
     ro.lost_events = [&cl] { return cl.lost_events(); };
     if (watch.enabled()) ro.signals = [&watch] { return watch.latest(); };

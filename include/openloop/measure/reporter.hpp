@@ -39,6 +39,7 @@ struct reporter_options {
     // window's end (it must not block).
     std::chrono::nanoseconds soak_window{0};
     std::function<window_signals()> signals;
+    bool window_lines = false;  // a soak's progress: a line on stderr per window
     // --metrics-listen: the text published once a second (and at the end);
     // without a soak, its window gauges cover 10 s windows.
     metrics_endpoint* live = nullptr;

@@ -48,6 +48,8 @@ public:
     void open(const std::string& dir);
     // Called when a window closes; must not block (it copies the latest sample).
     void set_signal_source(std::function<window_signals()> source) { signals_ = std::move(source); }
+    // A soak's progress: one line on stderr per closed window.
+    void print_windows(bool on) { print_ = on; }
 
     void start(std::int64_t origin_ns);  // the first call wins
     bool started() const { return origin_ns_ != 0; }
@@ -84,6 +86,7 @@ private:
     std::function<window_signals()> signals_;
     std::vector<std::string> csv_signals_;  // signal columns, fixed by the first row
     bool csv_header_ = false;
+    bool print_ = false;
     window_figures last_;
     std::ofstream csv_, jsonl_;
     std::string csv_path_, jsonl_path_;

@@ -85,6 +85,7 @@ struct run_options {
     // summary.json, and with soak_window > 0 into each window's row.
     watch_options watch;
     std::chrono::nanoseconds soak_window{0};  // a soak: windows.csv/jsonl of this length
+    bool window_lines = false;                // ... and a line on stderr per window
     // --metrics-listen: started by the command, shared by a sweep's stages.
     std::string metrics_listen;
     std::shared_ptr<metrics_endpoint> live;

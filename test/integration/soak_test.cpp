@@ -8,6 +8,7 @@
 
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
+#include "sanitized.hpp"
 #include "test_http.hpp"
 
 #include <cmath>
@@ -18,6 +19,19 @@ namespace json = boost::json;
 using namespace test_http;
 
 namespace {
+
+// RSS is what these verdicts measure, and ASan's quarantine holds freed
+// memory back (256 MiB by default), which a clean server's RSS would show
+// as growth: the simulators and soaks these tests start run without it.
+struct no_quarantine {
+    no_quarantine() {
+        if (!openloop_test::sanitized) return;
+        const char* given = std::getenv("ASAN_OPTIONS");
+        const std::string options = std::string(given ? given : "") + ":quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
+        ::setenv("ASAN_OPTIONS", options.c_str(), 1);
+    }
+};
+BOOST_TEST_GLOBAL_FIXTURE(no_quarantine);
 
 // `openloop soak ARGS` to completion, stdout to log, stderr to log.err; its exit status.
 int soak(const std::vector<std::string>& args, const std::string& log) {

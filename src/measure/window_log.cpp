@@ -72,7 +72,7 @@ void window_log::advance(std::int64_t t, std::uint64_t in_flight) {
 void window_log::close_window(std::int64_t t, std::uint64_t in_flight) {
     if (origin_ns_ == 0) return;
     const std::int64_t start = origin_ns_ + index_ * window_ns_;
-    if (t > start) emit(t, in_flight);
+    if (t > start) emit(t, in_flight, true);
 }
 
 void window_log::failed(int cls) {
@@ -105,7 +105,7 @@ void window_log::write_csv_header(const window_signals& s) {
     csv_header_ = true;
 }
 
-void window_log::emit(std::int64_t end_ns, std::uint64_t in_flight) {
+void window_log::emit(std::int64_t end_ns, std::uint64_t in_flight, bool partial) {
     const std::int64_t start_ns = origin_ns_ + index_ * window_ns_;
     const double seconds = static_cast<double>(end_ns - start_ns) / 1e9;
     const double offered_rate = seconds > 0 ? static_cast<double>(offered_) / seconds : 0;
@@ -130,6 +130,7 @@ void window_log::emit(std::int64_t end_ns, std::uint64_t in_flight) {
         o["window"] = index_;
         o["t_start_s"] = static_cast<double>(start_ns - origin_ns_) / 1e9;
         o["t_end_s"] = static_cast<double>(end_ns - origin_ns_) / 1e9;
+        if (partial) o["partial"] = true;  // the run's last, shorter window: left out of the trends
         o["offered"] = offered_;
         o["offered_rate"] = offered_rate;
         o["completed"] = completed_;

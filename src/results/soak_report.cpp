@@ -67,6 +67,7 @@ soak_windows parse_windows_jsonl(std::string_view text) {
         if (t == nullptr || !t->is_number()) return false;
         soak_window_row row;
         row.t_end_s = t->to_number<double>();
+        if (const json::value* p = o.if_contains("partial"); p && p->is_bool()) row.partial = p->get_bool();
         for (const char* k : {"offered_rate", "achieved_rate", "error_rate", "in_flight", "output_tok_s"})
             put(row, k, o.if_contains(k));
         put_percentiles(row, o, "ttft_ms", "ttft");
@@ -94,7 +95,13 @@ soak_report judge_soak(const soak_windows& w, std::size_t warmup) {
     r.windows = w.rows.size();
     r.warmup_windows = std::min(warmup, w.rows.size());
     const auto first = w.rows.begin() + static_cast<std::ptrdiff_t>(r.warmup_windows);
-    if (first != w.rows.end()) r.hours = (w.rows.back().t_end_s - first->t_end_s) / 3600;
+    // A last window cut short by the run's end holds its drain, not its load.
+    auto end = w.rows.end();
+    if (end != first && (end - 1)->partial) {
+        --end;
+        r.partial_left_out = true;
+    }
+    if (first != end) r.hours = ((end - 1)->t_end_s - first->t_end_s) / 3600;
     if (!std::isfinite(r.hours)) r.hours = 0;
 
     // One column per figure, in one pass over the rows: the known figures in
@@ -106,8 +113,8 @@ soak_report judge_soak(const soak_windows& w, std::size_t warmup) {
         keys.emplace_back(f.key);
     }
     std::vector<std::vector<double>> values(keys.size());
-    const std::size_t n = static_cast<std::size_t>(w.rows.end() - first);
-    for (auto it = first; it != w.rows.end(); ++it) {
+    const std::size_t n = static_cast<std::size_t>(end - first);
+    for (auto it = first; it != end; ++it) {
         const std::size_t row = static_cast<std::size_t>(it - first);
         for (const auto& [k, v] : it->values) {
             auto [at, added] = column.emplace(k, keys.size());
@@ -162,12 +169,12 @@ soak_report judge_soak(const soak_windows& w, std::size_t warmup) {
     r.changed = changed > 0;
     char head[160];
     if (judged == 0) {
-        std::snprintf(head, sizeof head, "soak: too few windows to judge (%zu after %zu warm-up)",
-                      r.windows - r.warmup_windows, r.warmup_windows);
+        std::snprintf(head, sizeof head, "soak: too few windows to judge (%zu after %zu warm-up)", n,
+                      r.warmup_windows);
         r.headline = head;
     } else if (changed == 0) {
         std::snprintf(head, sizeof head, "soak: nothing grows or drifts: %zu signals flat over %s h (%zu windows after %zu warm-up)",
-                      judged, sig3(r.hours).c_str(), r.windows - r.warmup_windows, r.warmup_windows);
+                      judged, sig3(r.hours).c_str(), n, r.warmup_windows);
         r.headline = head;
     } else {
         std::snprintf(head, sizeof head, "soak: %zu of %zu signals change over %s h: ", changed, judged, sig3(r.hours).c_str());
@@ -203,6 +210,7 @@ json::object soak_json(const soak_report& r) {
                         {"windows", r.windows},
                         {"warmup_windows", r.warmup_windows},
                         {"hours", r.hours},
+                        {"partial_window_left_out", r.partial_left_out},
                         {"verdicts", std::move(verdicts)}};
 }
 

@@ -71,7 +71,7 @@ public:
     void close();
 
 private:
-    void emit(std::int64_t end_ns, std::uint64_t in_flight);
+    void emit(std::int64_t end_ns, std::uint64_t in_flight, bool partial = false);
     void write_csv_header(const window_signals& s);
 
     std::int64_t window_ns_;

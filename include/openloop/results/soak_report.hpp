@@ -22,6 +22,7 @@ namespace openloop {
 // (ttft_p99_ms, server_rss_mib, signals.kv_usage, ...).
 struct soak_window_row {
     double t_end_s = 0;
+    bool partial = false;  // the run's last window, cut short by its end: not judged
     std::vector<std::pair<std::string, double>> values;
 };
 
@@ -45,6 +46,7 @@ struct soak_verdict {
 struct soak_report {
     std::size_t windows = 0;         // in the file
     std::size_t warmup_windows = 0;  // left out of every series
+    bool partial_left_out = false;   // the last window was partial and is not judged
     double hours = 0;                // the judged span
     std::vector<soak_verdict> verdicts;
     std::string headline;  // the soak's first line

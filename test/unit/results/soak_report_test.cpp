@@ -108,3 +108,16 @@ BOOST_AUTO_TEST_CASE(a_signal_without_a_name_is_not_judged) {
     for (const auto& v : r.verdicts) BOOST_TEST(!v.label.empty());
     BOOST_TEST(r.verdicts.size() == 1u);  // signals.x only
 }
+
+BOOST_AUTO_TEST_CASE(the_last_partial_window_is_not_judged) {
+    // A drain window at the end: a tenth of the rate would read as a throughput decline.
+    std::string text;
+    for (int i = 1; i <= 30; ++i)
+        text += "{\"t_end_s\":" + std::to_string(i * 60) + ",\"achieved_rate\":" + std::to_string(10 + (i % 3) * 0.01) + "}\n";
+    const std::string last = "{\"t_end_s\":1805,\"partial\":true,\"achieved_rate\":1.0}\n";
+    const soak_report r = judge_soak(parse_windows_jsonl(text + last), 2);
+    BOOST_TEST(r.partial_left_out);
+    BOOST_TEST(std::abs(r.hours - 27.0 / 60) < 1e-9);  // windows 3 to 30 judged
+    BOOST_TEST(!r.changed, r.headline);
+    BOOST_TEST(r.windows == 31u);
+}

@@ -426,7 +426,11 @@ std::vector<trace_entry> scale_trace(std::vector<trace_entry> entries, double sp
     if (!(speed > 0) || !std::isfinite(speed))
         throw std::invalid_argument("trace speed must be a positive number, got " + std::to_string(speed));
     if (speed == 1.0) return entries;
-    for (trace_entry& e : entries) e.at_ns = std::llround(static_cast<long double>(e.at_ns) / speed);
+    // Slowed down, a time near the 292-year end of int64 ns would overflow and
+    // land before its predecessors: clamped, the order stays (found by fuzzing).
+    constexpr auto latest = static_cast<long double>(std::numeric_limits<std::int64_t>::max());
+    for (trace_entry& e : entries)
+        e.at_ns = std::llround(std::min(static_cast<long double>(e.at_ns) / speed, latest));
     return entries;
 }
 

@@ -13,6 +13,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <limits>
 #include <vector>
 
 using namespace openloop;
@@ -337,6 +338,10 @@ BOOST_AUTO_TEST_CASE(scaling_windowing_and_limits) {
     const auto slow = scale_trace(e, 0.5);
     BOOST_TEST(slow[4].at_ns == 8'000);
     BOOST_TEST(scale_trace(e, 3.0)[2].at_ns == 667);
+    // Found by fuzzing: slowed down, times near int64's end overflowed and came before their predecessors.
+    const auto far = scale_trace({entry(0), entry(2'000'000'000'000'000'000), entry(4'000'000'000'000'000'000)}, 0.25);
+    BOOST_TEST(far[1].at_ns == 8'000'000'000'000'000'000);
+    BOOST_TEST(far[2].at_ns == std::numeric_limits<std::int64_t>::max());
     BOOST_CHECK_THROW(scale_trace(e, 0.0), std::invalid_argument);
     BOOST_CHECK_THROW(scale_trace(e, -1.0), std::invalid_argument);
 

@@ -20,13 +20,27 @@ std::string_view trim(std::string_view s) {
     return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
 }
 
+// Program_options builds its messages by replacing these placeholders with
+// the user's text until none is left: text that holds one never ends (found
+// by fuzzing). Such text is refused before Program_options sees it.
+constexpr std::string_view placeholders[] = {"%canonical_option%", "%option%", "%original_token%",
+                                             "%prefix%", "%value%", "%invalid_line%"};
+
+void refuse_placeholders(std::string_view text, const std::string& where) {
+    for (const auto p : placeholders)
+        if (text.find(p) != std::string_view::npos)
+            throw usage_error(where + ": '" + std::string(p) + "' may not appear in an option or its value");
+}
+
 // Option name -> line of its first 'name = value' line, read as Program_options
 // reads the file: '#' starts a comment, '[section]' prefixes "section.".
-std::map<std::string, std::string> option_lines(const std::string& path) {
+// where ("run: ") prefixes a refusal.
+std::map<std::string, std::string> option_lines(const std::string& path, const std::string& where) {
     std::map<std::string, std::string> lines;
     std::ifstream in(path);
     std::string line, section;
     for (std::size_t number = 1; std::getline(in, line); ++number) {
+        refuse_placeholders(line, where + path + ":" + std::to_string(number));
         std::string_view s = trim(std::string_view(line).substr(0, line.find('#')));
         if (s.size() > 1 && s.front() == '[' && s.back() == ']') {
             section = std::string(trim(s.substr(1, s.size() - 2))) + ".";
@@ -109,6 +123,7 @@ parsed_command parse_command_line(const std::vector<std::string>& args, const po
     parsed_command p;
     auto& vm = p.vm;
     const std::string where = std::string(command) + ": ";
+    for (const auto& arg : args) refuse_placeholders(arg, std::string(command));
     try {
         const auto parsed = po::command_line_parser(args).options(cli_only).positional(pos).run();
         check_numbers(parsed, cli_only, vm);
@@ -119,7 +134,7 @@ parsed_command parse_command_line(const std::vector<std::string>& args, const po
             if (!in)
                 throw usage_error(where + (positional ? "cannot read scenario file " : "--" + std::string(file_option) +
                                                                                          ": cannot read file ") + path);
-            const auto lines = option_lines(path);
+            const auto lines = option_lines(path, where);
             try {
                 const auto from_file = po::parse_config_file(in, all);
                 for (const auto& opt : from_file.options) {

@@ -1,5 +1,6 @@
 #include "openloop/cli/report_command.hpp"
 
+#include "openloop/cli/scenario.hpp"
 #include "openloop/cli/soak_command.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/json_text.hpp"
@@ -53,6 +54,7 @@ int report_main(const std::vector<std::string>& args) {
     po::positional_options_description pos;
     pos.add("dir", 1);
     po::variables_map vm;
+    for (const auto& arg : args) refuse_placeholders(arg, "report");
     try {
         po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
     } catch (const po::error& e) {

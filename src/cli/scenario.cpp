@@ -20,18 +20,6 @@ std::string_view trim(std::string_view s) {
     return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
 }
 
-// Program_options builds its messages by replacing these placeholders with
-// the user's text until none is left: text that holds one never ends (found
-// by fuzzing). Such text is refused before Program_options sees it.
-constexpr std::string_view placeholders[] = {"%canonical_option%", "%option%", "%original_token%",
-                                             "%prefix%", "%value%", "%invalid_line%"};
-
-void refuse_placeholders(std::string_view text, const std::string& where) {
-    for (const auto p : placeholders)
-        if (text.find(p) != std::string_view::npos)
-            throw usage_error(where + ": '" + std::string(p) + "' may not appear in an option or its value");
-}
-
 // Option name -> line of its first 'name = value' line, read as Program_options
 // reads the file: '#' starts a comment, '[section]' prefixes "section.".
 // where ("run: ") prefixes a refusal.
@@ -93,6 +81,16 @@ std::string option_name_of(const po::error_with_option_name& e) {
 }
 
 }  // namespace
+
+void refuse_placeholders(std::string_view text, const std::string& where) {
+    // Program_options builds its messages by replacing these with the user's
+    // text until none is left: text holding one never ends (found by fuzzing).
+    constexpr std::string_view placeholders[] = {"%canonical_option%", "%option%", "%original_token%",
+                                                 "%prefix%", "%value%", "%invalid_line%"};
+    for (const auto p : placeholders)
+        if (text.find(p) != std::string_view::npos)
+            throw usage_error(where + ": '" + std::string(p) + "' may not appear in an option or its value");
+}
 
 std::string file_line_named(const parsed_command& p, const std::string& message) {
     std::size_t best = std::string::npos;

@@ -13,6 +13,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace openloop {
@@ -32,6 +33,11 @@ struct parsed_command {
 parsed_command parse_command_line(const std::vector<std::string>& args,
                                   const boost::program_options::options_description& all, const char* command,
                                   const char* file_option, bool positional);
+
+// Throws usage_error (where: '...') when text holds a placeholder of
+// Program_options' messages, which would make it loop: every command's
+// arguments go through it before Program_options sees them.
+void refuse_placeholders(std::string_view text, const std::string& where);
 
 // run and sweep: an optional scenario path first, then flags.
 parsed_command parse_with_scenario(const std::vector<std::string>& args,

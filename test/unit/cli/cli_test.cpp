@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE cli
 #include <boost/test/unit_test.hpp>
 
+#include "openloop/cli/report_command.hpp"
 #include "openloop/cli/run_command.hpp"
 #include "openloop/cli/soak_command.hpp"
 #include "openloop/cli/sim_command.hpp"
@@ -131,6 +132,7 @@ BOOST_AUTO_TEST_CASE(placeholder_text_is_refused_not_looped_on) {
     }
     BOOST_CHECK_THROW(parse_run_command({"--no-such-%value%", "1"}), usage_error);
     BOOST_CHECK_THROW(parse_sweep_command({"--rates", "%prefix%"}), usage_error);
+    BOOST_CHECK_THROW(report_main({"--x%canonical_option%"}), usage_error);
 }
 
 BOOST_AUTO_TEST_CASE(every_shipped_scenario_parses) {

@@ -105,13 +105,6 @@ boost::json::object config_json(const po::variables_map& vm) {
     return out;
 }
 
-std::string default_out_dir() {
-    const std::time_t now = std::time(nullptr);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-    return std::string("results/run-") + stamp;
-}
-
 po::options_description target_options() {
     po::options_description target("Target", help_width, help_width / 2);
     target.add_options()
@@ -398,7 +391,7 @@ void fill_results(const po::variables_map& vm, run_command& cmd) {
     auto& o = cmd.options;
     o.max_error_rate = parse_fraction(vm["max-error-rate"].as<std::string>(), "--max-error-rate");
 
-    const std::string out = vm.count("out") ? vm["out"].as<std::string>() : default_out_dir();
+    const std::string out = vm.count("out") ? vm["out"].as<std::string>() : default_out_dir("run");
     o.out_dir = out == "-" ? "" : out;
     cmd.json = vm["json"].as<bool>();
     const std::string progress = vm["progress"].as<std::string>();
@@ -426,6 +419,13 @@ void fill_results(const po::variables_map& vm, run_command& cmd) {
 }
 
 }  // namespace
+
+std::string default_out_dir(const char* kind) {
+    const std::time_t now = std::time(nullptr);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+    return std::string("results/") + kind + "-" + stamp;
+}
 
 void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
     try {

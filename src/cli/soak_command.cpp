@@ -15,7 +15,6 @@
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
 
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -101,12 +100,7 @@ soak_command parse_soak_command(const std::vector<std::string>& args) {
         cmd.warmup_windows = vm["warmup-windows"].as<std::size_t>();
         if (vm.count("out") && vm["out"].as<std::string>() == "-")
             throw usage_error("--out -: a soak writes its windows to disk; name a directory");
-        if (!vm.count("out")) {
-            const std::time_t now = std::time(nullptr);
-            char stamp[32];
-            std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-            o.out_dir = std::string("results/soak-") + stamp;
-        }
+        if (!vm.count("out")) o.out_dir = default_out_dir("soak");
         o.config["command"] = "soak";
     });
     return cmd;

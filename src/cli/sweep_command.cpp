@@ -15,7 +15,6 @@
 #include <boost/program_options.hpp>
 
 #include <cmath>
-#include <ctime>
 #include <iostream>
 #include <sstream>
 
@@ -120,12 +119,7 @@ void fill_sweep_options(const po::variables_map& vm, sweep_command& cmd) {
     // A sweep stage always warms up: its measured window must start in steady state.
     o.warmup_s = vm["warmup"].defaulted() ? 5.0 : o.base.warmup_s;
     if (o.stage_s <= 0) throw usage_error("sweep: --stage-duration must be positive");
-    if (!vm.count("out")) {
-        const std::time_t now = std::time(nullptr);
-        char stamp[32];
-        std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-        o.base.out_dir = std::string("results/sweep-") + stamp;
-    }
+    if (!vm.count("out")) o.base.out_dir = default_out_dir("sweep");
     o.out_dir = o.base.out_dir;
     cmd.json = cmd.run.json;
 }

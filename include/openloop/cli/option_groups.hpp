@@ -7,6 +7,8 @@
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/variables_map.hpp>
 
+#include <string>
+
 namespace openloop {
 
 // How values are written (base/quantity.hpp), for the --help of run and sweep.
@@ -17,6 +19,10 @@ inline constexpr const char* value_syntax_help =
     "--slo error_rate) are 0.01 or 1%.\n\n";
 
 boost::program_options::options_description run_option_groups();
+
+// "results/KIND-YYYYmmdd-HHMMSS" (local time): where a command writes
+// without --out.
+std::string default_out_dir(const char* kind);
 
 // cmd := what vm says. With for_sweep, --concurrency is the sweep's list and
 // is left to it. Throws usage_error naming the flag and the bad value.

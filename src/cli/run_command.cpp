@@ -39,6 +39,10 @@ int run_main(const std::vector<std::string>& args) {
         if (!cmd.options.out_dir.empty())
             std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, timeseries.csv)\n";
     }
+    return run_exit_status(outcome);
+}
+
+int run_exit_status(const run_outcome& outcome) {
     if (outcome.interrupted) return 130;
     // Failing fast is an invalid run whatever its error rate: the reason is its first line.
     if (outcome.stopped_early) return 3;

@@ -135,11 +135,8 @@ int soak_main(const std::vector<std::string>& args) {
         std::cout << "\nresults: " << o.out_dir << "/ (summary.json, windows.csv, windows.jsonl, requests.jsonl)\n"
                   << "plots:   tools/plot-soak " << o.out_dir << "\n";
     }
-    if (outcome.interrupted) return 130;
-    if (outcome.stopped_early) return 3;
-    if (outcome.result.validity.too_many_errors) return 4;
-    if (!outcome.result.validity.valid) return 3;
-    return changed ? 5 : 0;
+    const int status = run_exit_status(outcome);
+    return status == 0 && changed ? 5 : status;
 }
 
 }  // namespace openloop

@@ -24,4 +24,8 @@ run_command parse_run_command(const std::vector<std::string>& args);
 // Parses, runs and prints; returns the exit status.
 int run_main(const std::vector<std::string>& args);
 
+// The exit status a finished run reports (see openloop run --help): 130
+// interrupted, 3 stopped early or invalid, 4 too many errors, else 0.
+int run_exit_status(const run_outcome& outcome);
+
 }  // namespace openloop

@@ -196,7 +196,9 @@ std::string signed3(double v) { return (v > 0 ? "+" : "") + sig3(v); }
 
 std::string render(const series_trend& r, const std::string& unit, const trend_options& o) {
     const slope_estimate& s = r.slope;
-    const std::string per_hour = " " + unit + "/h";
+    // A unitless signal (a count) reads "+3/h" and "3 → 5", without a stray blank.
+    const std::string with_unit = unit.empty() ? "" : " " + unit;
+    const std::string per_hour = unit.empty() ? "/h" : " " + unit + "/h";
     switch (r.kind) {
         case series_kind::insufficient:
             return "insufficient data: " + s.reason;
@@ -208,7 +210,7 @@ std::string render(const series_trend& r, const std::string& unit, const trend_o
         case series_kind::step_down: {
             const change_point& c = r.step;
             std::string text = std::string(r.kind == series_kind::step_up ? "step up" : "step down") + " at " +
-                               sig3(c.t_hours) + " h: " + sig3(c.before) + " → " + sig3(c.after) + " " + unit;
+                               sig3(c.t_hours) + " h: " + sig3(c.before) + " → " + sig3(c.after) + with_unit;
             if (c.before != 0) text += " (" + signed3(c.relative * 100) + " %)";
             return text;
         }
@@ -217,7 +219,7 @@ std::string render(const series_trend& r, const std::string& unit, const trend_o
     }
     if (s.lower > 0 || s.upper < 0) {
         // Significant, but the change over the span is below the threshold.
-        return "no material change (" + signed3(s.slope) + per_hour + ": " + signed3(s.change) + " " + unit +
+        return "no material change (" + signed3(s.slope) + per_hour + ": " + signed3(s.change) + with_unit +
                " over " + sig3(s.span_hours) + " h)";
     }
     return "no significant change (±" + sig3(s.half_width) + per_hour + ")";

@@ -48,6 +48,11 @@ BOOST_AUTO_TEST_CASE(a_noise_free_line_has_its_exact_slope) {
     BOOST_TEST(down.text == "decline: -30.0 req/s/h (95 % CI -30.0..-30.0)", down.text);
 }
 
+BOOST_AUTO_TEST_CASE(a_unitless_signal_reads_without_a_stray_blank) {
+    const auto r = judge_series(line(120, 5, 3, 0, 0), "");
+    BOOST_TEST(r.text == "growth: +3.00/h (95 % CI 3.00..3.00)", r.text);
+}
+
 BOOST_AUTO_TEST_CASE(the_interval_covers_the_true_slope_of_noisy_lines) {
     int covered = 0, growth = 0;
     for (std::uint64_t seed = 0; seed < 200; ++seed) {

@@ -479,7 +479,9 @@ std::string workload::describe() const {
             if (c.trace_start_ns > 0) out += " from=" + format_number(double(c.trace_start_ns) / 1e9) + "s";
             if (c.trace_end_ns >= 0) out += " to=" + format_number(double(c.trace_end_ns) / 1e9) + "s";
             if (c.trace_max_requests > 0) out += " max=" + std::to_string(c.trace_max_requests);
-            out += " speed=" + format_number(s.trace.speed);
+            char speed[32];  // a speed from --rate has every digit of a quotient
+            std::snprintf(speed, sizeof speed, "%.4g", s.trace.speed);
+            out += std::string(" speed=") + speed;
             if (c.trace_rate > 0) out += " rate=" + format_number(c.trace_rate);
             out += c.trace_loop ? " loop" : " once";
             break;

@@ -6,7 +6,7 @@
 //
 // NAME is a CSV header cell (matched exactly, else ignoring case) or a JSONL
 // key; a dotted path (usage.prompt_tokens) reaches into nested objects. The
-// time unit defaults to s. With prompt= the request sends that text and
+// time unit defaults to s (a NAME holding ':' needs it: time=a:b:s). With prompt= the request sends that text and
 // input= is optional (the prompt's word count then stands for its length).
 // prefix= names a cell of hash block ids (a JSON array, or ids separated by
 // blanks, ';' or '|') as Mooncake's hash_ids; session= a conversation id.

@@ -2,6 +2,7 @@
 
 #include "openloop/base/quantity.hpp"
 #include "openloop/cli/signal_options.hpp"
+#include "openloop/cli/trace_options.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/load/calibration.hpp"
 #include "openloop/load/trace.hpp"
@@ -128,7 +129,9 @@ po::options_description load_options() {
     po::options_description load("Load", help_width, help_width / 2);
     load.add_options()
         ("arrival", po::value<std::string>()->default_value("poisson"), "inter-arrival distribution: constant, poisson or gamma")
-        ("rate", po::value<double>()->default_value(1.0), "offered request rate, requests/s (open loop)")
+        ("rate", po::value<double>()->default_value(1.0), "offered request rate, requests/s (open loop); with --trace, "
+                                                          "the replay's mean rate, its shape kept (speed = rate / the "
+                                                          "selection's mean rate)")
         ("burstiness", po::value<double>()->default_value(1.0), "gamma shape: 1 = Poisson, < 1 burstier, > 1 smoother (CV^2 = 1/B)")
         ("rate-profile", po::value<std::string>(), "stepped/ramped rates instead of --rate: 'RATE:DURATION' steps and "
                                                    "'FROM-TO:DURATION' ramps (a bare number is seconds; inf: for ever), "
@@ -157,11 +160,6 @@ po::options_description workload_options() {
         ("prefix-groups", po::value<int>()->default_value(1), "distinct shared prefixes (requests cycle through them)")
         ("prompts", po::value<std::string>(), "JSONL file, one {\"prompt\": \"...\"} per line")
         ("sharegpt", po::value<std::string>(), "ShareGPT JSON file (first human turn as prompt, reply length as max_tokens)")
-        ("trace", po::value<std::string>(), "replay a trace: Mooncake JSONL, Azure CSV, BurstGPT CSV or openloop requests.jsonl "
-                                            "(timestamps, lengths, shared prefixes)")
-        ("trace-format", po::value<std::string>()->default_value("auto"), "trace format, or auto to detect it")
-        ("trace-speed", po::value<double>()->default_value(1.0), "replay speed factor (2 = twice as fast)")
-        ("trace-skip-bad-rows", po::bool_switch(), "skip malformed trace rows (counted) instead of stopping")
         ("tokenizer", po::value<std::string>()->default_value("auto"),
          "how a length in tokens becomes a prompt: server (calibrated against the server's own tokenize endpoint, "
          "chat template included, so usage.prompt_tokens equals --input-len; vLLM, SGLang, llama.cpp, TGI), "
@@ -332,20 +330,12 @@ void fill_workload(const po::variables_map& vm, run_command& cmd) {
     if (w.prefix_groups < 1) throw usage_error("--prefix-groups must be at least 1");
     if (vm.count("prompts")) w.prompts_file = vm["prompts"].as<std::string>();
     if (vm.count("sharegpt")) w.sharegpt_file = vm["sharegpt"].as<std::string>();
-    if (vm.count("trace")) w.trace_file = vm["trace"].as<std::string>();
-    w.trace_format = vm["trace-format"].as<std::string>();
-    try {
-        parse_trace_format(w.trace_format);
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(std::string("--trace-format: ") + e.what());
-    }
-    w.trace_speed = vm["trace-speed"].as<double>();
-    if (!(w.trace_speed > 0)) throw usage_error("--trace-speed must be positive");
-    w.trace_skip_bad_rows = vm["trace-skip-bad-rows"].as<bool>();
+    fill_trace(vm, cmd);
     w.seed = cmd.seed;
     if ((!w.prompts_file.empty()) + (!w.sharegpt_file.empty()) + (!w.trace_file.empty()) > 1)
         throw usage_error("give at most one of --prompts, --sharegpt and --trace");
-    if (o.duration_s == 0 && o.num_requests == 0 && w.trace_file.empty()) o.duration_s = 60;
+    // A trace sent once ends by itself; anything else needs a bound.
+    if (o.duration_s == 0 && o.num_requests == 0 && (w.trace_file.empty() || w.trace_loop)) o.duration_s = 60;
     o.ignore_eos = vm["ignore-eos"].as<bool>();
     o.temperature = vm["temperature"].as<double>();
     if (o.temperature < 0) throw usage_error("--temperature must not be negative");
@@ -443,7 +433,8 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sw
 
 po::options_description run_option_groups() {
     po::options_description all;
-    all.add(target_options()).add(load_options()).add(workload_options()).add(limits_options()).add(results_options());
+    all.add(target_options()).add(load_options()).add(workload_options()).add(trace_options()).add(limits_options());
+    all.add(results_options());
     all.add(signal_options());
     return all;
 }

@@ -92,6 +92,7 @@ soak_command parse_soak_command(const std::vector<std::string>& args) {
         fill_run_options(vm, cmd.run, false);
         auto& o = cmd.run.options;
         if (!vm.count("duration") && !vm.count("num-requests")) o.duration_s = 3600;
+        o.workload.trace_loop = true;  // a soak runs for its duration, lap after lap of a trace
         const double interval = parse_duration_s(vm["interval"].as<std::string>(), "--interval");
         if (interval < 0.1) throw usage_error("--interval must be at least 100ms");
         o.soak_window = std::chrono::nanoseconds(static_cast<std::int64_t>(interval * 1e9));

@@ -1,30 +1,22 @@
 #include "openloop/load/trace.hpp"
 
 #include "openloop/base/input_error.hpp"
+#include "openloop/load/csv_reader.hpp"
+#include "openloop/load/json_fields.hpp"
 #include "openloop/load/tokens.hpp"
 
-#include <boost/json.hpp>
-
 #include <algorithm>
+#include <array>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
-#include <system_error>
 
 namespace openloop {
 namespace {
-
-namespace json = boost::json;
-
-// Thrown for one bad row; parse_trace adds file:line and decides whether to skip.
-struct row_error : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 constexpr std::string_view format_names = "auto, mooncake, azure, burstgpt, openloop";
 
@@ -39,15 +31,6 @@ bool iequals(std::string_view a, std::string_view b) {
                auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
                return lower(x) == lower(y);
            });
-}
-
-std::string quoted(std::string_view s) {
-    constexpr std::size_t limit = 60;
-    std::string out = "\"";
-    out.append(s.substr(0, limit));
-    if (s.size() > limit) out.append("...");
-    out.push_back('"');
-    return out;
 }
 
 // Calls f(line, number) for each line without its terminator (LF or CRLF);
@@ -83,317 +66,236 @@ std::string_view first_content_line(std::string_view text) {
     return found;
 }
 
-// ---- numbers ---------------------------------------------------------------
-
-std::int64_t parse_nonnegative(std::string_view field, std::string_view value, std::int64_t max) {
-    std::string_view v = trim(value);
-    std::int64_t out = 0;
-    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-    if (v.empty() || ec != std::errc{} || ptr != v.data() + v.size() || out < 0 || out > max)
-        throw row_error("field \"" + std::string(field) + "\": expected a non-negative integer up to " +
-                        std::to_string(max) + ", got " + quoted(value));
-    return out;
-}
-
-int parse_tokens(std::string_view field, std::string_view value) {
-    return int(parse_nonnegative(field, value, std::numeric_limits<int>::max()));
-}
-
-// Up to 9 fractional digits after the point, as ns; exact, no floating point.
-std::int64_t parse_fraction_ns(std::string_view digits) {
-    if (digits.empty() || digits.size() > 9 ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        throw std::invalid_argument("fraction");
-    std::int64_t ns = 0;
-    for (std::size_t i = 0; i < 9; ++i) ns = ns * 10 + (i < digits.size() ? digits[i] - '0' : 0);
-    return ns;
-}
-
-// "SECONDS[.FRACTION]" to ns, exactly.
-std::int64_t parse_seconds_ns(std::string_view field, std::string_view value) {
-    std::string_view v = trim(value);
-    std::size_t dot = v.find('.');
-    try {
-        constexpr std::int64_t max_s = std::numeric_limits<std::int64_t>::max() / 1'000'000'000 - 1;
-        std::int64_t s = parse_nonnegative(field, v.substr(0, dot), max_s);
-        std::int64_t frac = dot == std::string_view::npos ? 0 : parse_fraction_ns(v.substr(dot + 1));
-        return s * 1'000'000'000 + frac;
-    } catch (const std::exception&) {
-        throw row_error("field \"" + std::string(field) + "\": expected seconds like 12.5 (at most 9 decimals), got " +
-                        quoted(value));
-    }
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = unsigned(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + std::int64_t(doe) - 719468;
-}
-
-// "YYYY-MM-DD HH:MM:SS[.fffffffff]" (no time zone) to ns since the epoch of
-// that clock; only differences matter.
-std::int64_t parse_wall_clock_ns(std::string_view field, std::string_view value) {
-    std::string_view v = trim(value);
-    auto fail = [&]() -> row_error {
-        return row_error("field \"" + std::string(field) +
-                         "\": expected a time like 2023-11-16 18:15:46.6805900, got " + quoted(value));
-    };
-    auto number = [&](std::size_t pos, std::size_t len) {
-        int out = 0;
-        for (std::size_t i = pos; i < pos + len; ++i) {
-            if (v[i] < '0' || v[i] > '9') throw fail();
-            out = out * 10 + (v[i] - '0');
-        }
-        return out;
-    };
-    if (v.size() < 19 || v[4] != '-' || v[7] != '-' || (v[10] != ' ' && v[10] != 'T') || v[13] != ':' ||
-        v[16] != ':')
-        throw fail();
-    const int year = number(0, 4), month = number(5, 2), day = number(8, 2);
-    const int hour = number(11, 2), minute = number(14, 2), second = number(17, 2);
-    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) throw fail();
-    std::int64_t frac = 0;
-    if (v.size() > 19) {
-        if (v[19] != '.') throw fail();
-        try {
-            frac = parse_fraction_ns(v.substr(20));
-        } catch (const std::invalid_argument&) {
-            throw fail();
-        }
-    }
-    const std::int64_t s =
-        days_from_civil(year, unsigned(month), unsigned(day)) * 86400 + hour * 3600 + minute * 60 + second;
-    // Nanoseconds since 1970 fit int64 until 2262; times outside that would
-    // overflow, and times within it keep every difference between rows in range.
-    constexpr std::int64_t max_s = std::numeric_limits<std::int64_t>::max() / 1'000'000'000 - 1;
-    if (s < 0 || s > max_s) throw fail();
-    return s * 1'000'000'000 + frac;
-}
-
-// ---- JSON fields -------------------------------------------------------------
-
-const json::value& json_field(const json::object& obj, std::string_view name) {
-    const json::value* v = obj.if_contains(name);
-    if (!v) throw row_error("missing field \"" + std::string(name) + "\"");
-    return *v;
-}
-
-std::int64_t json_nonnegative(std::string_view name, const json::value& v, std::int64_t max) {
-    std::int64_t out = -1;
-    if (v.is_int64()) {
-        out = v.get_int64();
-    } else if (v.is_uint64()) {
-        out = v.get_uint64() > std::uint64_t(max) ? -1 : std::int64_t(v.get_uint64());
-    } else if (v.is_double() && v.get_double() == std::floor(v.get_double()) && v.get_double() >= 0 &&
-               v.get_double() < double(max) + 1.0) {  // double(INT64_MAX) rounds up to 2^63
-        out = std::int64_t(v.get_double());
-    }
-    if (out < 0 || out > max)
-        throw row_error("field \"" + std::string(name) + "\": expected a non-negative integer up to " +
-                        std::to_string(max) + ", got " + quoted(json::serialize(v)));
-    return out;
-}
-
-int json_tokens(const json::object& obj, std::string_view name) {
-    return int(json_nonnegative(name, json_field(obj, name), std::numeric_limits<int>::max()));
-}
-
-std::vector<std::uint64_t> json_hash_ids(const json::value& v) {
-    const json::array* arr = v.if_array();
-    if (!arr) throw row_error("field \"hash_ids\": expected an array of integers, got " + quoted(json::serialize(v)));
-    std::vector<std::uint64_t> out;
-    out.reserve(arr->size());
-    for (const json::value& h : *arr) {
-        if (h.is_uint64()) {
-            out.push_back(h.get_uint64());
-        } else if (h.is_int64() && h.get_int64() >= 0) {
-            out.push_back(std::uint64_t(h.get_int64()));
-        } else {
-            throw row_error("field \"hash_ids\": expected non-negative integers, got " + quoted(json::serialize(h)));
-        }
-    }
-    return out;
-}
-
-json::object parse_json_object(std::string_view line) {
-    boost::system::error_code ec;
-    json::value v = json::parse(line, ec);
-    if (ec) throw row_error("invalid JSON: " + ec.message());
-    if (!v.is_object()) throw row_error("expected a JSON object");
-    return std::move(v.get_object());
-}
-
-trace_entry mooncake_row(std::string_view line) {
-    const json::object obj = parse_json_object(line);
-    // Milliseconds; a fractional value is rounded to the ns.
-    const json::value& ts = json_field(obj, "timestamp");
-    constexpr double max_ms = 9.0e12;
-    trace_entry e;
-    if (ts.is_double() && ts.get_double() >= 0 && ts.get_double() < max_ms)
-        e.at_ns = std::llround(ts.get_double() * 1e6);
-    else
-        e.at_ns = json_nonnegative("timestamp", ts, std::int64_t(max_ms)) * 1'000'000;
-    e.input_tokens = json_tokens(obj, "input_length");
-    e.output_tokens = json_tokens(obj, "output_length");
-    if (const json::value* h = obj.if_contains("hash_ids")) e.hash_ids = json_hash_ids(*h);
-    return e;
-}
-
-trace_entry openloop_row(std::string_view line) {
-    const json::object obj = parse_json_object(line);
-    trace_entry e;
-    const char* time_field = obj.contains("intended_ns") ? "intended_ns" : "t_ns";
-    if (!obj.contains(time_field)) throw row_error("missing field \"intended_ns\" (or \"t_ns\")");
-    e.at_ns = json_nonnegative(time_field, obj.at(time_field), std::numeric_limits<std::int64_t>::max());
-    e.input_tokens = json_tokens(obj, "input_tokens");
-    if (obj.contains("output_tokens"))
-        e.output_tokens = json_tokens(obj, "output_tokens");
-    else if (obj.contains("max_tokens"))
-        e.output_tokens = json_tokens(obj, "max_tokens");
-    else
-        throw row_error("missing field \"output_tokens\" (or \"max_tokens\")");
-    if (const json::value* h = obj.if_contains("hash_ids")) e.hash_ids = json_hash_ids(*h);
-    return e;
-}
-
-// ---- CSV -------------------------------------------------------------------
-
-struct csv_layout {
-    std::string_view time_column, input_column, output_column;
-    bool wall_clock;  // azure: wall-clock time; burstgpt: seconds
-};
-
-constexpr csv_layout azure_layout{"TIMESTAMP", "ContextTokens", "GeneratedTokens", true};
-constexpr csv_layout burstgpt_layout{"Timestamp", "Request tokens", "Response tokens", false};
-
-void split_csv(std::string_view line, std::vector<std::string_view>& fields) {
-    fields.clear();
-    for (;;) {
-        std::size_t comma = line.find(',');
-        fields.push_back(trim(line.substr(0, comma)));
-        if (comma == std::string_view::npos) break;
-        line.remove_prefix(comma + 1);
-    }
-}
-
-bool header_has(const std::vector<std::string_view>& header, std::string_view name) {
-    return std::any_of(header.begin(), header.end(), [&](std::string_view h) { return iequals(h, name); });
-}
-
 std::string error_at(std::string_view name, std::size_t line, std::string_view what) {
     return std::string(name) + ":" + std::to_string(line) + ": " + std::string(what);
 }
 
+// ---- one row: the mapped cells to an entry -----------------------------------
+
+// The roles of a mapping, in the order cells are gathered.
+enum role : std::size_t { time_role, input_role, output_role, prompt_role, session_role, prefix_role, role_count };
+
+std::array<const std::vector<std::string>*, role_count> roles_of(const trace_columns& c) {
+    return {&c.time, &c.input, &c.output, &c.prompt, &c.session, &c.prefix};
+}
+
+// "\"a\"" or "\"a\" (or \"b\")", for a message.
+std::string column_names(const std::vector<std::string>& names) {
+    std::string out = "\"" + names.front() + "\"";
+    for (std::size_t i = 1; i < names.size(); ++i) out += " (or \"" + names[i] + "\")";
+    return out;
+}
+
+// A cell's value for the row; cells[r] is the cell of role r (type missing
+// when the row lacks it), names[r] the name it was found under.
+trace_entry make_entry(const trace_columns& c, const std::array<const json_field*, role_count>& cells,
+                       const std::array<std::string_view, role_count>& names) {
+    const auto roles = roles_of(c);
+    using kind = json_field::kind;
+    auto scalar = [&](role r, std::string_view expected) -> const std::string& {
+        const json_field& f = *cells[r];
+        if (f.type == kind::missing) throw trace_row_error("missing field " + column_names(*roles[r]));
+        if (f.type != kind::number && f.type != kind::string)
+            throw trace_row_error("field \"" + std::string(names[r]) + "\": expected " + std::string(expected) +
+                                  ", got " + (f.type == kind::array    ? std::string("an array")
+                                              : f.type == kind::object ? std::string("an object")
+                                                                       : f.text));
+        return f.text;
+    };
+    trace_entry e;
+    e.at_ns = parse_time_ns(names[time_role], scalar(time_role, "a time"), c.unit);
+    if (!c.prompt.empty()) {
+        if (cells[prompt_role]->type == kind::number)
+            throw trace_row_error("field \"" + std::string(names[prompt_role]) + "\": expected a string, got " +
+                                  cells[prompt_role]->text);
+        e.prompt = scalar(prompt_role, "a string");
+        // Servers refuse an empty prompt, and a generated one would not be the row's.
+        if (e.prompt.empty()) throw trace_row_error("field \"" + std::string(names[prompt_role]) + "\": empty prompt");
+    }
+    e.input_tokens = c.input.empty() ? count_text_tokens(e.prompt)
+                                     : parse_token_count(names[input_role], scalar(input_role, "a token count"));
+    e.output_tokens = parse_token_count(names[output_role], scalar(output_role, "a token count"));
+    if (!c.session.empty() && cells[session_role]->type != kind::null) e.session = scalar(session_role, "an id");
+    if (!c.prefix.empty()) {
+        const json_field& f = *cells[prefix_role];
+        const std::string_view name = names[prefix_role];
+        if (f.type == kind::array) {
+            if (f.mixed) throw trace_row_error("field \"" + std::string(name) + "\": expected an array of block ids");
+            e.hash_ids.reserve(f.items.size());
+            for (const std::string& id : f.items) e.hash_ids.push_back(parse_block_id(name, id));
+        } else if (f.type == kind::number || f.type == kind::string) {
+            e.hash_ids = parse_block_ids(name, f.text);
+        } else if (f.type == kind::missing && !c.prefix_optional) {
+            throw trace_row_error("missing field " + column_names(c.prefix));
+        } else if (f.type != kind::missing && f.type != kind::null) {
+            throw trace_row_error("field \"" + std::string(name) + "\": expected an array of block ids, got " +
+                                  (f.type == kind::object ? std::string("an object") : f.text));
+        }
+    }
+    return e;
+}
+
+// ---- JSONL and CSV -------------------------------------------------------------
+
+// Calls row(line, parse) for every non-blank line; parse() gives its entry.
+template <class Row>
+void read_jsonl(std::string_view text, const trace_columns& c, Row&& row) {
+    // Every name of every role, looked up in one pass over the line.
+    std::vector<std::string> names;
+    std::array<std::pair<std::size_t, std::size_t>, role_count> span{};  // [first, last) into names per role
+    const auto roles = roles_of(c);
+    for (std::size_t r = 0; r < role_count; ++r) {
+        span[r].first = names.size();
+        names.insert(names.end(), roles[r]->begin(), roles[r]->end());
+        span[r].second = names.size();
+    }
+    static const json_field missing;
+    std::vector<json_field> fields;
+    for_each_line(text, [&](std::string_view line, std::size_t number) {
+        if (trim(line).empty()) return;
+        row(number, [&] {
+            if (std::string bad = read_json_fields(trim(line), names, fields); !bad.empty()) throw trace_row_error(bad);
+            std::array<const json_field*, role_count> cells{};
+            std::array<std::string_view, role_count> found{};
+            for (std::size_t r = 0; r < role_count; ++r) {
+                cells[r] = &missing;
+                if (span[r].first < span[r].second) found[r] = names[span[r].first];
+                for (std::size_t i = span[r].first; i < span[r].second; ++i) {
+                    if (fields[i].type != json_field::kind::missing) {
+                        cells[r] = &fields[i];
+                        found[r] = names[i];
+                        break;
+                    }
+                }
+            }
+            return make_entry(c, cells, found);
+        });
+    });
+}
+
+// The header cell that names (in order of preference) pick: exact, else
+// ignoring case; -1 when none.
+long find_column(const std::vector<std::string>& header, const std::vector<std::string>& names) {
+    for (const std::string& n : names) {
+        for (std::size_t i = 0; i < header.size(); ++i)
+            if (header[i] == n) return long(i);
+        for (std::size_t i = 0; i < header.size(); ++i)
+            if (iequals(header[i], n)) return long(i);
+    }
+    return -1;
+}
+
+template <class Row>
+void read_csv(std::string_view text, const trace_columns& c, char delimiter, std::string_view name,
+              std::string_view format, Row&& row) {
+    csv_reader reader(text, delimiter != 0 ? delimiter : detect_csv_delimiter(first_content_line(text)));
+    csv_record record;
+    while (reader.next(record) && record.blank()) {}
+    if (record.fields.empty() || record.blank()) return;  // no header: no rows
+    // A quoting slip in the header matters only if it hides a column.
+    const std::string header_error = record.error.empty() ? "" : "; header: " + record.error;
+    const std::vector<std::string> header = record.fields;
+    const auto roles = roles_of(c);
+    std::array<long, role_count> index{};
+    std::size_t needed = 0;
+    for (std::size_t r = 0; r < role_count; ++r) {
+        index[r] = roles[r]->empty() ? -1 : find_column(header, *roles[r]);
+        if (index[r] < 0 && !roles[r]->empty() && !(r == prefix_role && c.prefix_optional))
+            throw input_error(error_at(name, record.line,
+                                       "header lacks column " + column_names(*roles[r]) + " (" + std::string(format) +
+                                           (format == "columns" ? " --trace-columns " + to_string(c) : " format") + ")" +
+                                           header_error));
+        if (index[r] >= 0) needed = std::max(needed, std::size_t(index[r]) + 1);
+    }
+    static const json_field missing;
+    std::array<json_field, role_count> cells;
+    while (reader.next(record)) {
+        if (record.blank()) continue;
+        row(record.line, [&] {
+            if (!record.error.empty()) throw trace_row_error(record.error);
+            if (record.fields.size() < needed)
+                throw trace_row_error("expected at least " + std::to_string(needed) + " columns, got " +
+                                      std::to_string(record.fields.size()));
+            std::array<const json_field*, role_count> at{};
+            std::array<std::string_view, role_count> names{};
+            for (std::size_t r = 0; r < role_count; ++r) {
+                at[r] = &missing;
+                if (index[r] < 0) continue;
+                cells[r].type = json_field::kind::string;
+                cells[r].text = record.fields[std::size_t(index[r])];
+                at[r] = &cells[r];
+                names[r] = header[std::size_t(index[r])];
+            }
+            return make_entry(c, at, names);
+        });
+    }
+}
+
+bool header_has(const std::vector<std::string>& header, std::string_view name) {
+    return std::any_of(header.begin(), header.end(), [&](const std::string& h) { return iequals(h, name); });
+}
+
 }  // namespace
 
-trace_format parse_trace_format(std::string_view name) {
-    for (trace_format f : {trace_format::auto_detect, trace_format::mooncake, trace_format::azure,
-                           trace_format::burstgpt, trace_format::openloop})
-        if (name == to_string(f)) return f;
-    throw input_error("invalid trace format " + quoted(name) + ": expected one of " +
-                                std::string(format_names));
-}
-
-std::string_view to_string(trace_format format) {
-    switch (format) {
-        case trace_format::auto_detect: return "auto";
-        case trace_format::mooncake: return "mooncake";
-        case trace_format::azure: return "azure";
-        case trace_format::burstgpt: return "burstgpt";
-        case trace_format::openloop: return "openloop";
-    }
-    return "unknown";
-}
-
 trace_format detect_trace_format(std::string_view text, std::string_view name) {
-    const std::string_view first = first_content_line(strip_bom(text));
+    text = strip_bom(text);
+    const std::string_view first = first_content_line(text);
     auto fail = [&](std::string_view why) {
         return input_error(std::string(name) + ": cannot detect the trace format (" + std::string(why) +
-                                  "; first line " + quoted(first) +
-                                  "); expected Mooncake or openloop JSONL, or an Azure or BurstGPT CSV header, "
-                                  "or give the format explicitly (" +
-                                  std::string(format_names) + ")");
+                           "; first line " + quoted_value(first) +
+                           "); expected Mooncake or openloop JSONL, or an Azure or BurstGPT CSV header; give the "
+                           "format (" + std::string(format_names) +
+                           ") or map the columns of any CSV or JSONL log with --trace-columns");
     };
     if (first.empty()) throw fail("no content");
     if (first.front() == '{') {
-        boost::system::error_code ec;
-        json::value v = json::parse(first, ec);
-        if (ec || !v.is_object()) throw fail("not a JSON object");
-        const json::object& obj = v.get_object();
-        if (obj.contains("input_length")) return trace_format::mooncake;
-        if (obj.contains("input_tokens")) return trace_format::openloop;
+        std::vector<json_field> fields;
+        if (!read_json_fields(first, {"input_length", "input_tokens"}, fields).empty()) throw fail("not a JSON object");
+        if (fields[0].type != json_field::kind::missing) return trace_format::mooncake;
+        if (fields[1].type != json_field::kind::missing) return trace_format::openloop;
         throw fail("neither \"input_length\" nor \"input_tokens\"");
     }
-    std::vector<std::string_view> header;
-    split_csv(first, header);
-    for (auto [format, layout] : {std::pair{trace_format::azure, azure_layout},
-                                  std::pair{trace_format::burstgpt, burstgpt_layout}})
-        if (header_has(header, layout.input_column) && header_has(header, layout.output_column)) return format;
+    csv_reader reader(first, detect_csv_delimiter(first));
+    csv_record header;
+    reader.next(header);
+    for (trace_format f : {trace_format::azure, trace_format::burstgpt}) {
+        const trace_columns c = preset_columns(f);
+        if (header_has(header.fields, c.input.front()) && header_has(header.fields, c.output.front())) return f;
+    }
     throw fail("unknown header");
 }
 
 trace parse_trace(std::string_view text, std::string_view name, const trace_parse_options& options) {
     text = strip_bom(text);
     trace out;
-    out.format = options.format == trace_format::auto_detect ? detect_trace_format(text, name) : options.format;
+    if (options.columns) {
+        if (options.format != trace_format::auto_detect)
+            throw input_error("give either a trace format (" + std::string(to_string(options.format)) +
+                              ") or --trace-columns, not both");
+        out.format = trace_format::columns;
+        out.columns = *options.columns;
+    } else {
+        out.format = options.format == trace_format::auto_detect ? detect_trace_format(text, name) : options.format;
+        out.columns = preset_columns(out.format);
+    }
 
     auto row = [&](std::size_t number, auto&& parse) {
         try {
             out.entries.push_back(parse());
-        } catch (const row_error& e) {
+        } catch (const trace_row_error& e) {
             std::string message = error_at(name, number, e.what());
             if (!options.skip_bad_rows) throw input_error(message);
             if (out.skipped_rows++ == 0) out.first_skipped = std::move(message);
+            if (out.skipped_lines.size() < trace_skipped_lines_kept) out.skipped_lines.push_back(number);
         }
     };
 
-    if (out.format == trace_format::mooncake || out.format == trace_format::openloop) {
-        const bool mooncake = out.format == trace_format::mooncake;
-        for_each_line(text, [&](std::string_view line, std::size_t number) {
-            if (trim(line).empty()) return;
-            row(number, [&] { return mooncake ? mooncake_row(line) : openloop_row(line); });
-        });
-    } else {
-        const csv_layout& layout = out.format == trace_format::azure ? azure_layout : burstgpt_layout;
-        std::vector<std::string_view> fields;
-        std::size_t time_i = 0, input_i = 0, output_i = 0, needed = 0;
-        bool have_header = false;
-        for_each_line(text, [&](std::string_view line, std::size_t number) {
-            if (trim(line).empty()) return;
-            split_csv(line, fields);
-            if (!have_header) {
-                auto column = [&](std::string_view col) {
-                    auto it = std::find_if(fields.begin(), fields.end(), [&](std::string_view h) { return iequals(h, col); });
-                    if (it == fields.end())
-                        throw input_error(error_at(name, number,
-                                                          "header lacks column \"" + std::string(col) + "\" (" +
-                                                              std::string(to_string(out.format)) + " format)"));
-                    return std::size_t(it - fields.begin());
-                };
-                time_i = column(layout.time_column);
-                input_i = column(layout.input_column);
-                output_i = column(layout.output_column);
-                needed = std::max({time_i, input_i, output_i}) + 1;
-                have_header = true;
-                return;
-            }
-            row(number, [&] {
-                if (fields.size() < needed)
-                    throw row_error("expected at least " + std::to_string(needed) + " columns, got " +
-                                    std::to_string(fields.size()));
-                trace_entry e;
-                e.at_ns = layout.wall_clock ? parse_wall_clock_ns(layout.time_column, fields[time_i])
-                                            : parse_seconds_ns(layout.time_column, fields[time_i]);
-                e.input_tokens = parse_tokens(layout.input_column, fields[input_i]);
-                e.output_tokens = parse_tokens(layout.output_column, fields[output_i]);
-                return e;
-            });
-        });
-    }
+    const bool jsonl = out.format == trace_format::mooncake || out.format == trace_format::openloop ||
+                       (out.format == trace_format::columns && first_content_line(text).starts_with('{'));
+    if (jsonl)
+        read_jsonl(text, out.columns, row);
+    else
+        read_csv(text, out.columns, options.delimiter, name, to_string(out.format), row);
 
     // openloop's own log is written in completion order, not send order.
     std::stable_sort(out.entries.begin(), out.entries.end(),
@@ -439,10 +341,29 @@ std::vector<trace_entry> limit_trace(std::vector<trace_entry> entries, std::size
     return entries;
 }
 
+double trace_mean_rate(const std::vector<trace_entry>& entries) {
+    if (entries.size() < 2) return 0;
+    const std::int64_t span = entries.back().at_ns - entries.front().at_ns;
+    return span > 0 ? double(entries.size() - 1) / (double(span) / 1e9) : 0;
+}
+
+trace_pick pick_trace(std::vector<trace_entry> entries, const trace_selection& selection) {
+    trace_pick out;
+    out.entries = limit_trace(window_trace(std::move(entries), selection.start_ns, selection.end_ns), selection.max_count);
+    out.speed = selection.speed;
+    if (selection.rate > 0) {
+        const double rate = trace_mean_rate(out.entries);
+        if (rate <= 0)
+            throw std::invalid_argument("a rate needs at least two requests at different times in the trace selection (" +
+                                        std::to_string(out.entries.size()) + " selected)");
+        out.speed = selection.rate / rate;
+    }
+    out.entries = scale_trace(std::move(out.entries), out.speed);
+    return out;
+}
+
 std::vector<trace_entry> select_trace(std::vector<trace_entry> entries, const trace_selection& selection) {
-    entries = window_trace(std::move(entries), selection.start_ns, selection.end_ns);
-    entries = scale_trace(std::move(entries), selection.speed);
-    return limit_trace(std::move(entries), selection.max_count);
+    return pick_trace(std::move(entries), selection).entries;
 }
 
 request_spec trace_request(const trace_entry& entry, std::uint64_t seed, std::uint64_t index,
@@ -453,6 +374,10 @@ request_spec trace_request(const trace_entry& entry, std::uint64_t seed, std::ui
     spec.input_tokens = std::max(1, entry.input_tokens);
     spec.max_tokens = std::max(1, entry.output_tokens);
     spec.at_ns = entry.at_ns;
+    if (!entry.prompt.empty()) {
+        spec.prompt = entry.prompt;
+        return spec;
+    }
     // Vocabulary words average under 6 letters plus a space.
     spec.prompt.reserve(std::size_t(spec.input_tokens) * 7);
     int remaining = spec.input_tokens;

@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <initializer_list>
@@ -310,7 +311,7 @@ struct workload::state {
     std::vector<std::size_t> order;  // seeded permutation of items
 
     std::vector<trace_entry> entries;
-    std::string trace_format;
+    trace_info trace;
     std::int64_t period_ns = 0;  // shift of at_ns per lap over the trace
 };
 
@@ -342,17 +343,34 @@ workload::workload(const workload_config& config) : state_(std::make_unique<stat
         s.kind = state::source::trace;
         trace_parse_options options;
         options.format = parse_trace_format(config.trace_format);
+        if (!config.trace_columns.empty()) options.columns = parse_trace_columns(config.trace_columns);
+        options.delimiter = config.trace_delimiter;
         options.skip_bad_rows = config.trace_skip_bad_rows;
         trace t = load_trace(config.trace_file, options);
         s.skipped = t.skipped_rows;
-        s.trace_format = std::string(to_string(t.format));
+        trace_info& info = s.trace;
+        info = {config.trace_file, std::string(to_string(t.format)), to_string(t.columns), t.entries.size(),
+                t.skipped_rows, t.skipped_lines, t.first_skipped};
         trace_selection selection;
-        selection.start_ns = config.trace_start_ns;
-        selection.end_ns = config.trace_end_ns;
+        info.start_ns = selection.start_ns = config.trace_start_ns;
+        info.end_ns = selection.end_ns = config.trace_end_ns;
+        info.max_requests = selection.max_count = config.trace_max_requests;
         selection.speed = config.trace_speed;
-        selection.max_count = config.trace_max_requests;
-        s.entries = select_trace(std::move(t.entries), selection);
+        info.rate = selection.rate = config.trace_rate;
+        info.loop = config.trace_loop;
+        trace_pick pick;
+        try {
+            pick = pick_trace(std::move(t.entries), selection);
+        } catch (const std::invalid_argument& e) {
+            throw input_error(config.trace_file + ": --rate: " + e.what());
+        }
+        s.entries = std::move(pick.entries);
+        info.speed = pick.speed;
         if (s.entries.empty()) throw input_error(config.trace_file + ": no requests in the selected window");
+        info.requests = s.entries.size();
+        info.span_s = double(s.entries.back().at_ns - s.entries.front().at_ns) / 1e9;
+        if (const std::string warning = skipped_rows_warning(info); !warning.empty())
+            std::fprintf(stderr, "%s\n", warning.c_str());
         // One mean gap after the last request, and at least 1 s, so that
         // laps neither overlap nor collapse when every entry has one time.
         const std::int64_t last = s.entries.back().at_ns;
@@ -418,6 +436,18 @@ std::size_t workload::size() const {
 
 std::size_t workload::skipped() const { return state_->skipped; }
 
+const trace_info& workload::trace_details() const { return state_->trace; }
+
+std::string skipped_rows_warning(const trace_info& info) {
+    if (info.skipped_rows == 0) return {};
+    std::string lines;
+    for (std::size_t line : info.skipped_lines) lines += (lines.empty() ? "" : ", ") + std::to_string(line);
+    if (info.skipped_rows > info.skipped_lines.size()) lines += ", ...";
+    return "openloop: trace " + info.file + ": skipped " + std::to_string(info.skipped_rows) + " bad row" +
+           (info.skipped_rows == 1 ? "" : "s") + " (line" + (info.skipped_lines.size() == 1 ? " " : "s ") + lines +
+           "): first: " + info.first_skipped;
+}
+
 void workload::set_prompt_builder(prompt_builder b) { state_->builder = std::move(b); }
 
 bool workload::file_prompts() const {
@@ -443,9 +473,17 @@ std::string workload::describe() const {
                   " skipped=" + std::to_string(s.skipped);
             break;
         case state::source::trace:
-            out = "trace file=" + c.trace_file + " format=" + s.trace_format + " requests=" +
-                  std::to_string(s.entries.size()) + " skipped=" + std::to_string(s.skipped) +
-                  " speed=" + format_number(c.trace_speed);
+            out = "trace file=" + c.trace_file + " format=" + s.trace.format;
+            if (s.trace.format == "columns") out += " columns=" + s.trace.columns;
+            out += " requests=" + std::to_string(s.entries.size()) + " skipped=" + std::to_string(s.skipped);
+            if (c.trace_start_ns > 0) out += " from=" + format_number(double(c.trace_start_ns) / 1e9) + "s";
+            if (c.trace_end_ns >= 0) out += " to=" + format_number(double(c.trace_end_ns) / 1e9) + "s";
+            if (c.trace_max_requests > 0) out += " max=" + std::to_string(c.trace_max_requests);
+            char speed[32];  // a speed from --rate has every digit of a quotient
+            std::snprintf(speed, sizeof speed, "%.4g", s.trace.speed);
+            out += std::string(" speed=") + speed;
+            if (c.trace_rate > 0) out += " rate=" + format_number(c.trace_rate);
+            out += c.trace_loop ? " loop" : " once";
             break;
     }
     return out + " seed=" + std::to_string(c.seed);

@@ -140,8 +140,8 @@ private:
         const std::int64_t origin = to_ns(origin_);
         std::uint64_t index = 0, measured = 0;
         while (!stopping_) {
-            // A trace without explicit bounds is replayed once.
-            if (trace && o_.duration_s == 0 && o_.num_requests == 0 && index >= workload_.size()) break;
+            // A trace is replayed once unless asked to loop (--loop, a soak).
+            if (trace && !o_.workload.trace_loop && index >= workload_.size()) break;
             request_spec spec = workload_.next();
             std::int64_t offset;
             if (trace) {

@@ -110,6 +110,16 @@ int main(int argc, char** argv) try {
         write(out / "trace", name + "-forced", bytes({format++, 3}) + text);
         write(out / "trace", name + "-skip-select", bytes({0, 0x2b}) + text);
     }
+    // Mappings (format 5): a delimiter byte, the --trace-columns spec, then the file.
+    write(out / "trace", "columns-mooncake",
+          bytes({5, 3, 0}) + "time=timestamp:ms,input=input_length,output=output_length,prefix=hash_ids\n" + mooncake);
+    write(out / "trace", "columns-azure", bytes({5, 0, 1}) + "time=TIMESTAMP:iso,input=ContextTokens,output=GeneratedTokens\n" + azure);
+    write(out / "trace", "columns-csv", bytes({5, 1, 2}) +
+          "time=t,prompt=p,output=o,session=s,prefix=h\n"
+          "t;p;o;s;h\r\n1.2345678901234567e3;\"a \"\"b\"\"; c\";5;x;\"1|2\"\r\n0.30000000000000004;\"two\nlines\";3;y;");
+    write(out / "trace", "columns-jsonl", bytes({5, 0x2b, 0}) + "time=ts:iso,input=u.in,output=u.out\n"
+          "{\"ts\": \"2024-05-01T14:00:00.5+02:00\", \"u\": {\"in\": 3, \"out\": 1.0}}\n"
+          "{\"ts\": \"2024-05-01 12:00:01\", \"u\": {\"in\": 4e0, \"out\": 2}}");
 
     // windows_jsonl: a real soak's rows with warm-up 0..3, and torn last lines.
     const std::string windows = read(src / "test/data/soak/windows.jsonl");

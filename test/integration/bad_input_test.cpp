@@ -153,6 +153,23 @@ BOOST_AUTO_TEST_CASE(run_flags) {
     cases.push_back({{"run", "--header", "X\r\nY: v", "--out", "-"}, "--header 'X\\x0d\\x0aY'"});
     cases.push_back({{"run", "--header", "novalue", "--out", "-"}, "--header"});
     cases.push_back({{"run", "--no-such-flag", "--out", "-"}, "--no-such-flag"});
+    // Trace selection flags: combinations that make no sense name their flags.
+    auto traced = [&](std::vector<std::string> args, std::string what) {
+        args.insert(args.begin(), {"run", "--trace", "t.csv", "--out", "-"});
+        cases.push_back({args, what});
+    };
+    traced({"--rate", "5", "--trace-speed", "2"}, "--rate and --trace-speed");
+    traced({"--rate-profile", "2:60"}, "--rate-profile does not apply to a --trace");
+    traced({"--trace-from", "2m", "--trace-to", "1m"}, "--trace-to must be after --trace-from");
+    traced({"--trace-from", "-1"}, "--trace-from: '-1' is negative");
+    traced({"--trace-to", "soon"}, "--trace-to");
+    traced({"--trace-max-requests", "0"}, "--trace-max-requests must be at least 1");
+    traced({"--trace-columns", "time=t,input=i"}, "--trace-columns \"time=t,input=i\": no output=NAME");
+    traced({"--trace-columns", "time=t,input=i,output=o", "--trace-format", "azure"}, "--trace-format or --trace-columns");
+    traced({"--trace-delimiter", ";;"}, "--trace-delimiter must be one character");
+    cases.push_back({{"run", "--trace-from", "1m", "--out", "-"}, "--trace-from applies to a --trace only"});
+    cases.push_back({{"run", "--trace-columns", "time=t,input=i,output=o", "--out", "-"}, "--trace-columns applies"});
+    cases.push_back({{"run", "--loop", "--out", "-"}, "--loop applies to a --trace only"});
     check_all(cases);
     const auto secret = run_binary({"run", "--header", "X-Key: hunter2\r\nX: 1", "--out", "-"});
     BOOST_TEST(secret.err.find("hunter2") == std::string::npos, secret.err);
@@ -190,6 +207,10 @@ BOOST_AUTO_TEST_CASE(input_files) {
         {run_with({"--trace", d + "unknown.csv"}), d + "unknown.csv: cannot detect the trace format"},
         {run_with({"--trace", d + "azure.csv", "--trace-format", "mooncake"}), d + "azure.csv:1: invalid JSON"},
         {run_with({"--trace", d + "mooncake.jsonl", "--trace-format", "azure"}), d + "mooncake.jsonl:1: header lacks"},
+        {run_with({"--trace", d + "azure.csv", "--trace-columns", "time=TIMESTAMP:iso,input=ContextTokens,output=Out"}),
+         d + "azure.csv:1: header lacks column \"Out\""},
+        {run_with({"--trace", d + "azure.csv", "--trace-columns", "time=TIMESTAMP,input=ContextTokens,output=GeneratedTokens"}),
+         d + "azure.csv:2: field \"TIMESTAMP\": expected a non-negative time in s"},
     });
 #ifdef OPENLOOP_HAVE_SENTENCEPIECE
     // A tokenizer model that is not one: refused before the first request (--model skips discovery).

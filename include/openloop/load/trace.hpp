@@ -3,27 +3,32 @@
 // conversion of an entry into a request whose prompt reproduces the trace's
 // shared prefixes. Pure logic; load_trace only reads the file.
 //
-// Accepted formats (auto-detected from the first line, or forced):
+// Every format is a column mapping (trace_columns.hpp) read by one parser:
+// the built-in formats are its presets, auto-detected from the first line:
 //   mooncake  JSONL {"timestamp": ms, "input_length", "output_length",
 //             "hash_ids": [...]}; hash_ids name 512-token prefix blocks.
 //   azure     CSV with header TIMESTAMP,ContextTokens,GeneratedTokens;
-//             TIMESTAMP is wall clock "YYYY-MM-DD HH:MM:SS.fffffff" (up to 9
-//             fractional digits, parsed exactly to ns; 'T' also accepted).
+//             TIMESTAMP is wall clock "YYYY-MM-DD HH:MM:SS.fffffff".
 //   burstgpt  CSV with header Timestamp,Model,Request tokens,Response tokens,
-//             Total tokens,Log Type; Timestamp in seconds (decimal, exact to ns).
+//             Total tokens,Log Type; Timestamp in seconds.
 //   openloop  openloop's own requests.jsonl: time from "intended_ns" (else
 //             "t_ns"), "input_tokens", and output from "output_tokens" (else
 //             "max_tokens"); optional "hash_ids" as in mooncake. Other
 //             fields are ignored, so lines of any status replay.
-// CSV columns are found by header name, in any order; LF or CRLF line ends, a
-// missing final newline and a UTF-8 BOM are accepted; blank lines are ignored.
-// Entries are sorted by time (stable) and at_ns is relative to the earliest,
-// so 0 is the first request of a sorted trace.
+// A --trace-columns mapping reads any other CSV or JSONL log (JSONL when the
+// first line starts with '{'). CSV (csv_reader.hpp): the delimiter is given
+// or detected from the header (, ; tab |), quoted fields, columns found by
+// header name in any order. Both: LF or CRLF, a missing final newline and a
+// UTF-8 BOM are accepted, blank lines ignored. Numbers are read exactly from
+// their text (trace_values.hpp). Entries are sorted by time (stable) and
+// at_ns is relative to the earliest, so 0 is the first request.
 
+#include "openloop/load/trace_columns.hpp"
 #include "openloop/load/workload.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,18 +38,13 @@ namespace openloop {
 // Tokens per hash block in Mooncake traces.
 inline constexpr int trace_block_tokens = 512;
 
-enum class trace_format { auto_detect, mooncake, azure, burstgpt, openloop };
-
-// "auto", "mooncake", "azure", "burstgpt", "openloop"; throws
-// std::invalid_argument listing them.
-trace_format parse_trace_format(std::string_view name);
-std::string_view to_string(trace_format format);
-
 struct trace_entry {
     std::int64_t at_ns = 0;
     int input_tokens = 0;
     int output_tokens = 0;
     std::vector<std::uint64_t> hash_ids;  // prefix blocks, empty when unknown
+    std::string prompt;   // literal prompt text (prompt=), empty when none
+    std::string session;  // conversation / session id (session=), empty when none
 
     friend bool operator==(const trace_entry&, const trace_entry&) = default;
 };
@@ -53,12 +53,21 @@ struct trace_parse_options {
     trace_format format = trace_format::auto_detect;
     // Skip rows that do not parse instead of throwing, and count them.
     bool skip_bad_rows = false;
+    // A mapping for any CSV or JSONL log instead of a format (format must
+    // then be auto_detect).
+    std::optional<trace_columns> columns;
+    char delimiter = 0;  // CSV: 0 detects it from the header line
 };
+
+// How many skipped rows a trace names by line.
+inline constexpr std::size_t trace_skipped_lines_kept = 5;
 
 struct trace {
     trace_format format = trace_format::auto_detect;  // the format read
     std::vector<trace_entry> entries;
+    trace_columns columns;  // the mapping read with (a preset's, or the given one)
     std::size_t skipped_rows = 0;
+    std::vector<std::size_t> skipped_lines;  // of the first trace_skipped_lines_kept skipped rows
     std::string first_skipped;  // the error of the first skipped row, if any
 };
 
@@ -67,7 +76,7 @@ struct trace {
 trace_format detect_trace_format(std::string_view text, std::string_view name);
 
 // Parses text; name (a file name) prefixes every error: "name:LINE: field
-// \"X\": what is wrong". Throws std::runtime_error.
+// \"X\": what is wrong". Throws input_error.
 trace parse_trace(std::string_view text, std::string_view name, const trace_parse_options& options = {});
 // Reads path and parses it; errors name the path.
 trace load_trace(const std::string& path, const trace_parse_options& options = {});
@@ -81,13 +90,27 @@ std::vector<trace_entry> scale_trace(std::vector<trace_entry> entries, double sp
 // The first max_count entries (0: all).
 std::vector<trace_entry> limit_trace(std::vector<trace_entry> entries, std::size_t max_count);
 
+// Requests per second of entries' own time: (n - 1) / span; 0 when fewer
+// than two or all at one time.
+double trace_mean_rate(const std::vector<trace_entry>& entries);
+
 struct trace_selection {
     std::int64_t start_ns = 0;  // window, in trace time (before speed)
     std::int64_t end_ns = -1;
     double speed = 1.0;
     std::size_t max_count = 0;
+    // > 0: the speed that makes the selection's mean rate this many
+    // requests/s, keeping its shape (speed is then ignored).
+    double rate = 0;
 };
-// Window, then speed, then count.
+struct trace_pick {
+    std::vector<trace_entry> entries;
+    double speed = 1.0;  // the speed applied
+};
+// Window, then count, then speed (which commute). A rate with a selection of
+// fewer than two requests, or all at one time, throws std::invalid_argument.
+trace_pick pick_trace(std::vector<trace_entry> entries, const trace_selection& selection);
+// pick_trace's entries.
 std::vector<trace_entry> select_trace(std::vector<trace_entry> entries, const trace_selection& selection);
 
 // The request for entry: a prompt of exactly input_tokens tokens (as builder
@@ -95,6 +118,8 @@ std::vector<trace_entry> select_trace(std::vector<trace_entry> entries, const tr
 // block derived from (seed, h), so requests sharing leading hash_ids share
 // exactly those prefix tokens (a final partial block is a prefix of its full
 // block); the rest is unique to index.
+// An entry with a literal prompt sends that text (its blocks unused), with
+// input_tokens as its intended length.
 // max_tokens = output_tokens; at_ns from the entry. Lengths below 1 become 1,
 // since servers reject empty prompts and max_tokens 0.
 request_spec trace_request(const trace_entry& entry, std::uint64_t seed, std::uint64_t index,

@@ -89,14 +89,44 @@ struct workload_config {
     // and prefix blocks.
     std::string trace_file;
     std::string trace_format = "auto";
+    std::string trace_columns;          // a --trace-columns mapping instead of a format
+    char trace_delimiter = 0;           // CSV delimiter; 0: detected
     bool trace_skip_bad_rows = false;
     double trace_speed = 1.0;           // > 1 replays faster
+    double trace_rate = 0;              // > 0: the speed giving this mean rate (req/s)
     std::int64_t trace_start_ns = 0;    // window in trace time, before speed
     std::int64_t trace_end_ns = -1;     // -1: to the end
     std::size_t trace_max_requests = 0; // 0: no limit
+    // Replay the selection lap after lap (the run's bounds end it); without,
+    // the run sends each entry once (see runner.cpp's open loop).
+    bool trace_loop = false;
 
     std::uint64_t seed = 0;
 };
+
+// What a trace source read and selected, for the run's report.
+struct trace_info {
+    std::string file;
+    std::string format;        // mooncake, azure, burstgpt, openloop or columns
+    std::string columns;       // the mapping read with, canonical (trace_columns.hpp)
+    std::size_t rows = 0;      // entries parsed, before the selection
+    std::size_t skipped_rows = 0;
+    std::vector<std::size_t> skipped_lines;  // the first few skipped rows' lines
+    std::string first_skipped;               // the first skipped row's error, FILE:LINE: ...
+    // The selection: window in trace time, count, speed applied (computed
+    // for a rate), looped or once; what it holds.
+    std::int64_t start_ns = 0, end_ns = -1;
+    std::size_t max_requests = 0;
+    double speed = 1.0;
+    double rate = 0;           // the rate asked for, 0: none
+    bool loop = false;
+    std::size_t requests = 0;  // entries selected
+    double span_s = 0;         // first to last selected request, after speed
+};
+
+// The stderr line for a trace's skipped rows ("" when none): "openloop:
+// trace FILE: skipped N bad rows (lines 4, 9, ...): first: FILE:4: ...".
+std::string skipped_rows_warning(const trace_info& info);
 
 // The request source. Synthetic sources are unbounded; file sources yield
 // their items in a seeded permutation and start over after the last; trace
@@ -124,6 +154,8 @@ public:
     // Items a file or trace source dropped: ShareGPT entries without a usable
     // pair, or trace rows skipped as bad.
     std::size_t skipped() const;
+    // A trace source's details (format empty for other sources).
+    const trace_info& trace_details() const;
     // One line for the run summary, e.g. "synthetic input=512 output=128".
     std::string describe() const;
 

@@ -64,7 +64,19 @@ bool contains(const std::string& haystack, std::string_view needle) {
 }
 
 trace_entry entry(std::int64_t at_ns, int in = 10, int out = 5, std::vector<std::uint64_t> ids = {}) {
-    return {at_ns, in, out, std::move(ids)};
+    trace_entry e;
+    e.at_ns = at_ns;
+    e.input_tokens = in;
+    e.output_tokens = out;
+    e.hash_ids = std::move(ids);
+    return e;
+}
+
+trace_parse_options options(trace_format format, bool skip) {
+    trace_parse_options o;
+    o.format = format;
+    o.skip_bad_rows = skip;
+    return o;
 }
 
 std::int64_t sum_input(const trace& t) {
@@ -174,7 +186,7 @@ BOOST_AUTO_TEST_CASE(bad_rows_name_file_line_and_field) {
 
     e = error_of([&] { parse_trace(header + "2023-13-16 18:15:47.0,1,5\r\n", "x.csv"); });
     BOOST_TEST((contains(e, "x.csv:2: ") && contains(e, "\"TIMESTAMP\"")), e);
-    e = error_of([&] { parse_trace(header + "2023-11-16 18:15:47.1234567890,1,5\r\n", "x.csv"); });
+    e = error_of([&] { parse_trace(header + "2023-11-16 18:15:47.1234567890x,1,5\r\n", "x.csv"); });
     BOOST_TEST((contains(e, "x.csv:2: ") && contains(e, "\"TIMESTAMP\"")), e);
     e = error_of([&] { parse_trace(header + "2023-11-16 18:15:47.0,1\r\n", "x.csv"); });
     BOOST_TEST((contains(e, "x.csv:2: ") && contains(e, "columns")), e);
@@ -193,7 +205,7 @@ BOOST_AUTO_TEST_CASE(bad_rows_name_file_line_and_field) {
 
     e = error_of([&] { parse_trace("Time,Foo\n1,2\n", "u.csv"); });
     BOOST_TEST(contains(e, "u.csv: cannot detect"), e);
-    e = error_of([&] { parse_trace(ok + "\n", "m.jsonl", {trace_format::azure, false}); });
+    e = error_of([&] { parse_trace(ok + "\n", "m.jsonl", options(trace_format::azure, false)); });
     BOOST_TEST(contains(e, "m.jsonl:1: header lacks column \"TIMESTAMP\""), e);
     e = error_of([&] { load_trace(traces_dir + "no-such-file.csv"); });
     BOOST_TEST(contains(e, "no-such-file.csv: cannot open"), e);
@@ -218,7 +230,7 @@ BOOST_AUTO_TEST_CASE(bad_rows_can_be_skipped_and_counted) {
         "garbage\n"
         "2023-11-16 18:15:47.0,3,4\n"
         "2023-11-16 18:15:48.0,x,4\n";
-    const trace t = parse_trace(text, "s.csv", {trace_format::auto_detect, true});
+    const trace t = parse_trace(text, "s.csv", options(trace_format::auto_detect, true));
     BOOST_TEST(t.skipped_rows == 2u);
     BOOST_TEST(contains(t.first_skipped, "s.csv:3: "), t.first_skipped);
     BOOST_REQUIRE_EQUAL(t.entries.size(), 2u);
@@ -238,7 +250,7 @@ BOOST_AUTO_TEST_CASE(burstgpt_and_openloop_formats) {
     BOOST_TEST(b.entries[0] == entry(0, 472, 18));
     BOOST_TEST(b.entries[1] == entry(250'000'000, 1000, 0));
     BOOST_TEST(b.entries[2] == entry(2'000'000'001, 3, 9));
-    const std::string e = error_of([&] { parse_trace(burst + "\n1e3,GPT-4,1,1,2,API log\n", "b.csv"); });
+    const std::string e = error_of([&] { parse_trace(burst + "\n12:00,GPT-4,1,1,2,API log\n", "b.csv"); });
     BOOST_TEST((contains(e, "b.csv:5: ") && contains(e, "\"Timestamp\"")), e);
 
     // Written in completion order: sorted back into send order on read.

@@ -425,3 +425,54 @@ BOOST_AUTO_TEST_CASE(trace_source_replays_times_lengths_and_loops) {
     BOOST_TEST(again.at_ns == std::max<std::int64_t>(last + last / 39, 1'000'000'000));
     BOOST_TEST(again.prompt.substr(0, 2000) == lap[0].prompt.substr(0, 2000));
 }
+
+BOOST_AUTO_TEST_CASE(trace_details_report_mapping_skips_and_selection) {
+    std::string csv = "when;prompt len;gen\n";
+    for (int i = 0; i < 30; ++i) csv += (i == 3 || i == 9 ? "bad" : std::to_string(i) + ".5") + ";" + std::to_string(10 + i) + ";4\n";
+    const temp_file file("mapped.csv", csv);
+    workload_config config;
+    config.trace_file = file.str();
+    config.trace_columns = "time=when,input=prompt len,output=gen";
+    config.trace_skip_bad_rows = true;
+    config.trace_start_ns = 2'000'000'000;
+    config.trace_end_ns = 20'000'000'000;
+    config.trace_max_requests = 10;
+    config.trace_rate = 4;
+    config.trace_loop = true;
+    const workload w(config);
+    const trace_info& info = w.trace_details();
+    BOOST_TEST(info.format == "columns");
+    BOOST_TEST(info.columns == "time=when:s,input=prompt len,output=gen");
+    BOOST_TEST(info.rows == 28u);
+    BOOST_TEST(info.skipped_rows == 2u);
+    BOOST_TEST((info.skipped_lines == std::vector<std::size_t>{5, 11}));
+    BOOST_TEST(info.requests == 10u);  // 2.5 .. 12.5 s, without the bad 3.5 and 9.5
+    // 10 requests over 11 s of trace at a mean of 4 req/s: 9 / 4 = 2.25 s, speed 11 / 2.25.
+    BOOST_TEST(info.speed == 11.0 / 2.25, boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(info.span_s == 2.25, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(info.loop);
+    BOOST_TEST(w.skipped() == 2u);
+    const std::string warning = skipped_rows_warning(info);
+    BOOST_TEST(warning == "openloop: trace " + file.str() + ": skipped 2 bad rows (lines 5, 11): first: " + file.str() +
+                              ":5: field \"when\": expected a non-negative time in s like 12.5 (a time up to 2262 in "
+                              "ns; other units: time=NAME:s|ms|us|ns|iso), got \"bad\"",
+               warning);
+    const std::string d = w.describe();
+    for (const char* part : {"format=columns columns=time=when:s", "requests=10 skipped=2", "from=2s", "to=20s", "max=10",
+                             "speed=4.889", "rate=4", " loop"})
+        BOOST_TEST(contains(d, part), d);
+
+    trace_info many = info;
+    many.skipped_rows = 9;
+    many.skipped_lines = {1, 2, 3, 4, 5};
+    BOOST_TEST(contains(skipped_rows_warning(many), "skipped 9 bad rows (lines 1, 2, 3, 4, 5, ...): first: "));
+    many.skipped_rows = 0;
+    BOOST_TEST(skipped_rows_warning(many).empty());
+
+    // A rate needs two requests at different times; it says so, naming --rate.
+    config.trace_max_requests = 1;
+    const std::string e = error_of<input_error>([&] { workload{config}; });
+    BOOST_TEST(contains(e, file.str() + ": --rate: a rate needs at least two requests"), e);
+    // Not a trace: no details.
+    BOOST_TEST(workload(workload_config{}).trace_details().format.empty());
+}

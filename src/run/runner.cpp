@@ -8,6 +8,7 @@
 #include "openloop/run/fail_fast.hpp"
 #include "openloop/run/request_body.hpp"
 #include "openloop/run/run_description.hpp"
+#include "openloop/run/send_queue.hpp"
 #include "openloop/run/server_watch.hpp"
 #include "openloop/run/server_setup.hpp"
 #include "openloop/results/summary_json.hpp"
@@ -132,51 +133,82 @@ private:
         maybe_finish();
     }
 
+    // Builds the schedule's next request into the queue; false when there is none: the arrivals
+    // ended, a trace was replayed once (no --loop), or (outside a sweep stage, whose end is
+    // judged as its predecessor goes) the next is past the run's bounds.
+    bool prepare_next(arrival_process& arrivals, send_queue& queue) {
+        const bool trace = !o_.workload.trace_file.empty();
+        if (trace && !o_.workload.trace_loop && prepared_ >= workload_.size()) return false;
+        request_spec spec = workload_.next();
+        std::int64_t offset = spec.at_ns;
+        if (!trace) {
+            const auto next = arrivals.next_ns();
+            if (!next) return false;
+            offset = *next;
+        }
+        const bool warm = is_warmup(offset, prepared_);
+        if (!warm && !stage_end_ && past_bounds(offset, prepared_measured_)) return false;
+        queue.push(queued_request{prepare(spec, prepared_), prepared_, offset, warm});
+        ++prepared_;
+        if (!warm) ++prepared_measured_;
+        return true;
+    }
+
+    // Requests are built ahead, in the slack before the next send (send_queue.hpp), so those due
+    // together leave back to back. One built and never sent (the run stopped) is counted nowhere.
     net::awaitable<void> open_loop() {
         arrival_process arrivals(o_.arrival);
-        const bool trace = !o_.workload.trace_file.empty();
+        send_queue queue;
+        bool source_open = true, admitted = false;  // admitted: the front passed the end-of-stage check
         // A short lead-in lets the spare connections open before the first send.
         origin_ = steady::now() + std::chrono::milliseconds(200);
         const std::int64_t origin = to_ns(origin_);
-        std::uint64_t index = 0, measured = 0;
+        std::uint64_t measured = 0;
         while (!stopping_) {
-            // A trace is replayed once unless asked to loop (--loop, a soak).
-            if (trace && !o_.workload.trace_loop && index >= workload_.size()) break;
-            request_spec spec = workload_.next();
-            std::int64_t offset;
-            if (trace) {
-                offset = spec.at_ns;
-            } else {
-                auto next = arrivals.next_ns();
-                if (!next) break;
-                offset = *next;
+            // Judged once per request, as soon as the one before it went.
+            if (!admitted && !queue.empty()) {
+                const queued_request& front = queue.front();
+                if (!front.warmup && stage_done(front.offset_ns, measured)) break;
+                admitted = true;
             }
-            const bool warm = is_warmup(offset, index);
-            if (!warm && stage_done(offset, measured)) break;
-            prepared_request p = prepare(spec, index);
-            timer_.expires_at(origin_ + std::chrono::nanoseconds(offset));
-            co_await timer_.async_wait();
-            if (stopping_) break;
-            const std::int64_t intended = origin + offset;
-            const std::int64_t flags = warm ? std::int64_t{flag_warmup} : 0;
-            if (!warm) {
-                if (offered_ == 0) first_offset_ = offset;
-                last_offset_ = offset;
+            const auto now = steady::now();
+            const send_step step = queue.next(to_ns(now) - origin, source_open);
+            if (step == send_step::done) break;
+            if (step == send_step::prepare) {
+                source_open = prepare_next(arrivals, queue);
+                queue.note_preparation(to_ns(steady::now()) - to_ns(now));
+                // Responses read meanwhile keep timestamps near their arrival.
+                co_await net::post(io_, net::use_awaitable);
+                continue;
+            }
+            if (step == send_step::wait) {
+                timer_.expires_at(origin_ + std::chrono::nanoseconds(queue.front().offset_ns));
+                co_await timer_.async_wait();
+                continue;
+            }
+            queued_request r = queue.pop();
+            admitted = false;
+            const std::int64_t intended = origin + r.offset_ns;
+            const std::int64_t flags = r.warmup ? std::int64_t{flag_warmup} : 0;
+            if (!r.warmup) {
+                if (offered_ == 0) first_offset_ = r.offset_ns;
+                last_offset_ = r.offset_ns;
                 ++offered_;
+                ++measured;
             }
             if (client_.in_flight() >= o_.max_inflight) {
-                client_.emit(event{intended, flags, index, p.input_tokens, p.max_tokens, event_kind::refused});
-            } else {
-                client_.spawn(one(index, std::move(p), intended, flags), [this, index](std::exception_ptr e) {
-                    if (!e) return;
-                    report(("request " + std::to_string(index)).c_str(), e);
-                    maybe_finish();
-                });
-                // Let the request reach its socket before the next body is prepared.
-                co_await net::post(io_, net::use_awaitable);
+                client_.emit(event{intended, flags, r.index, r.request.input_tokens, r.request.max_tokens,
+                                   event_kind::refused});
+                continue;
             }
-            ++index;
-            if (!warm) ++measured;
+            const std::uint64_t index = r.index;
+            client_.spawn(one(index, std::move(r.request), intended, flags), [this, index](std::exception_ptr e) {
+                if (!e) return;
+                report(("request " + std::to_string(index)).c_str(), e);
+                maybe_finish();
+            });
+            // Let the request reach its socket before the next is sent or built.
+            co_await net::post(io_, net::use_awaitable);
         }
         schedule_done();
     }
@@ -334,6 +366,8 @@ private:
     std::string model_;
     steady::time_point origin_ = steady::now();
     std::uint64_t next_index_ = 0;
+    std::uint64_t prepared_ = 0;           // open loop: requests built so far, the next one's index
+    std::uint64_t prepared_measured_ = 0;  // of them, past warm-up
     std::uint64_t offered_ = 0;
     std::int64_t first_offset_ = 0;
     std::int64_t last_offset_ = 0;

@@ -1,0 +1,40 @@
+#include "openloop/run/send_queue.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace openloop {
+
+send_queue::send_queue(send_queue_limits limits) : limits_(limits) {}
+
+send_step send_queue::next(std::int64_t now_ns, bool source_open) const {
+    if (queue_.empty()) return source_open ? send_step::prepare : send_step::done;
+    const std::int64_t slack = queue_.front().offset_ns - now_ns;
+    if (slack <= 0) return send_step::send;
+    if (source_open && has_room() && slack > margin_ns()) return send_step::prepare;
+    return send_step::wait;
+}
+
+bool send_queue::has_room() const {
+    return queue_.empty() || (queue_.size() < limits_.max_requests && bytes_ < limits_.max_bytes);
+}
+
+void send_queue::push(queued_request r) {
+    bytes_ += r.request.bytes.size();
+    queue_.push_back(std::move(r));
+}
+
+queued_request send_queue::pop() {
+    queued_request r = std::move(queue_.front());
+    queue_.pop_front();
+    bytes_ -= r.request.bytes.size();
+    return r;
+}
+
+void send_queue::note_preparation(std::int64_t ns) {
+    longest_ns_ = std::max(ns, longest_ns_ - longest_ns_ / 16);
+}
+
+std::int64_t send_queue::margin_ns() const { return std::max(limits_.min_margin_ns, 2 * longest_ns_); }
+
+}  // namespace openloop

@@ -7,7 +7,7 @@
 namespace openloop {
 
 run_context describe_run(const run_options& o, const std::string& target, const std::string& model,
-                         const std::string& tokenizer, double offered_rate) {
+                         const std::string& tokenizer, double offered_rate, double trace_speed) {
     run_context ctx;
     ctx.config = o.config;
     ctx.config["model"] = model;
@@ -21,7 +21,7 @@ run_context describe_run(const run_options& o, const std::string& target, const 
     if (o.concurrency > 0) {
         std::snprintf(words, sizeof words, "%d workers back to back", o.concurrency);
     } else if (trace) {
-        std::snprintf(words, sizeof words, "trace replay x%g, %.3g req/s offered", o.workload.trace_speed, ctx.request_rate);
+        std::snprintf(words, sizeof words, "trace replay x%g, %.3g req/s offered", trace_speed, ctx.request_rate);
     } else if (!o.arrival.profile.empty()) {
         std::snprintf(words, sizeof words, "%s, rate profile of %zu segments", std::string(to_string(o.arrival.kind)).c_str(),
                       o.arrival.profile.size());

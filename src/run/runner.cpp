@@ -443,7 +443,8 @@ run_outcome run_load(const run_options& o) {
         if (ec) throw std::runtime_error("cannot create --out directory " + o.out_dir + ": " + ec.message());
         // Before the first request: what `openloop report` rebuilds a killed run's summary with.
         write_json_file((std::filesystem::path(o.out_dir) / "run.json").string(),
-                        run_context_json(describe_run(o, co.target.display(), model, tokenizer.label, 0)));
+                        run_context_json(describe_run(o, co.target.display(), model, tokenizer.label, 0,
+                                                      w.trace_details().speed)));
     }
     watch.sample_before();
 
@@ -484,7 +485,8 @@ run_outcome run_load(const run_options& o) {
     out.stage_window_s = run.stage_window_s();
     out.stopped_early = !run.stop_reason().empty();
 
-    run_context ctx = describe_run(o, co.target.display(), model, tokenizer.label, run.offered_rate());
+    run_context ctx =
+        describe_run(o, co.target.display(), model, tokenizer.label, run.offered_rate(), w.trace_details().speed);
     ctx.server_signals = watch.summary();
     ctx.skipped = w.skipped();
     ctx.drain_s = run.drain_s();

@@ -11,7 +11,8 @@
 namespace openloop {
 
 // offered_rate: what a trace replay offered, measured; 0 before the run.
+// trace_speed: the speed a replay applies (--trace-speed, or what --rate made it).
 run_context describe_run(const run_options& o, const std::string& target, const std::string& model,
-                         const std::string& tokenizer, double offered_rate);
+                         const std::string& tokenizer, double offered_rate, double trace_speed);
 
 }  // namespace openloop

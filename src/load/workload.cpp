@@ -418,6 +418,8 @@ std::size_t workload::size() const {
 
 std::size_t workload::skipped() const { return state_->skipped; }
 
+const std::vector<trace_entry>& workload::trace_entries() const { return state_->entries; }
+
 void workload::set_prompt_builder(prompt_builder b) { state_->builder = std::move(b); }
 
 bool workload::file_prompts() const {

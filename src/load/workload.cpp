@@ -448,6 +448,8 @@ std::string skipped_rows_warning(const trace_info& info) {
            "): first: " + info.first_skipped;
 }
 
+const std::vector<trace_entry>& workload::trace_entries() const { return state_->entries; }
+
 void workload::set_prompt_builder(prompt_builder b) { state_->builder = std::move(b); }
 
 bool workload::file_prompts() const {

@@ -31,6 +31,7 @@ struct reporter::impl {
           soak_(options_.soak_window.count() > 0 ? options_.soak_window : std::chrono::seconds(10)) {
         soak_.set_signal_source(options_.signals);
         soak_.print_windows(soaking() && options_.window_lines);
+        stats_.fidelity = replay_fidelity(options_.trace);
     }
 
     spsc_ring<event>& ring_;
@@ -151,6 +152,7 @@ struct reporter::impl {
         case event_kind::refused:
             if ((e.v & flag_warmup) == 0) {
                 ++stats_.refused;
+                stats_.fidelity.asked(e.t_ns);
                 windows_.refused();
                 soak_.refused();
             }
@@ -168,6 +170,7 @@ struct reporter::impl {
                 if (!r->warmup) {
                     stats_.lag.record(e.t_ns - r->intended);
                     soak_.lag(e.t_ns - r->intended);
+                    r->reusable_at_send = stats_.fidelity.sent(e.request, e.t_ns);
                 }
             }
             break;
@@ -232,6 +235,7 @@ struct reporter::impl {
         }
         last_intended_ns_ = std::max(last_intended_ns_, e.t_ns);
         ++stats_.started;
+        stats_.fidelity.asked(e.t_ns);
         windows_.offered();
         soak_.offered();
         ++measured_inflight_;
@@ -250,10 +254,14 @@ struct reporter::impl {
         const request_metrics m = measure_request(r, usage);
         if (!r.warmup) {
             record_completed(stats_, r, m, usage, meets(options_.slo, r, m));
+            stats_.fidelity.completed({e.request, r.input_tokens, usage.prompt_tokens, r.max_tokens,
+                                       m.output_from_usage ? m.output_tokens : -1, usage.cached_tokens,
+                                       r.reusable_at_send});
             end_measured(e.t_ns);
             windows_.completed(m.ttft, m.output_tokens);
             if (windowed()) soak_.completed(r, m);
         }
+        stats_.fidelity.cached_by_server(e.request);  // warm-up ones too: the server cached them alike
         request_end end;
         end.status = "ok";
         end.end_ns = e.t_ns;

@@ -74,7 +74,11 @@ void add(run_stats& s, const json::object& o) {
     s.output_requested_tokens += max_tokens;
     if (output == max_tokens) ++s.output_at_max;
     const json::value* source = o.if_contains("output_tokens_source");
-    ++(source && source->is_string() && source->get_string() == "usage" ? s.output_from_usage : s.output_estimated);
+    const bool from_usage = source && source->is_string() && source->get_string() == "usage";
+    ++(from_usage ? s.output_from_usage : s.output_estimated);
+    // The length section of the fidelity report; a replay's other sections need the trace.
+    s.fidelity.completed({static_cast<std::uint64_t>(std::max<std::int64_t>(0, integer(o, "index"))), input, prompt,
+                          max_tokens, from_usage ? output : -1, -1, -1});
     if (const json::value* bad = o.if_contains("bad_usage"); bad && bad->is_bool() && bad->get_bool()) ++s.bad_usage;
     if (prompt >= 0) {
         s.server_prompt_tokens += prompt;

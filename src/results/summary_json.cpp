@@ -161,6 +161,7 @@ boost::json::object summary_json(const run_result& r) {
     s["cached_prompt_tokens"] = stats.cached_prompt_tokens;
     s["server_prompt_tokens"] = stats.server_prompt_tokens;
     s["length_fidelity"] = length_fidelity(stats, context.tokenizer);
+    s["fidelity"] = replay_fidelity_json(stats, context);
     s["measured_window"] = boost::json::object{{"first_intended_ns", stats.first_intended_ns},
                                                {"last_end_ns", stats.last_end_ns}};
     s["by_input_length"] = input_buckets(stats);

@@ -159,6 +159,7 @@ std::string format_table(const run_result& r) {
              " requests (counted by content chunks; see docs/metrics.md)");
     }
     line("lengths        " + describe_length_fidelity(s, c.tokenizer));
+    for (const std::string& l : describe_replay_fidelity(s, c)) line("fidelity       " + l);
     line("");
     latency_rows(out, s);
     input_rows(out, s);

@@ -465,6 +465,7 @@ run_outcome run_load(const run_options& o) {
     ro.window_lines = o.window_lines;
     ro.live = o.live.get();
     ro.lost_events = [&cl] { return cl.lost_events(); };
+    if (!w.trace_entries().empty()) ro.trace = &w.trace_entries();
     if (watch.enabled()) ro.signals = [&watch] { return watch.latest(); };
     reporter rep(ring, ro);
     rep.start();

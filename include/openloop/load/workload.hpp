@@ -15,6 +15,8 @@
 
 namespace openloop {
 
+struct trace_entry;  // trace.hpp
+
 // A distribution of token counts, parsed from a flag value:
 //   N                              always N
 //   uniform:MIN:MAX                integers in [MIN, MAX], each equally likely
@@ -156,6 +158,9 @@ public:
     std::size_t skipped() const;
     // A trace source's details (format empty for other sources).
     const trace_info& trace_details() const;
+    // A trace source's selected entries in replay order (request i is entry
+    // i % n); empty for other sources.
+    const std::vector<trace_entry>& trace_entries() const;
     // One line for the run summary, e.g. "synthetic input=512 output=128".
     std::string describe() const;
 

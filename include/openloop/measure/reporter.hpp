@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace openloop {
 
@@ -44,6 +45,9 @@ struct reporter_options {
     // without a soak, its window gauges cover 10 s windows.
     metrics_endpoint* live = nullptr;
     std::function<std::uint64_t()> lost_events;  // the producer's count of events the full ring dropped
+    // A trace replay's entries in schedule order (request i is entry i % n), for
+    // its fidelity report; they outlive the reporter. Null: not a replay.
+    const std::vector<trace_entry>* trace = nullptr;
 };
 
 class reporter {

@@ -43,6 +43,7 @@ struct request_timeline {
     std::int32_t max_tokens = 0;
     std::int32_t http_status = 0;
     std::int64_t prompt_tokens = -1;  // the server's usage.prompt_tokens
+    std::int64_t reusable_at_send = -1;  // replay: prompt tokens completed requests' blocks covered when sent
     bool warmup = false;
     bool retried = false;
     // Kept until the request ends: a failed request must add no samples.

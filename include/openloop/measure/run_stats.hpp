@@ -6,6 +6,7 @@
 #include "openloop/measure/error_messages.hpp"
 #include "openloop/measure/event.hpp"
 #include "openloop/measure/histogram.hpp"
+#include "openloop/measure/replay_fidelity.hpp"
 
 #include <array>
 #include <cstdint>
@@ -58,6 +59,8 @@ struct run_stats {
     std::int64_t prompt_intended_tokens = 0;  // intended input tokens of the checked ones
     std::int64_t output_requested_tokens = 0; // max_tokens summed over completed requests
     std::uint64_t output_at_max = 0;          // completed with exactly max_tokens output tokens
+    // Request by request: length errors, and for a trace replay send times per minute and prefix reuse.
+    replay_fidelity fidelity;
 
     std::int64_t first_intended_ns = 0;  // of the first measured request
     std::int64_t last_end_ns = 0;        // of the last measured request to finish

@@ -4,6 +4,7 @@
 // A killed run's statistics rebuilt from its requests.jsonl equal what the
 // run itself had: the golden run's request log against its summary.json.
 
+#include "openloop/results/fidelity.hpp"
 #include "openloop/results/rebuild.hpp"
 
 #include <boost/json.hpp>
@@ -55,6 +56,11 @@ BOOST_AUTO_TEST_CASE(the_golden_request_log_rebuilds_the_golden_summary) {
     BOOST_TEST((s.ttft_from_send == histogram::from_json(h.at("ttft_from_send"))));
     BOOST_TEST((s.e2e_from_send == histogram::from_json(h.at("e2el_from_send"))));
     BOOST_TEST(s.itl.count() == 0u);  // no per-chunk times on disk
+    // The fidelity report's length sections, request by request, as the run wrote them.
+    const json::object f = replay_fidelity_json(s, run_context{});
+    const json::object& recorded = summary.at("fidelity").as_object();
+    BOOST_TEST(json::serialize(f.at("input")) == json::serialize(recorded.at("input")));
+    BOOST_TEST(json::serialize(f.at("output")) == json::serialize(recorded.at("output")));
 }
 
 BOOST_AUTO_TEST_CASE(a_torn_last_line_is_counted_apart) {

@@ -208,8 +208,13 @@ boost::json::object replay_fidelity_json(const run_stats& stats, const run_conte
     o["input"] = lengths_json(f.input());
     o["output"] = lengths_json(f.output());
     if (f.replay()) o["prefix_reuse"] = prefix_json(f.prefix());
-    // The workload's count of rows it dropped; the trace's own account (line numbers) comes with trace_info.
     o["rows_skipped"] = context.skipped;
+    if (!context.skipped_lines.empty()) {
+        boost::json::array lines;
+        for (const std::size_t n : context.skipped_lines) lines.push_back(n);
+        o["rows_skipped_lines"] = std::move(lines);
+        o["first_skipped_row"] = context.first_skipped;
+    }
     o["server_refusals"] = refusals_json(stats);
     return o;
 }
@@ -253,7 +258,14 @@ std::vector<std::string> describe_replay_fidelity(const run_stats& stats, const 
         }
         lines.push_back(std::move(line));
     }
-    if (context.skipped > 0) lines.push_back("rows skipped: " + std::to_string(context.skipped));
+    if (context.skipped > 0) {
+        std::string line = "rows skipped: " + std::to_string(context.skipped);
+        for (std::size_t i = 0; i < context.skipped_lines.size(); ++i)
+            line += (i == 0 ? " (lines " : ", ") + std::to_string(context.skipped_lines[i]);
+        if (!context.skipped_lines.empty()) line += context.skipped > context.skipped_lines.size() ? ", ...)" : ")";
+        if (!context.first_skipped.empty()) line += "; first: " + context.first_skipped;
+        lines.push_back(std::move(line));
+    }
     return lines;
 }
 

@@ -490,6 +490,8 @@ run_outcome run_load(const run_options& o) {
         describe_run(o, co.target.display(), model, tokenizer.label, run.offered_rate(), w.trace_details().speed);
     ctx.server_signals = watch.summary();
     ctx.skipped = w.skipped();
+    ctx.skipped_lines = w.trace_details().skipped_lines;
+    ctx.first_skipped = w.trace_details().first_skipped;
     ctx.drain_s = run.drain_s();
     ctx.partial = out.interrupted || out.overloaded || out.stopped_early;
     ctx.stopped_early = out.stopped_early;

@@ -106,3 +106,33 @@ BOOST_AUTO_TEST_CASE(loop_and_rate) {
     BOOST_TEST(span_s(rated) == 0.09, boost::test_tools::tolerance(1e-6));
     sim.process.stop();
 }
+
+// Rows that do not parse: refused by default naming the line; with
+// --trace-skip-bad-rows counted, and their lines in the fidelity report.
+BOOST_AUTO_TEST_CASE(skipped_rows_are_refused_or_reported_with_their_lines) {
+    temp_dir dir;
+    write_csv(dir.file("log.csv"), 12);
+    {
+        std::ofstream out(dir.file("log.csv"), std::ios::app | std::ios::binary);
+        out << "soon;12;\"4\";\"1\"\r\n" << "20.5;-3;\"4\";\"1\"\r\n";
+    }
+    const std::vector<std::string> base = {"--target", "sim:firehose", "--trace", dir.file("log.csv"), "--trace-columns",
+                                           columns, "--trace-speed", "50", "--tokenizer", "words", "--out", dir.file("out")};
+    BOOST_TEST(run_openloop(base, dir.file("refused.log")) == 2);
+    BOOST_TEST(slurp(dir.file("refused.log")).find("log.csv:14") != std::string::npos, slurp(dir.file("refused.log")));
+
+    auto skipping = base;
+    skipping.push_back("--trace-skip-bad-rows");
+    const int rc = run_openloop(skipping, dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    BOOST_TEST(slurp(dir.file("run.log")).find("skipped 2 bad rows (lines 14, 15)") != std::string::npos,
+               slurp(dir.file("run.log")));
+    const json::object f = read_json(dir.file("out/summary.json")).at("fidelity").as_object();
+    BOOST_TEST(f.at("rows_skipped").to_number<std::int64_t>() == 2);
+    const json::array& lines = f.at("rows_skipped_lines").as_array();
+    BOOST_TEST_REQUIRE(lines.size() == 2u);
+    BOOST_TEST(lines[0].to_number<std::int64_t>() == 14);
+    BOOST_TEST(lines[1].to_number<std::int64_t>() == 15);
+    BOOST_TEST(std::string(f.at("first_skipped_row").as_string()).find("log.csv:14") != std::string::npos);
+    BOOST_TEST(read_json(dir.file("out/summary.json")).at("completed").to_number<std::int64_t>() == 12);
+}

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace openloop {
 
@@ -22,6 +23,8 @@ struct run_context {
     double max_error_rate = 0.01;     // failed / ended above this fails the run (--max-error-rate)
     std::string tokenizer = "words";  // how lengths in tokens became prompts (tokenizer.hpp)
     std::size_t skipped = 0;          // workload items its source dropped (workload::skipped)
+    std::vector<std::size_t> skipped_lines;  // a trace's first skipped rows (line numbers)
+    std::string first_skipped;               // and why the first was skipped
     bool partial = false;             // cut short by Ctrl-C/SIGTERM, an overload abort or failing fast
     std::string partial_reason;
     bool stopped_early = false;       // failed fast: the first requests all failed the same non-retryable way

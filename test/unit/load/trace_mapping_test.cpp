@@ -3,6 +3,7 @@
 
 #include "openloop/base/input_error.hpp"
 #include "openloop/load/trace.hpp"
+#include "trace_samples.hpp"
 
 #include <boost/json.hpp>
 
@@ -25,17 +26,10 @@ std::ostream& operator<<(std::ostream& os, const trace_entry& e) {
 
 namespace {
 
-const std::string traces_dir = OPENLOOP_SOURCE_DIR "/test/data/traces/";
-const std::string azure_path = traces_dir + "azure-conv-2023/AzureLLMInferenceTrace_conv.first2000.csv";
-const std::string mooncake_path = traces_dir + "mooncake-conversation/conversation_trace.first600s.jsonl";
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    BOOST_REQUIRE_MESSAGE(in, "cannot open " << path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using trace_samples::azure_path;
+using trace_samples::mooncake_path;
+using trace_samples::slurp;
+using trace_samples::traces_dir;
 
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> out;

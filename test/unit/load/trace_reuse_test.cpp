@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE trace_reuse
 #include <boost/test/unit_test.hpp>
 
+#include "trace_samples.hpp"
+
 #include "openloop/load/trace_reuse.hpp"
 
 #include <vector>
@@ -9,13 +11,7 @@ using namespace openloop;
 
 namespace {
 
-trace_entry entry(int input, std::vector<std::uint64_t> ids) {
-    trace_entry e;
-    e.input_tokens = input;
-    e.output_tokens = 8;
-    e.hash_ids = std::move(ids);
-    return e;
-}
+using trace_samples::entry;
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE replay_fidelity
 #include <boost/test/unit_test.hpp>
 
+#include "trace_samples.hpp"
+
 #include "openloop/measure/replay_fidelity.hpp"
 
 #include <vector>
@@ -11,13 +13,7 @@ namespace {
 
 constexpr std::int64_t s_ns = 1'000'000'000;
 
-trace_entry entry(int input, std::vector<std::uint64_t> ids) {
-    trace_entry e;
-    e.input_tokens = input;
-    e.output_tokens = 16;
-    e.hash_ids = std::move(ids);
-    return e;
-}
+trace_entry entry(int input, std::vector<std::uint64_t> ids) { return trace_samples::entry(input, std::move(ids), 16); }
 
 completed_lengths done(std::uint64_t i, std::int64_t in, std::int64_t server_in, std::int64_t cached, std::int64_t at_send) {
     return {i, in, server_in, 16, 16, cached, at_send};

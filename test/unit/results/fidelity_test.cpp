@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE fidelity
 #include <boost/test/unit_test.hpp>
 
+#include "trace_samples.hpp"
+
 // A trace replay's fidelity report, from events through the reporter to
 // summary.json's "fidelity" and the table, with hand-computed figures.
 
@@ -23,13 +25,7 @@ namespace {
 constexpr std::int64_t ms_ns = 1'000'000;
 constexpr std::int64_t base = 9'000'000 * ms_ns;
 
-trace_entry entry(int input, std::vector<std::uint64_t> ids) {
-    trace_entry e;
-    e.input_tokens = input;
-    e.output_tokens = 8;
-    e.hash_ids = std::move(ids);
-    return e;
-}
+using trace_samples::entry;
 
 void push(spsc_ring<event>& ring, const event& e) {
     while (!ring.try_push(e)) std::this_thread::yield();

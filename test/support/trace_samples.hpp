@@ -1,7 +1,8 @@
 #pragma once
-// What the trace tests share: the shipped slices, a file read whole, and an
-// entry of given input length and prefix blocks.
+// What the trace tests share: the shipped slices, a file read whole, an entry
+// of given input length and prefix blocks, and the message bad input throws.
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/load/trace.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -32,6 +33,17 @@ inline openloop::trace_entry entry(int input, std::vector<std::uint64_t> ids, in
     e.output_tokens = output;
     e.hash_ids = std::move(ids);
     return e;
+}
+
+// The message of the input_error that f throws ("" if none): bad input names file:line and field.
+template <class F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const openloop::input_error& e) {
+        return e.what();
+    }
+    return {};
 }
 
 }  // namespace trace_samples

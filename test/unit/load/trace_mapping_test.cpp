@@ -49,15 +49,7 @@ trace_parse_options mapped(std::string_view spec, char delimiter = 0, bool skip 
     return o;
 }
 
-template <class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const input_error& e) {
-        return e.what();
-    }
-    return {};
-}
+using trace_samples::error_of;
 
 // ---- the slices read by code of the test's own, not the parser ---------------
 

@@ -42,16 +42,7 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
 }
 
 
-// The message of the input_error that f throws ("" if none): bad input names file:line and field.
-template <class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const input_error& e) {
-        return e.what();
-    }
-    return {};
-}
+using trace_samples::error_of;
 
 bool contains(const std::string& haystack, std::string_view needle) {
     return haystack.find(needle) != std::string::npos;

@@ -16,18 +16,31 @@ namespace {
 
 namespace json = boost::json;
 
-// One count through the dialect's calls (llama.cpp chat takes two).
-std::optional<int> count_with(tokenize_dialect d, const calibration_request& r, const http_post_fn& post,
+// One answer through the dialect's calls (llama.cpp chat takes two); no count when none came.
+tokenize_answer tokenize_with(tokenize_dialect d, const calibration_request& r, const http_post_fn& post,
                               std::string_view text) {
     http_call call = tokenize_call(d, r.root, r.model, text, r.chat);
     for (int step = 0; step < 2; ++step) {
         const auto [status, body] = post(call);
         tokenize_answer a = read_tokenize_answer(d, r.root, call, status, body, r.chat);
-        if (a.count) return a.count;
-        if (!a.next) return std::nullopt;
+        if (a.count || !a.next) return a;
         call = std::move(*a.next);
     }
-    return std::nullopt;
+    return {};
+}
+
+std::optional<int> count_with(tokenize_dialect d, const calibration_request& r, const http_post_fn& post,
+                              std::string_view text) {
+    return tokenize_with(d, r, post, text).count;
+}
+
+// The server's tokens after a one-word content, from the ids of a few such
+// prompts (0 when the server lists no ids).
+int measure_trailing(tokenize_dialect d, const calibration_request& r, const http_post_fn& post) {
+    const std::vector<std::int64_t> anchor = tokenize_with(d, r, post, vocab_word(0)).ids;
+    int tail = max_trailing_tokens;
+    for (std::size_t w = 1; w <= 3; ++w) tail = std::min(tail, trailing_tokens(anchor, tokenize_with(d, r, post, vocab_word(w)).ids));
+    return tail;
 }
 
 // The first dialect whose endpoint counts a one-word text as a few tokens;
@@ -135,7 +148,7 @@ calibration_result server_costs(const calibration_request& r, const http_post_fn
         }
     }
     if (!out.from_cache) {
-        out.builder = calibrate(count, out.label);
+        out.builder = calibrate(count, out.label).with_trailing(measure_trailing(*dialect, r, post));
         out.check = verify(out.builder, count, r.verify_samples, 1);
         if (!path.empty()) store_cached(r.cache_dir, path, out.builder, out.note);
     }
@@ -149,6 +162,15 @@ calibration_result server_costs(const calibration_request& r, const http_post_fn
 }
 
 }  // namespace
+
+int trailing_tokens(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+    // Equal lists cannot be ids of different words: a server that numbers its tokens 0..n-1.
+    if (a.empty() || b.empty() || a == b) return 0;
+    const std::size_t most = std::min(a.size(), b.size()) - 1;  // the content is at least one token
+    std::size_t n = 0;
+    while (n < most && a[a.size() - 1 - n] == b[b.size() - 1 - n]) ++n;
+    return static_cast<int>(std::min<std::size_t>(n, max_trailing_tokens));
+}
 
 std::string default_cache_dir() {
     if (const char* d = std::getenv("OPENLOOP_CACHE_DIR"); d && *d) return d;

@@ -11,9 +11,22 @@ json::array user_message(std::string_view text) {
     return json::array{json::object{{"role", "user"}, {"content", text}}};
 }
 
-std::optional<int> array_size(const json::value* v) {
-    if (v == nullptr || !v->is_array()) return std::nullopt;
-    return static_cast<int>(v->get_array().size());
+// A token list: its length, and its ids where each item is one (an integer,
+// or an object with an integer "id" as TGI and llama.cpp's with_pieces write).
+void read_tokens(const json::value* v, tokenize_answer& out) {
+    if (v == nullptr || !v->is_array()) return;
+    const json::array& a = v->get_array();
+    out.count = static_cast<int>(a.size());
+    out.ids.reserve(a.size());
+    for (const json::value& t : a) {
+        const json::value* id = &t;
+        if (const auto* o = t.if_object()) id = o->if_contains("id");
+        if (id == nullptr || !id->is_int64()) {
+            out.ids.clear();
+            return;
+        }
+        out.ids.push_back(id->get_int64());
+    }
 }
 
 }  // namespace
@@ -64,7 +77,11 @@ tokenize_answer read_tokenize_answer(tokenize_dialect d, std::string_view root, 
     switch (d) {
     case tokenize_dialect::vllm:
         if (o)
-            if (const auto* c = o->if_contains("count"); c && c->is_int64()) out.count = static_cast<int>(c->get_int64());
+            if (const auto* c = o->if_contains("count"); c && c->is_int64()) {
+                read_tokens(o->if_contains("tokens"), out);
+                if (out.ids.size() != static_cast<std::size_t>(c->get_int64())) out.ids.clear();
+                out.count = static_cast<int>(c->get_int64());
+            }
         break;
     case tokenize_dialect::llamacpp:
         if (!o) break;
@@ -74,14 +91,14 @@ tokenize_answer read_tokenize_answer(tokenize_dialect d, std::string_view root, 
             // A chat request's templated prompt is tokenized like a completion's.
             out.next = tokenize_call(d, root, {}, p->get_string(), false);
         } else {
-            out.count = array_size(o->if_contains("tokens"));
+            read_tokens(o->if_contains("tokens"), out);
         }
         break;
     case tokenize_dialect::tgi:
         if (chat) {
-            if (o) out.count = array_size(o->if_contains("tokenize_response"));
+            if (o) read_tokens(o->if_contains("tokenize_response"), out);
         } else {
-            out.count = array_size(&doc);
+            read_tokens(&doc, out);
         }
         break;
     }

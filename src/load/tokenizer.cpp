@@ -110,19 +110,52 @@ int prompt_builder::append(std::string& text, std::vector<std::int32_t>& ids, in
     return tokens - left;
 }
 
+prompt_builder prompt_builder::with_trailing(int tokens) const {
+    prompt_builder b = *this;
+    b.trailing_ = std::clamp(tokens, 0, max_word_cost);
+    return b;
+}
+
+prompt_layout::prompt_layout(const prompt_builder& b, std::string& text, std::vector<std::int32_t>& ids, int total)
+    : b_(b), text_(text), ids_(ids), total_(total), content_end_(std::max(0, total - b.trailing())) {}
+
+void prompt_layout::segment(int tokens, std::uint64_t seed) {
+    const int end = std::min(content_end_, at_ + std::max(0, tokens));
+    if (end <= at_) return;
+    // The first segment's count carries the trailing tokens, as first[] does.
+    b_.append(text_, ids_, end - at_ + (started_ ? 0 : b_.trailing()), seed);
+    at_ = end;
+    started_ = true;
+}
+
+void prompt_layout::rest(std::uint64_t seed) {
+    if (started_) {
+        segment(content_end_ - at_, seed);
+    } else {
+        b_.append(text_, ids_, total_, seed);
+        started_ = true;
+    }
+}
+
 boost::json::object prompt_builder::to_json() const {
     boost::json::array f, in;
     for (std::size_t i = 0; i < vocab_size_words; ++i) {
         f.emplace_back(first_[i]);
         in.emplace_back(inner_[i]);
     }
-    return boost::json::object{{"label", label_}, {"first", std::move(f)}, {"inner", std::move(in)}};
+    return boost::json::object{
+        {"label", label_}, {"first", std::move(f)}, {"inner", std::move(in)}, {"trailing", trailing_}};
 }
 
 prompt_builder prompt_builder::from_json(const boost::json::object& o) {
     const auto* label = o.if_contains("label");
     if (!label || !label->is_string()) throw std::runtime_error("tokenizer cache: missing \"label\"");
-    return with_costs(read_costs(o, "first"), read_costs(o, "inner"), std::string(label->get_string()));
+    // A cache written before "trailing" was measured is recalibrated.
+    const auto* trailing = o.if_contains("trailing");
+    if (!trailing || !trailing->is_int64() || trailing->get_int64() < 0 || trailing->get_int64() > max_word_cost)
+        throw std::runtime_error("tokenizer cache: missing or bad \"trailing\"");
+    return with_costs(read_costs(o, "first"), read_costs(o, "inner"), std::string(label->get_string()))
+        .with_trailing(static_cast<int>(trailing->get_int64()));
 }
 
 prompt_builder calibrate(const token_counter& count, std::string label) {

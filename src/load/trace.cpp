@@ -380,14 +380,9 @@ request_spec trace_request(const trace_entry& entry, std::uint64_t seed, std::ui
     }
     // Vocabulary words average under 6 letters plus a space.
     spec.prompt.reserve(std::size_t(spec.input_tokens) * 7);
-    int remaining = spec.input_tokens;
-    for (std::uint64_t h : entry.hash_ids) {
-        if (remaining == 0) break;
-        const int n = std::min(remaining, trace_block_tokens);
-        builder.append(spec.prompt, spec.prompt_ids, n, mix64(mix64(seed ^ block_salt) ^ h));
-        remaining -= n;
-    }
-    builder.append(spec.prompt, spec.prompt_ids, remaining, mix64(mix64(seed ^ unique_salt) ^ index));
+    prompt_layout layout(builder, spec.prompt, spec.prompt_ids, spec.input_tokens);
+    for (std::uint64_t h : entry.hash_ids) layout.segment(trace_block_tokens, mix64(mix64(seed ^ block_salt) ^ h));
+    layout.rest(mix64(mix64(seed ^ unique_salt) ^ index));
     return spec;
 }
 

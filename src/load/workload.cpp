@@ -400,16 +400,14 @@ request_spec workload::next() {
             const workload_config& c = s.config;
             spec.input_tokens = s.input.sample(s.rng);
             spec.max_tokens = s.output.sample(s.rng);
-            int unique = spec.input_tokens;
+            // At least one unique word, so requests of a group differ.
+            if (c.prefix_len > 0) spec.input_tokens = std::max(spec.input_tokens, c.prefix_len + 1);
+            prompt_layout layout(s.builder, spec.prompt, spec.prompt_ids, spec.input_tokens);
             if (c.prefix_len > 0) {
-                // At least one unique word, so requests of a group differ.
-                spec.input_tokens = std::max(spec.input_tokens, c.prefix_len + 1);
                 spec.prefix_group = int(i % std::uint64_t(std::max(c.prefix_groups, 1)));
-                s.builder.append(spec.prompt, spec.prompt_ids, c.prefix_len,
-                                 mix64(mix64(c.seed ^ prefix_salt) ^ std::uint64_t(spec.prefix_group)));
-                unique = spec.input_tokens - c.prefix_len;
+                layout.segment(c.prefix_len, mix64(mix64(c.seed ^ prefix_salt) ^ std::uint64_t(spec.prefix_group)));
             }
-            s.builder.append(spec.prompt, spec.prompt_ids, unique, mix64(mix64(c.seed ^ unique_salt) ^ (c.unique_from + i)));
+            layout.rest(mix64(mix64(c.seed ^ unique_salt) ^ (c.unique_from + i)));
             break;
         }
         case state::source::prompts:

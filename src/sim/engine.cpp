@@ -114,9 +114,10 @@ int engine::lookup_prefix(const seq_request& r) {
     return static_cast<int>(std::min<std::int64_t>(cached, r.prompt_tokens - 1));
 }
 
-void engine::insert_prefix(const seq_request& r) {
+void engine::insert_prefix(const seq_request& r, int computed) {
     if (cache_capacity_blocks_ == 0) return;
-    const std::size_t blocks = prompt_blocks(r, model_.block_size);
+    const std::size_t blocks = std::min(prompt_blocks(r, model_.block_size),
+                                        static_cast<std::size_t>(computed / model_.block_size));
     for (std::size_t i = 0; i < blocks; ++i) {
         const std::uint64_t h = r.block_hashes[i];
         if (auto it = cached_blocks_.find(h); it != cached_blocks_.end()) {
@@ -147,8 +148,6 @@ void engine::admit() {
         if (kv_reserved_ + need > model_.kv_capacity_tokens && !running_.empty()) break;
         kv_reserved_ += need;
         prompt_total_ += head.req.prompt_tokens;
-        head.cached = lookup_prefix(head.req);
-        head.prefilled = head.cached;
         running_.push_back(std::move(head));
         waiting_.pop_front();
     }
@@ -156,7 +155,8 @@ void engine::admit() {
 
 void engine::finish(const seq& s) {
     kv_reserved_ -= s.req.prompt_tokens + s.req.output_tokens;
-    insert_prefix(s.req);
+    // Freed blocks stay cached, most recently used.
+    insert_prefix(s.req, s.req.prompt_tokens);
 }
 
 step_result engine::step() {
@@ -182,10 +182,20 @@ step_result engine::step() {
     for (seq& s : running_) {
         if (s.first_emitted) continue;
         if (budget == 0) break;
+        // As vLLM's v1 scheduler: a request looks for its prefix when it is
+        // first scheduled, and the blocks a step will compute are cached as
+        // they are scheduled, so a request scheduled after another in the
+        // same step already finds that one's prefix.
+        if (!s.looked_up) {
+            s.looked_up = true;
+            s.cached = lookup_prefix(s.req);
+            s.prefilled = s.cached;
+        }
         const int chunk = std::min(s.req.prompt_tokens - s.prefilled, budget);
         budget -= chunk;
         res.prefill_tokens += chunk;
         s.prefilled += chunk;
+        insert_prefix(s.req, s.prefilled);
         // The chunk attends to everything before it as well as to itself.
         res.kv_tokens_read += s.prefilled;
         if (s.prefilled == s.req.prompt_tokens) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace openloop {
 
@@ -41,6 +42,13 @@ using http_get_fn = std::function<std::string(const std::string& path)>;        
 // be honoured (no tokenize endpoint under --tokenizer server, ids on chat, ...).
 calibration_result calibrate_tokenizer(const calibration_request& request, const http_post_fn& post,
                                        const http_get_fn& get);
+
+// The server's tokens after a prompt's content (a chat template's end of
+// turn and generation prompt), from the ids of two prompts whose one-word
+// contents differ: the length of their common tail, at most
+// max_trailing_tokens; 0 when either list is empty or both are equal.
+inline constexpr int max_trailing_tokens = 32;
+int trailing_tokens(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b);
 
 // The cache directory: $OPENLOOP_CACHE_DIR, else $XDG_CACHE_HOME/openloop, else ~/.cache/openloop.
 std::string default_cache_dir();

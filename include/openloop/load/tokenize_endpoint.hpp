@@ -11,6 +11,7 @@
 //   tgi       Hugging Face TGI: POST /tokenize {"inputs"} -> [tokens], and
 //             POST /chat_tokenize {"messages"} -> {"tokenize_response": [...]}
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,11 +36,14 @@ std::string server_root(std::string_view base_path);
 // The first call that counts text (as one user message when chat).
 http_call tokenize_call(tokenize_dialect d, std::string_view root, std::string_view model, std::string_view text, bool chat);
 
-// What an answer to a call says: the count, or (llama.cpp chat) the next call
-// to make, or neither when the answer is not this dialect's.
+// What an answer to a call says: the count (and the ids where listed), or
+// (llama.cpp chat) the next call to make, or neither when the answer is not
+// this dialect's.
+// ids are the token ids, when the answer lists them.
 struct tokenize_answer {
     std::optional<int> count;
     std::optional<http_call> next;
+    std::vector<std::int64_t> ids;
 };
 tokenize_answer read_tokenize_answer(tokenize_dialect d, std::string_view root, const http_call& call, int status,
                                      std::string_view body, bool chat);

@@ -49,8 +49,13 @@ public:
     // Token ids drawn from [lo, hi): clear of the special tokens at either end of a vocabulary.
     static prompt_builder with_ids(std::int64_t vocab_size);
 
+    // The same builder, told that `tokens` of what first[] counts come after
+    // the content (a chat template's end of turn and generation prompt).
+    prompt_builder with_trailing(int tokens) const;
+
     kind type() const { return kind_; }
     const std::string& label() const { return label_; }
+    int trailing() const { return trailing_; }
     const std::array<int, vocab_size_words>& first() const { return first_; }
     const std::array<int, vocab_size_words>& inner() const { return inner_; }
 
@@ -70,7 +75,32 @@ private:
     std::array<int, vocab_size_words> first_{};
     std::array<int, vocab_size_words> inner_{};
     std::int64_t id_lo_ = 0, id_hi_ = 0;
+    int trailing_ = 0;
     std::string label_ = "words";
+};
+
+// A prompt of `total` tokens written as consecutive segments (a trace's hash
+// blocks, a shared prefix) so that each segment starts at the same token
+// position of the server's count in every prompt sharing the segments before
+// it, which is what a prefix cache needs: the server's tokens before the
+// content (BOS, a role header) sit in the first segment, those after it (end
+// of turn, the assistant's header) are taken from the last.
+class prompt_layout {
+public:
+    prompt_layout(const prompt_builder& b, std::string& text, std::vector<std::int32_t>& ids, int total);
+    // Up to `tokens` more tokens from seed, fewer once the content is complete.
+    void segment(int tokens, std::uint64_t seed);
+    // The rest of the prompt from seed (at least one word in all).
+    void rest(std::uint64_t seed);
+
+private:
+    const prompt_builder& b_;
+    std::string& text_;
+    std::vector<std::int32_t>& ids_;
+    int total_;
+    int content_end_;  // where the trailing tokens begin
+    int at_ = 0;       // server tokens laid out so far
+    bool started_ = false;
 };
 
 // The token count a server gives to a request whose content is text (for

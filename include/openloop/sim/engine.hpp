@@ -92,13 +92,15 @@ public:
         int prefilled = 0;  // prompt tokens already computed (or cached)
         int generated = 0;
         int cached = 0;
+        bool looked_up = false;  // the prefix cache was asked (at the first prefill chunk)
         bool first_emitted = false;
     };
 
 private:
     void admit();
     int lookup_prefix(const seq_request& r);
-    void insert_prefix(const seq_request& r);
+    // Caches r's full prompt blocks among its first `computed` tokens.
+    void insert_prefix(const seq_request& r, int computed);
     void finish(const seq& s);
 
     cost_model model_;

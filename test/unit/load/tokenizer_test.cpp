@@ -85,6 +85,80 @@ BOOST_AUTO_TEST_CASE(shared_prefixes_stay_token_identical) {
     BOOST_TEST(fake_count(c, 5) == 250);
 }
 
+namespace {
+
+// A chat template around the content, as a server's tokenizer lays it out:
+// two ids before (BOS, a role header), three after (end of turn, the
+// assistant's header); each word is fake_count's pieces, ids by word and piece.
+constexpr int lead_ids = 2, trail_ids = 3;
+std::vector<std::int64_t> templated_ids(std::string_view text) {
+    std::vector<std::int64_t> ids = {1, 2};
+    std::size_t i = 0;
+    while (i < text.size()) {
+        std::size_t j = text.find(' ', i);
+        if (j == std::string_view::npos) j = text.size();
+        const std::string_view word = text.substr(i, j - i);
+        for (int k = 0; k < fake_count(word, 0); ++k)
+            ids.push_back(1000 + static_cast<std::int64_t>(std::hash<std::string_view>{}(word) % 30000) * 4 + k);
+        i = j + 1;
+    }
+    for (std::int64_t t : {7, 8, 9}) ids.push_back(t);
+    return ids;
+}
+
+std::size_t common_prefix(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+    std::size_t n = 0;
+    while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+    return n;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_trailing_template_is_the_common_tail_of_two_prompts) {
+    BOOST_TEST(trailing_tokens(templated_ids("word"), templated_ids("other")) == trail_ids);
+    BOOST_TEST(trailing_tokens({}, templated_ids("other")) == 0);
+    // A server numbering its tokens 0..n-1 lists no ids to compare.
+    BOOST_TEST(trailing_tokens({0, 1, 2, 3}, {0, 1, 2, 3}) == 0);
+    // The content is at least one token, whatever the lists share.
+    BOOST_TEST(trailing_tokens({5, 9}, {6, 9, 9}) == 1);
+}
+
+// Segments start at the same position of the server's count in every prompt
+// sharing them, so a prefix cache of whole blocks finds all of them: the
+// trailing template tokens are taken from the last segment, not the first.
+BOOST_AUTO_TEST_CASE(a_layout_puts_shared_segments_at_the_same_server_positions) {
+    const auto counter = [](std::string_view t) -> std::optional<int> {
+        return static_cast<int>(templated_ids(t).size());
+    };
+    const auto b = calibrate(counter, "fake").with_trailing(trail_ids);
+    const auto build = [&](const prompt_builder& builder, std::uint64_t second, std::uint64_t rest, int total) {
+        std::string text;
+        std::vector<std::int32_t> ids;
+        prompt_layout layout(builder, text, ids, total);
+        layout.segment(64, 11);
+        layout.segment(64, second);
+        layout.rest(rest);
+        const auto server = templated_ids(text);
+        BOOST_TEST(static_cast<int>(server.size()) == total);
+        return server;
+    };
+    const auto p1 = build(b, 12, 21, 300), p2 = build(b, 12, 22, 250), p3 = build(b, 13, 21, 300);
+    BOOST_TEST(common_prefix(p1, p2) >= 128u);
+    BOOST_TEST(common_prefix(p1, p3) >= 64u);
+    BOOST_TEST(common_prefix(p1, p3) < 128u);
+    // Charged to the first segment, the trailing tokens cut every shared run short.
+    const auto untold = calibrate(counter, "fake");
+    BOOST_TEST(common_prefix(build(untold, 12, 21, 300), build(untold, 12, 22, 250)) < 128u);
+    // A prompt shorter than its segments ends inside them, with its template.
+    const auto short_one = build(b, 12, 21, 100);
+    BOOST_TEST(common_prefix(p1, short_one) >= 100u - trail_ids);
+    // Shorter than the template: one word, as append writes it.
+    std::string text;
+    std::vector<std::int32_t> ids;
+    prompt_layout(b, text, ids, 2).rest(5);
+    BOOST_TEST(!text.empty());
+}
+
 BOOST_AUTO_TEST_CASE(shorter_than_the_template_is_one_word_and_says_so) {
     const auto b = calibrate(fake_counter(9), "fake");
     std::string text;
@@ -161,7 +235,9 @@ BOOST_AUTO_TEST_CASE(each_dialect_reads_its_own_answer_only) {
     const auto body = json::parse(vc.body).as_object();
     BOOST_TEST(body.at("messages").as_array().size() == 1u);
     BOOST_TEST(body.at("add_generation_prompt").as_bool());
-    BOOST_TEST(*read_tokenize_answer(tokenize_dialect::vllm, "", vc, 200, R"({"count":7,"tokens":[1,2,3,4,5,6,7]})", true).count == 7);
+    const auto vllm = read_tokenize_answer(tokenize_dialect::vllm, "", vc, 200, R"({"count":7,"tokens":[1,2,3,4,5,6,7]})", true);
+    BOOST_TEST(*vllm.count == 7);
+    BOOST_TEST(vllm.ids == (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7}), boost::test_tools::per_element());
     // llama.cpp answers a vLLM body with an empty token list: not a count.
     BOOST_TEST(!read_tokenize_answer(tokenize_dialect::vllm, "", vc, 200, R"({"tokens":[]})", true).count);
     BOOST_TEST(!read_tokenize_answer(tokenize_dialect::vllm, "", vc, 404, R"({"count":7})", true).count);
@@ -179,7 +255,9 @@ BOOST_AUTO_TEST_CASE(each_dialect_reads_its_own_answer_only) {
     BOOST_TEST(json::parse(next.next->body).as_object().at("content").as_string() == "[INST] hello [/INST]");
 
     const auto tg = tokenize_call(tokenize_dialect::tgi, "", "m", "hello", false);
-    BOOST_TEST(*read_tokenize_answer(tokenize_dialect::tgi, "", tg, 200, R"([{"id":1},{"id":2},{"id":3}])", false).count == 3);
+    const auto tgi = read_tokenize_answer(tokenize_dialect::tgi, "", tg, 200, R"([{"id":1},{"id":2},{"id":3}])", false);
+    BOOST_TEST(*tgi.count == 3);
+    BOOST_TEST(tgi.ids.size() == 3u);
     BOOST_TEST(!read_tokenize_answer(tokenize_dialect::tgi, "", tg, 200, "not json", false).count);
 }
 
@@ -238,6 +316,35 @@ BOOST_AUTO_TEST_CASE(finds_llamacpp_and_caches_the_costs) {
     std::vector<std::int32_t> ids;
     second.builder.append(text, ids, 300, 5);
     BOOST_TEST(fake_count("[INST] " + text + " [/INST]", 1) == 300);
+}
+
+// vLLM's /tokenize lists the ids: the calibration measures the template's
+// trailing tokens from them and caches them with the costs.
+BOOST_AUTO_TEST_CASE(calibration_measures_the_trailing_template_tokens) {
+    test_http::temp_dir dir;
+    calibration_request r;
+    r.choice = parse_tokenizer("server");
+    r.model = "m";
+    r.cache_dir = dir.file("cache");
+    const http_post_fn post = [](const http_call& c) {
+        const auto body = json::parse(c.body).as_object();
+        if (c.path != "/tokenize" || !body.contains("messages")) return std::pair<int, std::string>{404, "{}"};
+        const auto ids = templated_ids(body.at("messages").as_array()[0].as_object().at("content").as_string());
+        return std::pair<int, std::string>{
+            200, json::serialize(json::object{{"count", ids.size()}, {"tokens", json::value_from(ids)}})};
+    };
+    const http_get_fn get = [](const std::string&) -> std::string { throw std::runtime_error("no GET expected"); };
+    const auto first = calibrate_tokenizer(r, post, get);
+    BOOST_TEST(!first.from_cache);
+    BOOST_TEST(first.builder.trailing() == trail_ids);
+    BOOST_TEST(first.check.exact == first.check.samples);
+    const auto second = calibrate_tokenizer(r, post, get);
+    BOOST_TEST(second.from_cache);
+    BOOST_TEST(second.builder.trailing() == trail_ids);
+    // A cache written before the trailing tokens were measured is recalibrated.
+    json::object old = first.builder.to_json();
+    old.erase("trailing");
+    BOOST_CHECK_THROW(prompt_builder::from_json(old), std::runtime_error);
 }
 
 BOOST_AUTO_TEST_CASE(no_tokenize_endpoint_is_an_error_only_when_asked_for) {

@@ -259,6 +259,44 @@ BOOST_AUTO_TEST_CASE(prefix_cache_serves_a_repeated_prompt) {
     BOOST_TEST(cold.prefix_cache_hits() == 0);
 }
 
+// vLLM's v1 scheduler caches the blocks a step computes as it schedules
+// them: a request scheduled after another in the same step finds its prefix.
+BOOST_AUTO_TEST_CASE(prefix_cache_serves_a_prompt_scheduled_in_the_same_step) {
+    engine e(plain_model());
+    const seq_request a = unique_request(1, 64, 4, 16);
+    seq_request b = a;
+    b.id = 2;
+    e.add(a);
+    e.add(b);
+    const step_result r = e.step();
+    BOOST_REQUIRE(find_emission(r, 1) != nullptr);
+    BOOST_REQUIRE(find_emission(r, 2) != nullptr);
+    BOOST_TEST(find_emission(r, 1)->cached_tokens == 0);
+    BOOST_TEST(find_emission(r, 2)->cached_tokens == 63);
+    BOOST_TEST(r.prefill_tokens == 64 + 1);
+}
+
+// A request admitted while another still computes the same prompt in chunks
+// looks for its prefix only when it is first scheduled: after that one's
+// chunks, so it finds all of them, not what was cached when it was admitted.
+BOOST_AUTO_TEST_CASE(prefix_cache_is_asked_when_a_request_is_first_scheduled) {
+    cost_model m = plain_model();
+    m.max_batched_tokens = 40;  // 2.5 blocks a step
+    engine e(m);
+    const seq_request a = unique_request(1, 128, 1, 16);
+    seq_request b = a;
+    b.id = 2;
+    e.add(a);
+    e.step();  // a: 40 of 128 tokens
+    e.add(b);  // admitted next step, scheduled once a's prefill leaves budget
+    step_result r;
+    do {
+        r = e.step();
+    } while (find_emission(r, 2) == nullptr && !e.idle());
+    BOOST_REQUIRE(find_emission(r, 2) != nullptr);
+    BOOST_TEST(find_emission(r, 2)->cached_tokens == 127);
+}
+
 BOOST_AUTO_TEST_CASE(prefix_cache_evicts_least_recently_used) {
     cost_model m = plain_model();
     m.kv_capacity_tokens = 32;  // two blocks of cache

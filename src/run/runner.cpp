@@ -95,7 +95,9 @@ private:
     // The request's bytes, prepared before its send time.
     prepared_request prepare(const request_spec& spec, std::uint64_t index) {
         prepared_request p;
-        p.bytes = build_http_request(co_, o_.request_id_prefix + std::to_string(index), body_.json(spec, model_));
+        const std::string body = body_.json(spec, model_);
+        p.bytes = build_http_request(co_, o_.request_id_prefix + std::to_string(index), body);
+        p.head = p.bytes.size() - body.size();
         p.input_tokens = spec.input_tokens;
         p.max_tokens = spec.max_tokens;
         return p;
@@ -157,6 +159,7 @@ private:
     // Requests are built ahead, in the slack before the next send (send_queue.hpp), so those due
     // together leave back to back. One built and never sent (the run stopped) is counted nowhere.
     net::awaitable<void> open_loop() {
+        constexpr std::chrono::nanoseconds connect_ahead = std::chrono::seconds(1);
         arrival_process arrivals(o_.arrival);
         send_queue queue;
         bool source_open = true, admitted = false;  // admitted: the front passed the end-of-stage check
@@ -181,9 +184,20 @@ private:
                 co_await net::post(io_, net::use_awaitable);
                 continue;
             }
+            if (step == send_step::spin) {
+                co_await net::post(io_, net::use_awaitable);
+                continue;
+            }
             if (step == send_step::wait) {
-                timer_.expires_at(origin_ + std::chrono::nanoseconds(queue.front().offset_ns));
+                // Connections for what is due within a second open now, off
+                // the send path; a long wait wakes to do that in time.
+                client_.want_connections(queue.due_before(to_ns(now) - origin + connect_ahead.count()));
+                const auto due = origin_ + std::chrono::nanoseconds(queue.front().offset_ns - queue.wake_margin_ns());
+                const bool look_again = due - now > connect_ahead / 4;
+                const auto wake = look_again ? now + connect_ahead / 4 : due;
+                timer_.expires_at(wake);
                 co_await timer_.async_wait();
+                queue.note_wake(to_ns(steady::now()) - to_ns(wake));
                 continue;
             }
             queued_request r = queue.pop();
@@ -207,8 +221,11 @@ private:
                 report(("request " + std::to_string(index)).c_str(), e);
                 maybe_finish();
             });
-            // Let the request reach its socket before the next is sent or built.
-            co_await net::post(io_, net::use_awaitable);
+            // Every request due now is spawned before any runs, so a group
+            // sharing one send time starts on the wire together; then they
+            // reach their sockets before the next is built or waited for.
+            if (queue.next(to_ns(steady::now()) - origin, source_open) != send_step::send)
+                co_await net::post(io_, net::use_awaitable);
         }
         schedule_done();
     }

@@ -12,7 +12,7 @@ send_step send_queue::next(std::int64_t now_ns, bool source_open) const {
     const std::int64_t slack = queue_.front().offset_ns - now_ns;
     if (slack <= 0) return send_step::send;
     if (source_open && has_room() && slack > margin_ns()) return send_step::prepare;
-    return send_step::wait;
+    return slack <= wake_margin_ns() ? send_step::spin : send_step::wait;
 }
 
 bool send_queue::has_room() const {
@@ -36,5 +36,15 @@ void send_queue::note_preparation(std::int64_t ns) {
 }
 
 std::int64_t send_queue::margin_ns() const { return std::max(limits_.min_margin_ns, 2 * longest_ns_); }
+
+void send_queue::note_wake(std::int64_t late_ns) { late_ns_ = std::max(late_ns, late_ns_ - late_ns_ / 16); }
+
+std::int64_t send_queue::wake_margin_ns() const { return std::clamp(late_ns_, limits_.min_wake_ns, limits_.max_wake_ns); }
+
+std::size_t send_queue::due_before(std::int64_t until_ns) const {
+    std::size_t n = 0;
+    while (n < queue_.size() && queue_[n].offset_ns < until_ns) ++n;
+    return n;
+}
 
 }  // namespace openloop

@@ -9,6 +9,7 @@
 #include "openloop/sim/metrics.hpp"
 #include "openloop/sim/openai_api.hpp"
 #include "openloop/sim/request_log.hpp"
+#include "openloop/sim/request_start.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -99,21 +100,31 @@ private:
         for (int served = 0;;) {
             // Idle until the first byte of the next request, under the
             // keep-alive timeout; the rest of the request gets the read timeout.
+            // A pipelined request's bytes were there before: it starts now.
+            std::int64_t first_byte_ns = steady_now_ns();
             if (buffer.size() == 0) {
-                if (cfg_.keep_alive_timeout.count() > 0) {
-                    tcp_of(stream).expires_after(cfg_.keep_alive_timeout);
-                } else {
+                request_start start;
+                if constexpr (std::is_same_v<Stream, tcp_stream>) {
                     tcp_of(stream).expires_never();
+                    start = co_await read_request_start(stream, buffer.prepare(4096), cfg_.keep_alive_timeout);
+                } else {
+                    if (cfg_.keep_alive_timeout.count() > 0) {
+                        tcp_of(stream).expires_after(cfg_.keep_alive_timeout);
+                    } else {
+                        tcp_of(stream).expires_never();
+                    }
+                    std::tie(start.ec, start.bytes) = co_await stream.async_read_some(buffer.prepare(4096));
+                    start.at_ns = steady_now_ns();
                 }
-                auto [ec, n] = co_await stream.async_read_some(buffer.prepare(4096));
-                if (ec == beast::error::timeout) {
+                if (start.ec == beast::error::timeout) {
                     // The expiry closed the socket: a plain close, TLS or not,
                     // so the client's next write meets a reset.
                     ++counters_.idle_closes;
                     co_return;
                 }
-                if (ec) break;
-                buffer.commit(n);
+                if (start.ec) break;
+                first_byte_ns = start.at_ns;
+                buffer.commit(start.bytes);
                 if (cfg_.quirks.close_stale && std::chrono::steady_clock::now() - idle_since > std::chrono::seconds(1)) {
                     ++counters_.stale_drops;
                     co_return;  // closed with the request unread, as at the instant of an idle close
@@ -132,7 +143,7 @@ private:
                 req.keep_alive(false);
                 ++counters_.max_requests_closes;
             }
-            const bool keep = co_await handle(stream, req);
+            const bool keep = co_await handle(stream, req, first_byte_ns);
             if (!keep || !req.keep_alive()) break;
             idle_since = std::chrono::steady_clock::now();
             if (cfg_.quirks.close_after_completion && req.method() == http::verb::post &&
@@ -167,14 +178,14 @@ private:
     }
 
     template <class Stream>
-    net::awaitable<bool> handle(Stream& stream, const http::request<http::string_body>& req) {
+    net::awaitable<bool> handle(Stream& stream, const http::request<http::string_body>& req, std::int64_t first_byte_ns) {
         const std::string_view target(req.target().data(), req.target().size());
         const std::string_view path = target.substr(0, target.find('?'));
         const bool get = req.method() == http::verb::get;
         const bool post = req.method() == http::verb::post;
         if (path == "/v1/chat/completions" || path == "/v1/completions") {
             if (!post) co_return co_await send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
-            co_return co_await complete(stream, req, path == "/v1/chat/completions");
+            co_return co_await complete(stream, req, path == "/v1/chat/completions", first_byte_ns);
         }
         if (path == "/tokenize") {
             if (!post) co_return co_await send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
@@ -240,8 +251,10 @@ private:
     }
 
     template <class Stream>
-    net::awaitable<bool> complete(Stream& stream, const http::request<http::string_body>& req, bool chat) {
+    net::awaitable<bool> complete(Stream& stream, const http::request<http::string_body>& req, bool chat,
+                                  std::int64_t first_byte_ns) {
         log_record rec;
+        rec.first_byte_ns = first_byte_ns;
         rec.arrival_ns = steady_now_ns();
         rec.endpoint = chat ? "/v1/chat/completions" : "/v1/completions";
         if (auto id = req.find("x-request-id"); id != req.end()) rec.request_id = std::string(id->value());

@@ -1,5 +1,7 @@
 #include "openloop/sim/listener.hpp"
 
+#include "openloop/sim/request_start.hpp"
+
 #include <boost/asio/ip/address.hpp>
 
 #include <algorithm>
@@ -76,6 +78,7 @@ net::awaitable<void> accept_loop(tcp_acceptor acceptor, sim_counters& counters, 
         if (ec) continue;  // one failed connection (e.g. reset while queued): keep serving the others
         pause = std::chrono::milliseconds(0);
         socket.set_option(tcp::no_delay(true), ec);
+        enable_receive_timestamps(socket.native_handle());
         serve(std::move(socket));
     }
 }

@@ -19,6 +19,7 @@ void sim_request_log::write(const log_record& r) {
     json::object o{{"request_id", r.request_id},
                    {"endpoint", r.endpoint},
                    {"stream", r.stream},
+                   {"first_byte_ns", r.first_byte_ns},
                    {"arrival_ns", r.arrival_ns},
                    {"first_token_ns", r.first_token_ns},
                    {"last_token_ns", r.last_token_ns},

@@ -88,6 +88,8 @@ net::awaitable<void> client::open_spare(std::size_t n) {
     impl_->pool.schedule_refresh();
 }
 
+void client::want_connections(std::size_t n) { impl_->pool.want_soon(n); }
+
 void client::emit(const event& e) noexcept {
     if (!ring_.try_push(e)) lost_.fetch_add(1, std::memory_order_relaxed);
 }
@@ -149,7 +151,7 @@ net::awaitable<exchange_result> client::impl::send(std::uint64_t index, const pr
             if (opt.total_timeout.count() > 0) dl.total = start + opt.total_timeout;
         }
         const exchange_result result =
-            co_await exchange(*c, req.bytes, dl, {index, opt.max_body, cl, decoder, cancelled});
+            co_await exchange(*c, req, dl, {index, opt.max_body, cl, decoder, cancelled});
         const bool retryable = result.nothing_received && result.failure != error_class::timeout_total &&
                                result.failure != error_class::cancelled;
         if (result.failure != error_class::none && retryable && pooled && !retried && !cancelled) {

@@ -4,6 +4,8 @@
 #include "openloop/wire/cancel_group.hpp"
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <openssl/x509v3.h>
 
@@ -110,6 +112,13 @@ net::awaitable<std::unique_ptr<connection>> connection_pool::open(error_class& c
 
 net::awaitable<void> connection_pool::open_one() {
     ++opening_;
+    co_await add_opening();
+}
+
+net::awaitable<void> connection_pool::add_opening() {
+    // Behind the requests already due: a connect on loopback costs 15-100 us
+    // of the io thread, which belongs to their writes.
+    co_await net::post(io_, net::use_awaitable);
     error_class cls{};
     std::string why;  // a spare's failure is met again, and reported, by the request that opens the next one
     auto c = co_await open(cls, why);
@@ -138,6 +147,7 @@ bool connection_pool::stale(const connection& c, std::int64_t now) const {
 }
 
 std::unique_ptr<connection> connection_pool::take_idle() {
+    if (wanted_soon_ > 0) --wanted_soon_;
     const std::int64_t now = steady_now_ns();
     while (!idle_.empty()) {
         auto c = std::move(idle_.back());
@@ -163,9 +173,16 @@ void connection_pool::finished(std::unique_ptr<connection> c, bool reused, bool 
     }
 }
 
+void connection_pool::want_soon(std::size_t n) {
+    wanted_soon_ = n;
+    keep_spares();
+}
+
 void connection_pool::keep_spares() {
-    while (!closing_ && idle_.size() + opening_ < opt_.spare_connections) {
-        net::co_spawn(io_, open_one(), [](std::exception_ptr e) {
+    const std::size_t target = std::max<std::size_t>(opt_.spare_connections, wanted_soon_);
+    while (!closing_ && idle_.size() + opening_ < target) {
+        ++opening_;
+        net::co_spawn(io_, add_opening(), [](std::exception_ptr e) {
             // Nothing waits on a spare, so its failure is only worth a line.
             if (e) std::fprintf(stderr, "openloop: opening a spare connection: %s\n", cancel_group::describe(e).c_str());
         });

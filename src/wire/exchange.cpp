@@ -47,7 +47,7 @@ error_class classify(const boost::system::error_code& ec, error_class timeout_cl
 namespace {
 
 template <class Stream>
-net::awaitable<exchange_result> exchange_on(Stream& stream, connection& c, std::string_view request_bytes,
+net::awaitable<exchange_result> exchange_on(Stream& stream, connection& c, const prepared_request& req,
                                             const deadlines& dl, exchange_context ctx) {
     exchange_result out;
     auto& low = c.lowest();
@@ -56,7 +56,15 @@ net::awaitable<exchange_result> exchange_on(Stream& stream, connection& c, std::
     } else {
         low.expires_never();
     }
-    auto [wec, wn] = co_await net::async_write(stream, net::buffer(request_bytes.data(), request_bytes.size()));
+    const std::string_view bytes = req.bytes;
+    const bool apart = req.head > 0 && bytes.size() - req.head >= separate_body_bytes;
+    const std::string_view first = apart ? bytes.substr(0, req.head) : bytes;
+    auto [wec, wn] = co_await net::async_write(stream, net::buffer(first.data(), first.size()));
+    if (!wec && apart) {
+        // Resumed after the requests due with this one have written their headers.
+        const std::string_view body = bytes.substr(req.head);
+        std::tie(wec, wn) = co_await net::async_write(stream, net::buffer(body.data(), body.size()));
+    }
     if (wec) {
         out.failure = classify(wec, error_class::timeout_total, ctx.cancelled);
         out.message = "writing the request: " + wec.message();
@@ -142,10 +150,10 @@ net::awaitable<exchange_result> exchange_on(Stream& stream, connection& c, std::
 
 }  // namespace
 
-net::awaitable<exchange_result> exchange(connection& c, std::string_view request_bytes, const deadlines& dl,
+net::awaitable<exchange_result> exchange(connection& c, const prepared_request& req, const deadlines& dl,
                                          exchange_context ctx) {
     // Two statements: GCC 12 miscompiles co_await and a capturing lambda in one.
-    auto op = c.with_stream([&](auto& stream) { return exchange_on(stream, c, request_bytes, dl, ctx); });
+    auto op = c.with_stream([&](auto& stream) { return exchange_on(stream, c, req, dl, ctx); });
     co_return co_await std::move(op);
 }
 

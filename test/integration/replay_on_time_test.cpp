@@ -1,20 +1,19 @@
 #define BOOST_TEST_MODULE replay_on_time
 // The first minute of Mooncake's conversation trace replayed at 1x against the
 // simulator: 162 requests in 20 groups that share one millisecond (up to 16,
-// with prompts of 10k+ tokens). Bodies are built ahead of their send time, so
-// each group leaves back to back: one send after another (~0.1 ms each on
-// loopback, the kernel's copy of a 70 KB request most of it), never one build
-// after another (~0.5 ms at the median for these prompts, 1.5 ms at p90; the
-// gap between sends before bodies were built ahead).
+// with prompts of 10k+ tokens). Bodies are built ahead of their send time, the
+// connections they need are opened ahead, every request due is spawned before
+// any runs, and each writes its headers before any writes its body: a group
+// starts on the wire together, one header write apart (~0.02 ms), not one
+// 70 KB body apart (~0.05 ms) nor one build apart (~0.5 ms).
 //
-// What is asserted is that gap, at its median: a shared two-core machine
-// preempts the generator now and then for a scheduler tick (4 ms) while the
-// simulator parses the group beside it, so the widest group and the lag p99
-// (the 1 ms bound, VALID) are printed here and held by tools/bench/trace-groups
-// on a quiet machine. The simulator's log is the witness that every request
-// arrived once and not before it was sent; its arrival spread is its own: it
-// stamps a request after reading it on its one thread, behind the parsing of
-// those read before it.
+// The simulator's log is the witness: each request reached it once, not
+// before it was sent, and its first_byte_ns is the kernel's receive timestamp
+// of the request's first bytes, whatever the simulator was busy with. Asserted
+// are the median gap between sends and the median group's spread, sent and
+// received: on a shared two-core virtual machine a vCPU now and then waits a
+// millisecond or more for its host, so the widest group and the lag p99 (the
+// 1 ms bound, VALID) are printed here and held by tools/bench/trace-groups.
 #include "sanitized.hpp"
 #include <boost/test/unit_test.hpp>
 
@@ -94,7 +93,8 @@ BOOST_AUTO_TEST_CASE(mooncake_groups_leave_together) {
     for (const auto& o : read_jsonl(sim_log)) {
         const std::string id(o.at("request_id").as_string());
         ++seen[id];
-        arrival[id] = o.at("arrival_ns").as_int64();
+        arrival[id] = o.at("first_byte_ns").as_int64();
+        BOOST_TEST(arrival[id] <= o.at("arrival_ns").as_int64());
     }
     // At 1x, requests sharing a trace timestamp share one intended send time.
     std::map<std::int64_t, group> groups;
@@ -104,19 +104,23 @@ BOOST_AUTO_TEST_CASE(mooncake_groups_leave_together) {
         auto& g = groups[r.at("intended_ns").to_number<std::int64_t>()];
         g.sent.push_back(r.at("sent_ns").to_number<std::int64_t>());
         g.arrived.push_back(arrival[id]);
-        BOOST_TEST(arrival[id] >= g.sent.back(), id << " arrived before it was sent");
+        // The kernel's real-time stamp, moved onto the steady clock: a few µs of slack.
+        BOOST_TEST(arrival[id] >= g.sent.back() - 20'000, id << " arrived before it was sent");
     }
     std::vector<int> sizes, expected;
     for (const auto& [at, n] : trace_groups) expected.push_back(n);
     std::vector<std::int64_t> gaps;
-    double worst_sent = 0, worst_arrived = 0;
+    std::vector<double> sent_spreads, arrived_spreads;
     for (auto& [at, g] : groups) {
         sizes.push_back(static_cast<int>(g.sent.size()));
         std::sort(g.sent.begin(), g.sent.end());
         for (std::size_t i = 1; i < g.sent.size(); ++i) gaps.push_back(g.sent[i] - g.sent[i - 1]);
-        worst_sent = std::max(worst_sent, spread_ms(g.sent));
-        worst_arrived = std::max(worst_arrived, spread_ms(g.arrived));
+        sent_spreads.push_back(spread_ms(g.sent));
+        arrived_spreads.push_back(spread_ms(g.arrived));
     }
+    std::sort(sent_spreads.begin(), sent_spreads.end());
+    std::sort(arrived_spreads.begin(), arrived_spreads.end());
+    const double worst_sent = sent_spreads.back(), worst_arrived = arrived_spreads.back();
     BOOST_TEST(sizes == expected, boost::test_tools::per_element());
     BOOST_TEST_REQUIRE(gaps.size() == 142u);
     std::nth_element(gaps.begin(), gaps.begin() + gaps.size() / 2, gaps.end());
@@ -125,7 +129,12 @@ BOOST_AUTO_TEST_CASE(mooncake_groups_leave_together) {
                        << " ms (the simulator's arrivals " << worst_arrived << " ms); lag p99 "
                        << summary.at("p99_lag_ms").to_number<double>() << " ms, "
                        << (validity.at("valid").as_bool() ? "VALID" : "INVALID"));
-    // A quarter of a millisecond: half the median build; a sanitized
-    // generator runs every send several times slower.
-    BOOST_TEST(median_gap_ms <= (openloop_test::sanitized ? 0.75 : 0.25));
+    // A tenth of a millisecond: a fifth of the median build, twice a body's
+    // write; a sanitized generator runs every send several times slower.
+    const double slower = openloop_test::sanitized ? 3 : 1;
+    BOOST_TEST(median_gap_ms <= 0.1 * slower);
+    // The median group (seen 0.35-0.75 ms sent, 0.3-0.6 ms received here)
+    // within the 1 ms a group is allowed.
+    BOOST_TEST(sent_spreads[sent_spreads.size() / 2] <= 1.0 * slower);
+    BOOST_TEST(arrived_spreads[arrived_spreads.size() / 2] <= 1.0 * slower);
 }

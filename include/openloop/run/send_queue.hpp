@@ -28,13 +28,19 @@ struct send_queue_limits {
     // The least slack a build is started in, whatever the builds took so far:
     // room for a timer's wake-up and a scheduler's hiccup.
     std::int64_t min_margin_ns = 250'000;
+    // How early the scheduler wakes before a send, to look again until it is
+    // due: follows the timer's recent lateness (a virtual machine's vCPU can
+    // take 0.1-1 ms to wake), within these bounds.
+    std::int64_t min_wake_ns = 50'000;
+    std::int64_t max_wake_ns = 1'000'000;
 };
 
 // What the scheduler does next.
 enum class send_step {
     send,     // the front is due: send it (then ask again: those due with it follow at once)
     prepare,  // build the next request: there is room, and slack before the front is due
-    wait,     // sleep until the front's send time
+    spin,     // the front is due within the wake margin: let other work run, then ask again
+    wait,     // sleep until the wake margin before the front's send time
     done,     // nothing queued and nothing left to build
 };
 
@@ -69,11 +75,21 @@ public:
     // Twice the recent longest build, at least min_margin_ns.
     std::int64_t margin_ns() const;
 
+    // How late a wait's timer woke: the wake margin follows the latest
+    // lateness, decaying by a sixteenth per wake.
+    void note_wake(std::int64_t late_ns);
+    // How long before the front's send time a wait ends.
+    std::int64_t wake_margin_ns() const;
+
+    // Queued requests due before until_ns (from the schedule's origin).
+    std::size_t due_before(std::int64_t until_ns) const;
+
 private:
     send_queue_limits limits_;
     std::deque<queued_request> queue_;
     std::size_t bytes_ = 0;
     std::int64_t longest_ns_ = 0;
+    std::int64_t late_ns_ = 200'000;
 };
 
 }  // namespace openloop

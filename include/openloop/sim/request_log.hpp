@@ -16,7 +16,8 @@ struct log_record {
     std::string request_id;  // the client's x-request-id
     std::string_view endpoint;
     bool stream = false;
-    std::int64_t arrival_ns = 0;
+    std::int64_t first_byte_ns = 0;  // the request's first bytes read: when it reached the server
+    std::int64_t arrival_ns = 0;     // the whole request read
     std::int64_t first_token_ns = -1;
     std::int64_t last_token_ns = -1;
     std::int64_t end_ns = -1;

@@ -45,6 +45,9 @@ public:
     // meet) and from then on keeps the pool fresh: stale spares are replaced
     // every keep_alive_idle / 4 until close_all().
     boost::asio::awaitable<void> open_spare(std::size_t n);
+    // n requests are due soon: their connections are opened ahead, so that
+    // a group sharing one send time connects nothing on its send path.
+    void want_connections(std::size_t n);
 
     // One request, start to end; every outcome ends in a done or failed
     // event, even one that throws (it fails as io, and the exception goes

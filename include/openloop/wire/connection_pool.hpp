@@ -44,8 +44,13 @@ public:
     // usable and the server keeps connections. reused: c came from the pool.
     void finished(std::unique_ptr<connection> c, bool reused, bool succeeded, bool reusable);
 
-    // Opens spares until spare_connections are idle or opening.
+    // Opens spares until spare_connections (or, when more, the connections
+    // wanted soon) are idle or opening.
     void keep_spares();
+    // n requests are due soon: connections for them are opened now, in the
+    // slack before their send time, not on the send path. Each connection
+    // taken counts one of them as served.
+    void want_soon(std::size_t n);
     // Every keep_alive_idle / 4, replaces stale pooled connections with fresh spares.
     void schedule_refresh();
     // Drops the idle connections and opens no more; requests in flight are
@@ -55,6 +60,8 @@ public:
     const bool& closing() const { return closing_; }
 
 private:
+    // Opens one connection into the idle pool, counted in opening_ already.
+    boost::asio::awaitable<void> add_opening();
     void put_idle(std::unique_ptr<connection> c);
     std::string endpoint_text() const;
     bool stale(const connection& c, std::int64_t now) const;
@@ -65,6 +72,7 @@ private:
     boost::asio::ip::tcp::resolver::results_type endpoints_;
     std::vector<std::unique_ptr<connection>> idle_;  // most recently used at the back
     std::size_t opening_ = 0;
+    std::size_t wanted_soon_ = 0;
     bool closing_ = false;
     // Some servers close every connection right after a streamed answer,
     // whatever their Keep-Alive header says (llama.cpp's llama-server does).

@@ -7,6 +7,7 @@
 #include "openloop/measure/event.hpp"
 #include "openloop/wire/chunk.hpp"
 #include "openloop/wire/connection.hpp"
+#include "openloop/wire/request_writer.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/system/error_code.hpp>
@@ -59,7 +60,11 @@ struct exchange_context {
     const bool& cancelled;  // the run is being aborted
 };
 
-boost::asio::awaitable<exchange_result> exchange(connection& c, std::string_view request_bytes, const deadlines& dl,
+// Writes req (a large body in a second write, so that the headers of every
+// request due with it go out first: a same-timestamp group starts on the
+// wire together, and the bodies follow as fast as the socket takes them),
+// then reads the response.
+boost::asio::awaitable<exchange_result> exchange(connection& c, const prepared_request& req, const deadlines& dl,
                                                  exchange_context ctx);
 
 }  // namespace openloop

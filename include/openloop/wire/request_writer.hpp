@@ -4,17 +4,24 @@
 
 #include "openloop/wire/client_options.hpp"
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace openloop {
 
-// A request prepared ahead of its send time: the complete HTTP/1.1 bytes.
+// A request prepared ahead of its send time: the complete HTTP/1.1 bytes,
+// the first `head` of them the request line and headers.
 struct prepared_request {
     std::string bytes;
+    std::size_t head = 0;
     int input_tokens = 0;
     int max_tokens = 0;
 };
 std::string build_http_request(const client_options& o, std::string_view request_id, std::string_view json_body);
+
+// A body at least this large goes in a write of its own, after the headers
+// (exchange.hpp): a 10k-token prompt takes ~0.05 ms to write to loopback.
+inline constexpr std::size_t separate_body_bytes = 16 * 1024;
 
 }  // namespace openloop

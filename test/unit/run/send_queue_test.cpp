@@ -10,7 +10,7 @@ using namespace openloop;
 
 namespace openloop {
 std::ostream& operator<<(std::ostream& os, send_step s) {
-    const char* names[] = {"send", "prepare", "wait", "done"};
+    const char* names[] = {"send", "prepare", "spin", "wait", "done"};
     return os << names[static_cast<int>(s)];
 }
 }  // namespace openloop
@@ -133,4 +133,38 @@ BOOST_AUTO_TEST_CASE(margin_follows_the_builds) {
     q.push(request(0, 10 * ms));
     BOOST_TEST(q.next(1 * ms, true) == send_step::prepare);  // 9 ms of slack > 8 ms
     BOOST_TEST(q.next(3 * ms, true) == send_step::wait);     // 7 ms < 8 ms
+}
+
+// A wait ends the wake margin before the send time, and what is left of it
+// is spun through; the margin follows how late the timer woke, within bounds.
+BOOST_AUTO_TEST_CASE(the_last_of_a_wait_is_spun_through) {
+    constexpr std::int64_t us = 1'000;
+    send_queue q(limits(1, 1 << 20));  // full with one: never builds
+    q.push(request(0, 10 * ms));
+    BOOST_TEST(q.wake_margin_ns() == 200 * us);  // before any wake was seen
+    BOOST_TEST(q.next(10 * ms - 201 * us, true) == send_step::wait);
+    BOOST_TEST(q.next(10 * ms - 200 * us, true) == send_step::spin);
+    BOOST_TEST(q.next(10 * ms - 1, true) == send_step::spin);
+    BOOST_TEST(q.next(10 * ms, true) == send_step::send);
+
+    q.note_wake(700 * us);
+    BOOST_TEST(q.wake_margin_ns() == 700 * us);
+    q.note_wake(0);  // a sixteenth of the peak fades per wake
+    BOOST_TEST(q.wake_margin_ns() == 700 * us - 700 * us / 16);
+    for (int i = 0; i < 200; ++i) q.note_wake(0);
+    BOOST_TEST(q.wake_margin_ns() == 50 * us);  // the floor
+    q.note_wake(30 * ms);                        // a host that stole the vCPU for 30 ms
+    BOOST_TEST(q.wake_margin_ns() == ms);        // the ceiling: spinning costs a core
+}
+
+BOOST_AUTO_TEST_CASE(counts_what_is_due_soon) {
+    send_queue q(limits(8, 1 << 20));
+    BOOST_TEST(q.due_before(ms) == 0u);
+    for (std::uint64_t i = 0; i < 3; ++i) q.push(request(i, 5 * ms));
+    q.push(request(3, 900 * ms));
+    q.push(request(4, 1500 * ms));
+    BOOST_TEST(q.due_before(5 * ms) == 0u);
+    BOOST_TEST(q.due_before(5 * ms + 1) == 3u);
+    BOOST_TEST(q.due_before(1000 * ms) == 4u);
+    BOOST_TEST(q.due_before(2000 * ms) == 5u);
 }

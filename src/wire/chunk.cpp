@@ -1,5 +1,7 @@
 #include "openloop/wire/chunk.hpp"
 
+#include "openloop/wire/chunk_scan.hpp"
+
 #include <boost/json/value.hpp>
 
 #include <algorithm>
@@ -90,6 +92,13 @@ chunk_decoder::chunk_decoder()
       }(), stack_, sizeof stack_) {}
 
 chunk_info chunk_decoder::decode(std::string_view payload) {
+    const std::string_view trimmed = trim(payload);
+    if (trimmed != "[DONE]")
+        if (const auto scanned = scan_chunk(trimmed)) return *scanned;
+    return decode_full(payload);
+}
+
+chunk_info chunk_decoder::decode_full(std::string_view payload) {
     chunk_info info;
     payload = trim(payload);
     if (payload == "[DONE]") {

@@ -3,11 +3,13 @@
 // byte, reasoning a part of content); usage figures are -1 or valid, never
 // negative otherwise, and absent usage means all -1 and no bad_usage; an
 // error code only comes with an error chunk; only content chunks count text; the decoder keeps nothing
-// between calls, so decoding something else in between changes nothing.
+// between calls, so decoding something else in between changes nothing; and
+// wherever the one-pass scan answers, it answers as the full parse does.
 
 #include "fuzz_input.hpp"
 
 #include "openloop/wire/chunk.hpp"
+#include "openloop/wire/chunk_scan.hpp"
 
 #include <string_view>
 
@@ -59,5 +61,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     decoder.decode(other_payload());
     FUZZ_CHECK(same(decoder.decode(payload), a));
+
+    const chunk_info full = decoder.decode_full(payload);
+    FUZZ_CHECK(same(full, a));
+    std::string_view trimmed = payload;
+    while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\t' || trimmed.front() == '\r' || trimmed.front() == '\n'))
+        trimmed.remove_prefix(1);
+    while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t' || trimmed.back() == '\r' || trimmed.back() == '\n'))
+        trimmed.remove_suffix(1);
+    if (trimmed != "[DONE]")
+        if (const auto scanned = openloop::scan_chunk(trimmed)) FUZZ_CHECK(same(*scanned, full));
     return 0;
 }

@@ -63,7 +63,10 @@ public:
     chunk_decoder(const chunk_decoder&) = delete;
     chunk_decoder& operator=(const chunk_decoder&) = delete;
 
+    // The scan of the common shapes (chunk_scan.hpp), else the full parse.
     chunk_info decode(std::string_view payload);
+    // Always the full parse into a JSON value: the reference the scan is checked against.
+    chunk_info decode_full(std::string_view payload);
 
 private:
     // Sized for typical chunks (a few hundred bytes of JSON); larger ones fall

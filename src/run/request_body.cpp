@@ -2,11 +2,54 @@
 
 #include <boost/json.hpp>
 
+#include <charconv>
 #include <stdexcept>
 
 namespace openloop {
 
 namespace json = boost::json;
+
+namespace {
+
+// Stand-ins serialized into the template, then cut out: with the quotes
+// around them for values that are not strings.
+constexpr std::string_view prompt_mark = "@@openloop-prompt@@";
+constexpr std::string_view ids_mark = "\"@@openloop-ids@@\"";
+constexpr std::string_view max_mark = "\"@@openloop-max-tokens@@\"";
+
+void append_int(std::string& out, std::int64_t v) {
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
+    out.append(digits, end);
+}
+
+}  // namespace
+
+void append_json_escaped(std::string& out, std::string_view s) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::size_t plain = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        out.append(s.data() + plain, i - plain);
+        plain = i + 1;
+        out.push_back('\\');
+        switch (c) {
+        case '"': out.push_back('"'); break;
+        case '\\': out.push_back('\\'); break;
+        case '\b': out.push_back('b'); break;
+        case '\f': out.push_back('f'); break;
+        case '\n': out.push_back('n'); break;
+        case '\r': out.push_back('r'); break;
+        case '\t': out.push_back('t'); break;
+        default:
+            out.append("u00");
+            out.push_back(hex[c >> 4]);
+            out.push_back(hex[c & 15]);
+        }
+    }
+    out.append(s.data() + plain, s.size() - plain);
+}
 
 request_body::request_body(const run_options& o) : o_(o), chat_(o.endpoint == "chat") {
     if (o.extra_body.empty()) return;
@@ -15,34 +58,90 @@ request_body::request_body(const run_options& o) : o_(o), chat_(o.endpoint == "c
     if (ec || !extra.is_object())
         throw std::runtime_error("--extra-body must be a JSON object, e.g. '{\"top_p\": 0.9}'");
     extra_ = extra.as_object();
+    if (json::serialize(extra_).find("@@openloop-") != std::string::npos)
+        throw std::runtime_error("--extra-body may not contain \"@@openloop-\": openloop marks its own fields with it");
 }
 
-std::string request_body::json(const request_spec& spec, const std::string& model) const {
+request_body::body_template request_body::make_template(const std::string& model, bool ids) const {
     json::object body = extra_;
     body["model"] = model;
     if (chat_) {
-        body["messages"] = json::array{json::object{{"role", "user"}, {"content", spec.prompt}}};
-    } else if (!spec.prompt_ids.empty()) {
-        json::array ids;
-        ids.reserve(spec.prompt_ids.size());
-        for (const auto id : spec.prompt_ids) ids.emplace_back(id);
-        body["prompt"] = std::move(ids);
+        body["messages"] = json::array{json::object{{"role", "user"}, {"content", prompt_mark}}};
+    } else if (ids) {
+        body["prompt"] = ids_mark.substr(1, ids_mark.size() - 2);
     } else {
-        body["prompt"] = spec.prompt;
+        body["prompt"] = prompt_mark;
     }
-    body["max_tokens"] = spec.max_tokens;
+    body["max_tokens"] = max_mark.substr(1, max_mark.size() - 2);
     if (!extra_.contains("temperature")) body["temperature"] = o_.temperature;
     if (o_.sampling_seed >= 0 && !extra_.contains("seed")) body["seed"] = o_.sampling_seed;
     if (o_.ignore_eos) {
         // min_tokens holds the length where a server honours it but not ignore_eos.
         body["ignore_eos"] = true;
-        if (!extra_.contains("min_tokens")) body["min_tokens"] = spec.max_tokens;
+        if (!extra_.contains("min_tokens")) body["min_tokens"] = max_mark.substr(1, max_mark.size() - 2);
     }
     body["stream"] = true;
     json::object so{{"include_usage", true}};
     if (o_.continuous_usage) so["continuous_usage_stats"] = true;
     if (!extra_.contains("stream_options")) body["stream_options"] = std::move(so);
-    return json::serialize(body);
+
+    const std::string text = json::serialize(body);
+    body_template out;
+    std::size_t at = 0;
+    for (;;) {
+        struct mark {
+            std::string_view text;
+            slot fill;
+        };
+        const mark marks[] = {{prompt_mark, slot::prompt_text}, {ids_mark, slot::prompt_ids}, {max_mark, slot::max_tokens}};
+        std::size_t next = std::string::npos;
+        const mark* found = nullptr;
+        for (const mark& m : marks) {
+            const std::size_t p = text.find(m.text, at);
+            if (p < next) {
+                next = p;
+                found = &m;
+            }
+        }
+        if (!found) {
+            out.push_back({text.substr(at), slot::end});
+            return out;
+        }
+        out.push_back({text.substr(at, next - at), found->fill});
+        at = next + found->text.size();
+    }
+}
+
+void request_body::append(std::string& out, const request_spec& spec, const std::string& model) const {
+    if (text_.empty() || model != model_) {
+        model_ = model;
+        text_ = make_template(model, false);
+        ids_ = chat_ ? body_template{} : make_template(model, true);
+    }
+    const bool ids = !chat_ && !spec.prompt_ids.empty();
+    for (const piece& p : ids ? ids_ : text_) {
+        out.append(p.text);
+        switch (p.then) {
+        case slot::end: break;
+        case slot::prompt_text: append_json_escaped(out, spec.prompt); break;
+        case slot::prompt_ids:
+            out.push_back('[');
+            for (std::size_t i = 0; i < spec.prompt_ids.size(); ++i) {
+                if (i > 0) out.push_back(',');
+                append_int(out, spec.prompt_ids[i]);
+            }
+            out.push_back(']');
+            break;
+        case slot::max_tokens: append_int(out, spec.max_tokens); break;
+        }
+    }
+}
+
+std::string request_body::json(const request_spec& spec, const std::string& model) const {
+    std::string out;
+    out.reserve(spec.prompt.size() + spec.prompt_ids.size() * 7 + 256);
+    append(out, spec, model);
+    return out;
 }
 
 }  // namespace openloop

@@ -3,7 +3,9 @@
 // the workload asked (prompt or token ids, output length) and how the run
 // samples: the model, temperature and seed, ignore_eos (with min_tokens), the
 // stream options that make servers report usage, and --extra-body, whose
-// fields win over ours. Pure: no sockets, no clocks.
+// fields win over ours. Everything but the prompt and the lengths is the same
+// for every request, so it is serialized once per model into a template and
+// each request only fills in its own parts. Pure: no sockets, no clocks.
 
 #include "openloop/load/workload.hpp"
 #include "openloop/run/runner.hpp"
@@ -11,6 +13,7 @@
 #include <boost/json/object.hpp>
 
 #include <string>
+#include <vector>
 
 namespace openloop {
 
@@ -19,12 +22,30 @@ public:
     // Throws std::runtime_error when --extra-body is not a JSON object.
     explicit request_body(const run_options& o);
 
+    // Appends spec's body to out.
+    void append(std::string& out, const request_spec& spec, const std::string& model) const;
     std::string json(const request_spec& spec, const std::string& model) const;
 
 private:
+    // Serialized text, then what follows it.
+    enum class slot { end, prompt_text, prompt_ids, max_tokens };
+    struct piece {
+        std::string text;
+        slot then = slot::end;
+    };
+    using body_template = std::vector<piece>;
+    body_template make_template(const std::string& model, bool ids) const;
+
     const run_options& o_;
     boost::json::object extra_;
     bool chat_;
+    // Per model, made at first use: text prompts, and token-id prompts (completions).
+    mutable std::string model_;
+    mutable body_template text_, ids_;
 };
+
+// Appends s as the inside of a JSON string (quotes, backslashes and control
+// characters escaped; other bytes as they are, as Boost.JSON writes them).
+void append_json_escaped(std::string& out, std::string_view s);
 
 }  // namespace openloop

@@ -88,3 +88,44 @@ BOOST_AUTO_TEST_CASE(extra_body_must_be_an_object) {
         BOOST_CHECK_THROW(request_body{o}, std::runtime_error);
     }
 }
+
+// Prompts reach the body as Boost.JSON would write them, whatever they hold.
+BOOST_AUTO_TEST_CASE(prompt_text_is_escaped) {
+    run_options o;
+    std::string all;
+    for (int c = 1; c < 256; ++c) all.push_back(static_cast<char>(c));
+    for (const std::string& p : {std::string("plain words"), std::string("quote \" backslash \\ slash /"),
+                                 std::string("tab\tnew\nline\r\x01\x1f\x7f"), std::string("\xc3\xa9\xe4\xbd\xa0"),
+                                 std::string("nul \0 inside", 12), all, std::string()}) {
+        json::parse_options raw;
+        raw.allow_invalid_utf8 = true;  // bytes pass as they are, as Boost.JSON writes them
+        const json::object b = json::parse(request_body(o).json(spec(p, 4), "m"), {}, raw).as_object();
+        BOOST_TEST(b.at("messages").as_array()[0].as_object().at("content").as_string() == p);
+        std::string direct;
+        append_json_escaped(direct, p);
+        BOOST_TEST(direct == json::serialize(json::string(p)).substr(1, json::serialize(json::string(p)).size() - 2));
+    }
+}
+
+// The template is made once per model; each request fills in its own parts.
+BOOST_AUTO_TEST_CASE(each_request_fills_the_template_with_its_own_parts) {
+    run_options o;
+    o.ignore_eos = true;
+    o.endpoint = "completions";
+    const request_body body(o);
+    for (int i = 1; i < 5; ++i) {
+        request_spec s = spec("p" + std::to_string(i), 10 * i);
+        if (i % 2 == 0) s.prompt_ids = {i, i + 1};
+        const json::object b = json::parse(body.json(s, i < 3 ? "a" : "b")).as_object();
+        BOOST_TEST(b.at("max_tokens") == 10 * i);
+        BOOST_TEST(b.at("min_tokens") == 10 * i);
+        BOOST_TEST(b.at("model").as_string() == (i < 3 ? "a" : "b"));
+        if (i % 2 == 0) {
+            BOOST_TEST(json::serialize(b.at("prompt")) == "[" + std::to_string(i) + "," + std::to_string(i + 1) + "]");
+        } else {
+            BOOST_TEST(b.at("prompt").as_string() == "p" + std::to_string(i));
+        }
+    }
+    o.extra_body = R"({"note":"@@openloop-prompt@@"})";
+    BOOST_CHECK_THROW(request_body{o}, std::runtime_error);
+}

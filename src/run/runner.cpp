@@ -95,9 +95,10 @@ private:
     // The request's bytes, prepared before its send time.
     prepared_request prepare(const request_spec& spec, std::uint64_t index) {
         prepared_request p;
-        const std::string body = body_.json(spec, model_);
-        p.bytes = build_http_request(co_, o_.request_id_prefix + std::to_string(index), body);
-        p.head = p.bytes.size() - body.size();
+        body_text_.clear();
+        body_.append(body_text_, spec, model_);
+        p.bytes = build_http_request(co_, o_.request_id_prefix + std::to_string(index), body_text_);
+        p.head = p.bytes.size() - body_text_.size();
         p.input_tokens = spec.input_tokens;
         p.max_tokens = spec.max_tokens;
         return p;
@@ -377,6 +378,7 @@ private:
     client& client_;
     workload& workload_;
     const request_body body_;
+    std::string body_text_;  // each request's body before it joins its headers: the memory is reused
     steady_timer timer_;
     steady_timer grace_;
     net::signal_set signals_;

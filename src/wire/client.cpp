@@ -19,6 +19,10 @@ using steady = std::chrono::steady_clock;
 
 namespace {
 
+// How often the timeouts of requests in flight are looked at: each fires at
+// most this late (deadline_sweep.hpp).
+constexpr std::chrono::milliseconds sweep_period{50};
+
 // One request and its whole answer, for setup calls.
 template <class Stream, class Request>
 net::awaitable<std::pair<int, std::string>> setup_exchange(Stream& stream, connection& c, Request& req) {
@@ -51,7 +55,11 @@ struct client::impl {
         messages.note(cls, status, message);
     }
 
-    impl(net::io_context& io, client_options o) : opt(std::move(o)), pool(io, opt) {}
+    deadline_sweep sweep;
+    // Plain TCP reads of every request land here first (exchange.hpp).
+    std::unique_ptr<char[]> read_buffer = std::make_unique<char[]>(shared_read_bytes);
+
+    impl(net::io_context& io, client_options o) : opt(std::move(o)), pool(io, opt), sweep(io, sweep_period) {}
 
     // A setup call on a connection of its own: the status and body of any
     // answer, or an exception naming the call when there was none.
@@ -117,6 +125,13 @@ net::awaitable<exchange_result> client::impl::send(std::uint64_t index, const pr
     const bool& cancelled = pool.closing();
     deadlines dl;
     dl.idle = opt.idle_timeout;
+    request_clock clock;
+    sweep.add(clock);
+    struct unregister {
+        deadline_sweep& sweep;
+        request_clock& clock;
+        ~unregister() { sweep.remove(clock); }
+    } registered{sweep, clock};
     bool sent = false;
     bool retried = false;
     for (;;) {
@@ -151,7 +166,8 @@ net::awaitable<exchange_result> client::impl::send(std::uint64_t index, const pr
             if (opt.total_timeout.count() > 0) dl.total = start + opt.total_timeout;
         }
         const exchange_result result =
-            co_await exchange(*c, req, dl, {index, opt.max_body, cl, decoder, cancelled});
+            co_await exchange(*c, req, dl, {index, opt.max_body, cl, decoder, cancelled, clock, read_buffer.get()});
+        clock.stream = nullptr;  // the connection may close, or serve another request, from here
         const bool retryable = result.nothing_received && result.failure != error_class::timeout_total &&
                                result.failure != error_class::cancelled;
         if (result.failure != error_class::none && retryable && pooled && !retried && !cancelled) {

@@ -83,6 +83,8 @@ net::awaitable<std::unique_ptr<connection>> connection_pool::open(error_class& c
     }
     boost::system::error_code ignored;
     low.socket().set_option(tcp::no_delay(true), ignored);
+    // Reads wait for readiness and then read what is there (exchange.hpp).
+    low.socket().non_blocking(true, ignored);
     if (c->is_tls()) {
         auto& tls = c->tls();
         SSL* native = tls.native_handle();

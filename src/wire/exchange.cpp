@@ -3,10 +3,15 @@
 #include "openloop/measure/clock.hpp"
 #include "openloop/wire/client.hpp"
 #include "openloop/wire/error_text.hpp"
+#include "openloop/wire/response_parser.hpp"
 #include "openloop/wire/response_reader.hpp"
 
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/http.hpp>
+#include <boost/beast/http/error.hpp>
+
+#include <cstring>
+#include <limits>
 
 namespace openloop {
 
@@ -16,7 +21,7 @@ namespace http = beast::http;
 namespace ssl = net::ssl;
 using steady = std::chrono::steady_clock;
 
-std::pair<std::optional<deadlines::time_point>, error_class> deadlines::next(bool streaming) const {
+std::pair<std::optional<deadlines::time_point>, error_class> deadlines::next(bool streaming, time_point now) const {
     std::optional<time_point> at;
     error_class cls = error_class::io;
     auto consider = [&](std::optional<time_point> t, error_class c) {
@@ -26,7 +31,7 @@ std::pair<std::optional<deadlines::time_point>, error_class> deadlines::next(boo
         }
     };
     if (!streaming) consider(first_token, error_class::timeout_first_token);
-    if (streaming && idle.count() > 0) consider(steady::now() + idle, error_class::timeout_idle);
+    if (streaming && idle.count() > 0) consider(now + idle, error_class::timeout_idle);
     consider(total, error_class::timeout_total);
     return {at, cls};
 }
@@ -46,16 +51,86 @@ error_class classify(const boost::system::error_code& ec, error_class timeout_cl
 
 namespace {
 
+using tcp = net::ip::tcp;
+
+// What one read brought: in the shared buffer (plain TCP), or appended to
+// the connection's own (TLS decrypts into it).
+struct read_outcome {
+    boost::system::error_code ec;
+    std::string_view shared;
+    std::size_t appended = 0;
+    std::int64_t t_ns = 0;
+};
+
+// Plain TCP waits for readiness and then reads what is there, so no buffer
+// is held while a stream is quiet and no read is tried in vain.
+net::awaitable<read_outcome> read_more(tcp_stream& stream, connection&, char* shared) {
+    auto& socket = stream.socket();
+    for (;;) {
+        auto [ec] = co_await socket.async_wait(tcp::socket::wait_read);
+        if (ec) co_return read_outcome{ec, {}, 0, steady_now_ns()};
+        boost::system::error_code rec;
+        const std::size_t n = socket.read_some(net::buffer(shared, shared_read_bytes), rec);
+        const std::int64_t t = steady_now_ns();
+        if (rec == net::error::would_block || rec == net::error::try_again) continue;  // readable for nothing
+        co_return read_outcome{rec, std::string_view(shared, n), 0, t};
+    }
+}
+
+net::awaitable<read_outcome> read_more(tls_stream& stream, connection& c, char*) {
+    auto [ec, n] = co_await stream.async_read_some(c.buffer.prepare(tls_read_bytes));
+    const std::int64_t t = steady_now_ns();
+    c.buffer.commit(n);
+    co_return read_outcome{ec, {}, n, t};
+}
+
+std::int64_t ns_of(std::optional<deadlines::time_point> at) {
+    return at ? std::chrono::duration_cast<std::chrono::nanoseconds>(at->time_since_epoch()).count()
+              : std::numeric_limits<std::int64_t>::max();
+}
+
+// Parses what a read brought after what the connection held back; what is
+// left unparsed (a header or chunk header cut short, or bytes past the end
+// of the response) stays in the connection's buffer.
+template <class Parser>
+beast::error_code parse(Parser& parser, connection& c, const read_outcome& o) {
+    const bool direct = c.buffer.size() == 0 && o.appended == 0;
+    if (!direct && !o.shared.empty()) {
+        const auto space = c.buffer.prepare(o.shared.size());
+        std::memcpy(space.data(), o.shared.data(), o.shared.size());
+        c.buffer.commit(o.shared.size());
+    }
+    std::string_view data = direct ? o.shared : std::string_view(static_cast<const char*>(c.buffer.data().data()), c.buffer.size());
+    parser.at(o.t_ns);
+    beast::error_code ec;
+    std::size_t used = 0;
+    while (used < data.size() && !parser.is_done()) {
+        const std::size_t n = parser.put(net::buffer(data.data() + used, data.size() - used), ec);
+        used += n;
+        if (ec == http::error::need_more) ec = {};
+        if (ec || n == 0) break;
+    }
+    if (direct) {
+        if (used < data.size()) {
+            const auto space = c.buffer.prepare(data.size() - used);
+            std::memcpy(space.data(), data.data() + used, data.size() - used);
+            c.buffer.commit(data.size() - used);
+        }
+    } else {
+        c.buffer.consume(used);
+    }
+    return ec;
+}
+
 template <class Stream>
 net::awaitable<exchange_result> exchange_on(Stream& stream, connection& c, const prepared_request& req,
                                             const deadlines& dl, exchange_context ctx) {
     exchange_result out;
-    auto& low = c.lowest();
-    if (dl.total) {
-        low.expires_at(*dl.total);
-    } else {
-        low.expires_never();
-    }
+    request_clock& clock = ctx.clock;
+    clock.stream = &c.lowest();
+    clock.fired = false;
+    clock.at_ns = ns_of(dl.total);
+    clock.cls = error_class::timeout_total;
     const std::string_view bytes = req.bytes;
     const bool apart = req.head > 0 && bytes.size() - req.head >= separate_body_bytes;
     const std::string_view first = apart ? bytes.substr(0, req.head) : bytes;
@@ -66,6 +141,7 @@ net::awaitable<exchange_result> exchange_on(Stream& stream, connection& c, const
         std::tie(wec, wn) = co_await net::async_write(stream, net::buffer(body.data(), body.size()));
     }
     if (wec) {
+        if (wec == net::error::operation_aborted && clock.fired) wec = beast::error::timeout;
         out.failure = classify(wec, error_class::timeout_total, ctx.cancelled);
         out.message = "writing the request: " + wec.message();
         out.nothing_received = true;
@@ -77,65 +153,62 @@ net::awaitable<exchange_result> exchange_on(Stream& stream, connection& c, const
         co_return out;
     }
 
-    auto arm = [&](bool streaming) {
-        auto [at, cls] = dl.next(streaming);
-        if (at) {
-            low.expires_at(*at);
-        } else {
-            low.expires_never();
-        }
-        return cls;
-    };
     const auto emit = [&events = ctx.events](const event& e) { events.emit(e); };
     response_reader reader(ctx.decoder);
     reader.start(ctx.index);
-
-    // Beast's parser de-chunks the body and enforces the body limit (at the
-    // Content-Length header, or at the chunk header that would pass it).
-    http::response_parser<http::buffer_body> parser;
+    response_parser<decltype(emit)> parser(reader, emit);
     parser.body_limit(ctx.max_body);
     parser.header_limit(response_header_limit);
-    error_class timeout_cls = arm(false);
-    auto [hec, hn] = co_await http::async_read_header(stream, c.buffer, parser);
-    if (hec) {
-        out.nothing_received = hn == 0 && (hec == http::error::end_of_stream || hec == net::error::connection_reset ||
-                                           hec == net::error::eof || hec == net::error::broken_pipe ||
-                                           hec == ssl::error::stream_truncated);
-        reader.read({.bytes = {}, .t_ns = 0, .body_complete = false, .error = classify(hec, timeout_cls, ctx.cancelled)},
-                    emit);
-        out.failure = reader.outcome();
-        if (out.failure != error_class::cancelled) out.message = "reading the response headers: " + hec.message();
-        co_return out;
-    }
-    out.status = static_cast<int>(parser.get().result_int());
-    const std::int64_t headers_ns = steady_now_ns();
-    reader.headers(out.status, parser.get()[http::field::content_type], headers_ns, emit);
-    // A body that ended with the headers (Content-Length: 0) ends there.
-    if (parser.is_done()) reader.read({.bytes = {}, .t_ns = headers_ns, .body_complete = true}, emit);
 
-    // Per request, since reads of many requests are pending at once; SSE
-    // events are small, so a few KiB per read is plenty.
-    char scratch[4096];
+    bool got_bytes = false;
     boost::system::error_code last_ec;
     while (!reader.finished()) {
-        parser.get().body().data = scratch;
-        parser.get().body().size = sizeof scratch;
-        timeout_cls = arm(reader.streaming());
-        auto [ec, n] = co_await http::async_read_some(stream, c.buffer, parser);
-        const std::int64_t t = steady_now_ns();
-        if (ec == http::error::need_buffer) ec = {};
-        read_completion r;
-        r.bytes = std::string_view(scratch, sizeof scratch - parser.get().body().size);
-        r.t_ns = t;
-        r.body_complete = parser.is_done();
-        if (ec) r.error = classify(ec, timeout_cls, ctx.cancelled);
-        // A cancellation emitted while this read's completion was already
-        // queued reaches no operation and is not seen by the next one: a
-        // stream that never pauses would then outlive the drain limit.
-        if (!ec && ctx.cancelled) r.error = error_class::cancelled;
+        const auto [at, cls] = dl.next(reader.streaming(), steady::now());
+        clock.at_ns = ns_of(at);
+        clock.cls = cls;
+        const read_outcome o = co_await read_more(stream, c, ctx.read_buffer);
+        boost::system::error_code ec = o.ec;
+        if (ec == net::error::operation_aborted && clock.fired) ec = beast::error::timeout;
+        if (!o.shared.empty() || o.appended > 0) {
+            got_bytes = true;
+            if (const beast::error_code pec = parse(parser, c, o)) {
+                ec = pec;
+            } else if (parser.is_done()) {
+                reader.read({.bytes = {}, .t_ns = o.t_ns, .body_complete = true}, emit);
+                break;
+            } else if (!ec && ctx.cancelled) {
+                // A cancellation emitted while this read's completion was already
+                // queued reaches no operation and is not seen by the next one: a
+                // stream that never pauses would then outlive the drain limit.
+                ec = net::error::operation_aborted;
+            }
+        }
+        if (!ec) continue;
+        // A body that runs until the connection closes ends here.
+        if (ec == net::error::eof && parser.got_some()) {
+            beast::error_code eof;
+            parser.put_eof(eof);
+            if (!eof && parser.is_done()) {
+                reader.read({.bytes = {}, .t_ns = o.t_ns, .body_complete = true}, emit);
+                break;
+            }
+            ec = eof ? eof : beast::error_code(http::error::partial_message);
+        } else if (ec == net::error::eof) {
+            ec = http::error::end_of_stream;
+        }
+        const bool in_headers = !parser.is_header_done();
+        out.nothing_received = !got_bytes && (ec == http::error::end_of_stream || ec == net::error::connection_reset ||
+                                              ec == net::error::broken_pipe || ec == ssl::error::stream_truncated);
+        reader.read({.bytes = {}, .t_ns = o.t_ns, .body_complete = false, .error = classify(ec, clock.cls, ctx.cancelled)},
+                    emit);
+        if (in_headers) {
+            out.failure = reader.outcome();
+            if (out.failure != error_class::cancelled) out.message = "reading the response headers: " + ec.message();
+            co_return out;
+        }
         last_ec = ec;
-        reader.read(r, emit);
     }
+    out.status = reader.status();
     out.failure = reader.outcome();
     if (out.failure != error_class::none && out.failure != error_class::cancelled) {
         out.message = out.failure == error_class::bad_http || out.failure == error_class::io

@@ -1,12 +1,14 @@
 #pragma once
 // One request on one connection: writes its prepared bytes, then reads the
-// response through a response_reader, timestamping every read completion
-// and arming the timeout that applies at each stage. Only bytes, clocks and
-// events move here; what the response means is the reader's business.
+// response through a response_parser into a response_reader, timestamping
+// every read completion and setting the deadline that applies at each stage
+// (a deadline_sweep enforces it). Only bytes, clocks and events move here;
+// what the response means is the reader's business.
 
 #include "openloop/measure/event.hpp"
 #include "openloop/wire/chunk.hpp"
 #include "openloop/wire/connection.hpp"
+#include "openloop/wire/deadline_sweep.hpp"
 #include "openloop/wire/request_writer.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -44,13 +46,21 @@ struct deadlines {
     std::optional<time_point> first_token, total;
     std::chrono::milliseconds idle{0};
 
-    // The deadline for the next read and the class it fails in.
-    std::pair<std::optional<time_point>, error_class> next(bool streaming) const;
+    // The deadline for the next read from now and the class it fails in.
+    std::pair<std::optional<time_point>, error_class> next(bool streaming, time_point now) const;
 };
 
 // The error class of a failed socket operation; timeout_cls is what the
 // deadline armed for it means. Anything failing once cancelled is cancelled.
 error_class classify(const boost::system::error_code& ec, error_class timeout_cls, bool cancelled);
+
+// What plain TCP reads into: one buffer for every connection of the io
+// thread, since a read waits for readiness first and holds no buffer while
+// it waits; what a response leaves unparsed (a header cut short) moves to
+// its connection's own buffer.
+inline constexpr std::size_t shared_read_bytes = 64 * 1024;
+// What one TLS read may decrypt into the connection's buffer.
+inline constexpr std::size_t tls_read_bytes = 8 * 1024;
 
 struct exchange_context {
     std::uint64_t index = 0;  // the request's, for its events
@@ -58,6 +68,8 @@ struct exchange_context {
     client& events;
     chunk_decoder& decoder;
     const bool& cancelled;  // the run is being aborted
+    request_clock& clock;   // registered with the client's deadline_sweep
+    char* read_buffer;      // shared_read_bytes
 };
 
 // Writes req (a large body in a second write, so that the headers of every

@@ -40,6 +40,8 @@ struct reporter::impl {
     std::vector<std::int64_t> completion_ends_;  // only with options_.steady_throughput
     run_stats stats_;
     std::unordered_map<std::uint64_t, request_timeline> live_;
+    static constexpr std::size_t max_spare_nodes = 4096;
+    std::vector<decltype(live_)::node_type> spare_;
     std::uint64_t measured_inflight_ = 0;
     std::int64_t next_inflight_sample_ns_ = 0;
     bool drain_over_ = false;  // a drain_over event came: later cancellations are cancelled_at_end
@@ -233,11 +235,23 @@ struct reporter::impl {
     }
 
     void on_start(const event& e) {
-        auto [it, inserted] = live_.try_emplace(e.request);
-        if (!inserted) {
+        if (live_.contains(e.request)) {
             return;  // a duplicate start would restart the clocks of a live request
         }
-        request_timeline& r = it->second;
+        // A node of a request that ended, with its gaps' memory, when there is one.
+        decltype(live_)::node_type node;
+        if (spare_.empty()) {
+            node = decltype(live_){{e.request, request_timeline{}}}.extract(e.request);
+        } else {
+            node = std::move(spare_.back());
+            spare_.pop_back();
+            node.key() = e.request;
+            std::vector<chunk_gap> gaps = std::move(node.mapped().gaps);
+            gaps.clear();
+            node.mapped() = request_timeline{};
+            node.mapped().gaps = std::move(gaps);
+        }
+        request_timeline& r = live_.insert(std::move(node)).position->second;
         r.intended = e.t_ns;
         r.input_tokens = e.a;
         r.max_tokens = e.b;
@@ -287,7 +301,16 @@ struct reporter::impl {
         end.cached_tokens = e.v;
         end.tpot_ns = m.tpot;
         requests_.write(e.request, r, end);
-        live_.erase(it);
+        retire(it);
+    }
+
+    // An ended request's node is kept for the next to start, allocations and all.
+    void retire(decltype(live_)::iterator it) {
+        if (spare_.size() < max_spare_nodes) {
+            spare_.push_back(live_.extract(it));
+        } else {
+            live_.erase(it);
+        }
     }
 
     void on_failed(const event& e) {
@@ -320,7 +343,7 @@ struct reporter::impl {
         end.end_ns = e.t_ns;
         end.output_tokens = r.chunks;
         requests_.write(e.request, r, end);
-        live_.erase(it);
+        retire(it);
     }
 
     void count_status(int status) {

@@ -2,7 +2,7 @@
 
 #include "openloop/measure/json_text.hpp"
 
-#include <boost/json/object.hpp>
+#include <charconv>
 
 #include <stdexcept>
 
@@ -12,19 +12,19 @@ namespace {
 
 double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
-void put_ns(boost::json::object& o, std::string_view key, std::int64_t ns) {
+void put_ns(json_line& o, std::string_view key, std::int64_t ns) {
     if (ns >= 0) {
-        o[key] = ns;
+        o.field(key, ns);
     } else {
-        o[key] = nullptr;
+        o.null(key);
     }
 }
 
-void put_ms(boost::json::object& o, std::string_view key, std::int64_t from, std::int64_t to) {
+void put_ms(json_line& o, std::string_view key, std::int64_t from, std::int64_t to) {
     if (from >= 0 && to >= 0) {
-        o[key] = ms(to - from);
+        o.field(key, ms(to - from));
     } else {
-        o[key] = nullptr;
+        o.null(key);
     }
 }
 
@@ -43,20 +43,26 @@ void request_log::write(std::uint64_t index, const request_timeline& r, const re
     if (!out_.is_open()) {
         return;
     }
-    boost::json::object o;
-    o["id"] = id_prefix_ + std::to_string(index);
-    o["index"] = index;
-    o["warmup"] = r.warmup;
-    o["status"] = end.status;
+    // Field by field into one reused line: the same text compact_json wrote
+    // from a JSON object, without one built per request.
+    line_.clear();
+    json_line o(line_);
+    id_.assign(id_prefix_);
+    char digits[24];
+    id_.append(digits, std::to_chars(digits, digits + sizeof digits, index).ptr);
+    o.field("id", std::string_view(id_));
+    o.field("index", index);
+    o.field("warmup", r.warmup);
+    o.field("status", end.status);
     if (end.error.empty()) {
-        o["error"] = nullptr;
+        o.null("error");
     } else {
-        o["error"] = end.error;
+        o.field("error", end.error);
     }
     if (r.http_status != 0) {
-        o["http_status"] = r.http_status;
+        o.field("http_status", r.http_status);
     } else {
-        o["http_status"] = nullptr;
+        o.null("http_status");
     }
     put_ns(o, "intended_ns", r.intended);
     put_ns(o, "sent_ns", r.sent);
@@ -64,35 +70,37 @@ void request_log::write(std::uint64_t index, const request_timeline& r, const re
     put_ns(o, "first_token_ns", r.first_chunk);
     put_ns(o, "last_token_ns", r.last_chunk);
     put_ns(o, "end_ns", end.end_ns);
-    o["input_tokens"] = r.input_tokens;
+    o.field("input_tokens", r.input_tokens);
     if (r.prompt_tokens >= 0) {
-        o["prompt_tokens"] = r.prompt_tokens;
+        o.field("prompt_tokens", r.prompt_tokens);
     } else {
-        o["prompt_tokens"] = nullptr;
+        o.null("prompt_tokens");
     }
-    o["max_tokens"] = r.max_tokens;
-    o["output_tokens"] = end.output_tokens;
-    o["output_tokens_source"] = end.output_from_usage ? "usage" : "chunks";
+    o.field("max_tokens", r.max_tokens);
+    o.field("output_tokens", end.output_tokens);
+    o.field("output_tokens_source", end.output_from_usage ? "usage" : "chunks");
     if (end.bad_usage) {
-        o["bad_usage"] = true;  // absent when false, so ordinary lines stay as they were
+        o.field("bad_usage", true);  // absent when false, so ordinary lines stay as they were
     }
-    o["chunks"] = r.chunks;
+    o.field("chunks", r.chunks);
     put_ns(o, "cached_tokens", end.cached_tokens);
     put_ms(o, "lag_ms", r.intended, r.sent);
     put_ms(o, "ttft_ms", r.intended, r.first_chunk);
     if (end.tpot_ns >= 0) {
-        o["tpot_ms"] = ms(end.tpot_ns);
+        o.field("tpot_ms", ms(end.tpot_ns));
     } else {
-        o["tpot_ms"] = nullptr;
+        o.null("tpot_ms");
     }
     put_ms(o, "e2e_ms", r.intended, r.last_chunk);
-    o["retried"] = r.retried;
+    o.field("retried", r.retried);
     if (r.connect >= 0) {
-        o["connect_ms"] = ms(r.connect);
+        o.field("connect_ms", ms(r.connect));
     } else {
-        o["connect_ms"] = nullptr;  // on a pooled connection: no connect on its path
+        o.null("connect_ms");  // on a pooled connection: no connect on its path
     }
-    out_ << compact_json(o) << '\n';
+    o.end();
+    line_.push_back('\n');
+    out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
 }
 
 void request_log::flush() {

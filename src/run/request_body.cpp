@@ -1,5 +1,7 @@
 #include "openloop/run/request_body.hpp"
 
+#include "openloop/measure/json_text.hpp"
+
 #include <boost/json.hpp>
 
 #include <charconv>
@@ -24,32 +26,6 @@ void append_int(std::string& out, std::int64_t v) {
 }
 
 }  // namespace
-
-void append_json_escaped(std::string& out, std::string_view s) {
-    static constexpr char hex[] = "0123456789abcdef";
-    std::size_t plain = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
-        out.append(s.data() + plain, i - plain);
-        plain = i + 1;
-        out.push_back('\\');
-        switch (c) {
-        case '"': out.push_back('"'); break;
-        case '\\': out.push_back('\\'); break;
-        case '\b': out.push_back('b'); break;
-        case '\f': out.push_back('f'); break;
-        case '\n': out.push_back('n'); break;
-        case '\r': out.push_back('r'); break;
-        case '\t': out.push_back('t'); break;
-        default:
-            out.append("u00");
-            out.push_back(hex[c >> 4]);
-            out.push_back(hex[c & 15]);
-        }
-    }
-    out.append(s.data() + plain, s.size() - plain);
-}
 
 request_body::request_body(const run_options& o) : o_(o), chat_(o.endpoint == "chat") {
     if (o.extra_body.empty()) return;

@@ -9,12 +9,18 @@ void cancel_group::cancel_all() {
     for (auto& m : members_)
         if (!m.ended) m.signal.emit(boost::asio::cancellation_type::terminal);
     cancelling_ = false;
-    members_.remove_if([](const member& m) { return m.ended; });
+    for (auto it = members_.begin(); it != members_.end();) {
+        const auto next = std::next(it);
+        if (it->ended) release(it);
+        it = next;
+    }
 }
 
 void cancel_group::release(iterator it) {
     if (cancelling_) {
         it->ended = true;
+    } else if (spare_.size() < max_spare) {
+        spare_.splice(spare_.end(), members_, it);
     } else {
         members_.erase(it);
     }

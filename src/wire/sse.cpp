@@ -1,6 +1,7 @@
 #include "openloop/wire/sse.hpp"
 
 #include <charconv>
+#include <cstring>
 
 namespace openloop {
 
@@ -18,11 +19,15 @@ bool all_digits(std::string_view s) {
     return true;
 }
 
+// The first CR or LF from `from`: memchr for each (vectorized), since a
+// line is mostly a chunk's JSON.
 std::size_t find_eol(std::string_view s, std::size_t from) {
-    for (std::size_t i = from; i < s.size(); ++i)
-        if (s[i] == '\n' || s[i] == '\r')
-            return i;
-    return std::string_view::npos;
+    const char* b = s.data() + from;
+    const std::size_t n = s.size() - from;
+    const auto* lf = static_cast<const char*>(std::memchr(b, '\n', n));
+    const std::size_t until = lf ? static_cast<std::size_t>(lf - b) : n;
+    if (const auto* cr = static_cast<const char*>(std::memchr(b, '\r', until))) return from + static_cast<std::size_t>(cr - b);
+    return lf ? from + until : std::string_view::npos;
 }
 
 }  // namespace

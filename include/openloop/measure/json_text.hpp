@@ -4,7 +4,9 @@
 
 #include <boost/json/value.hpp>
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace openloop {
 
@@ -13,6 +15,32 @@ namespace openloop {
 std::string pretty_json(const boost::json::value& value);
 // The same on one line, no newline: a JSONL record.
 std::string compact_json(const boost::json::value& value);
+
+// Appends s as the inside of a JSON string (quotes, backslashes and control
+// characters escaped; other bytes as they are, as Boost.JSON writes them).
+void append_json_escaped(std::string& out, std::string_view s);
+
+// One JSON object written field by field into a string the caller reuses,
+// exactly as compact_json writes the same object (requests.jsonl lines
+// without a JSON value built, and freed, per request).
+class json_line {
+public:
+    explicit json_line(std::string& out) : out_(out) { out_.push_back('{'); }
+    json_line& field(std::string_view key, std::int64_t v);
+    json_line& field(std::string_view key, std::uint64_t v);
+    json_line& field(std::string_view key, int v) { return field(key, std::int64_t{v}); }
+    json_line& field(std::string_view key, double v);
+    json_line& field(std::string_view key, bool v);
+    json_line& field(std::string_view key, std::string_view v);
+    json_line& field(std::string_view key, const char* v) { return field(key, std::string_view(v)); }
+    json_line& null(std::string_view key);
+    void end() { out_.push_back('}'); }
+
+private:
+    void key(std::string_view k);
+    std::string& out_;
+    bool first_ = true;
+};
 
 // pretty_json written atomically (a temporary file renamed over path);
 // throws std::runtime_error naming the path on failure.

@@ -40,6 +40,7 @@ private:
     std::ofstream out_;
     std::string path_;
     std::string id_prefix_;
+    std::string line_, id_;  // reused for every line
 };
 
 }  // namespace openloop

@@ -44,8 +44,4 @@ private:
     mutable body_template text_, ids_;
 };
 
-// Appends s as the inside of a JSON string (quotes, backslashes and control
-// characters escaped; other bytes as they are, as Boost.JSON writes them).
-void append_json_escaped(std::string& out, std::string_view s);
-
 }  // namespace openloop

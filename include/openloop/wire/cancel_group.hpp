@@ -28,7 +28,13 @@ public:
     // ends, with the exception it let escape, if any.
     template <class OnEnd>
     void spawn(boost::asio::awaitable<void> op, OnEnd on_end) {
-        members_.emplace_back();
+        if (spare_.empty()) {
+            members_.emplace_back();
+        } else {
+            // A member that ended before: its signal's handler memory is reused.
+            members_.splice(members_.end(), spare_, spare_.begin());
+            members_.back().ended = false;
+        }
         const auto it = std::prev(members_.end());
         boost::asio::co_spawn(io_, std::move(op),
                               boost::asio::bind_cancellation_slot(
@@ -53,8 +59,11 @@ private:
     void release(iterator it);
 
     boost::asio::io_context& io_;
-    // A list, so a signal keeps its address while others come and go.
-    std::list<member> members_;
+    // A list, so a signal keeps its address while others come and go; ended
+    // members wait in spare_ for the next spawn, so a run in its stride
+    // allocates nothing here per request.
+    std::list<member> members_, spare_;
+    static constexpr std::size_t max_spare = 4096;
     bool cancelling_ = false;
 };
 

@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/run/request_body.hpp"
+#include "openloop/measure/json_text.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

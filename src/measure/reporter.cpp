@@ -37,6 +37,8 @@ struct reporter::impl {
     spsc_ring<event>& ring_;
     reporter_options options_;
     std::int64_t last_intended_ns_ = 0;
+    std::int64_t previous_intended_ns_ = 0;  // the last measured start's, in the order they came
+    std::int64_t last_sent_ns_ = 0;          // the last measured send's
     std::vector<std::int64_t> completion_ends_;  // only with options_.steady_throughput
     run_stats stats_;
     std::unordered_map<std::uint64_t, request_timeline> live_;
@@ -189,6 +191,8 @@ struct reporter::impl {
                     stats_.lag.record(e.t_ns - r->intended);
                     soak_.lag(e.t_ns - r->intended);
                     r->reusable_at_send = stats_.fidelity.sent(e.request, e.t_ns);
+                    if (last_sent_ns_ > 0) stats_.sent_gap.record(e.t_ns - last_sent_ns_);
+                    last_sent_ns_ = e.t_ns;
                 }
             }
             break;
@@ -263,6 +267,8 @@ struct reporter::impl {
         if (stats_.started == 0 || e.t_ns < stats_.first_intended_ns) {
             stats_.first_intended_ns = e.t_ns;
         }
+        if (stats_.started > 0) stats_.asked_gap.record(e.t_ns - previous_intended_ns_);
+        previous_intended_ns_ = e.t_ns;
         last_intended_ns_ = std::max(last_intended_ns_, e.t_ns);
         ++stats_.started;
         stats_.fidelity.asked(e.t_ns);

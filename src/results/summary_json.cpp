@@ -1,5 +1,6 @@
 #include "openloop/results/summary_json.hpp"
 
+#include "openloop/results/arrival_shape.hpp"
 #include "openloop/results/fidelity.hpp"
 #include "openloop/results/metric_aliases.hpp"
 
@@ -90,6 +91,17 @@ boost::json::object summary_json(const run_result& r) {
         s["steady_request_throughput"] = stats.steady_rate();
     }
     s["arrival"] = context.arrival;
+    if (context.mode == "open-loop") {
+        const arrival_shape a = judge_arrivals(stats.asked_gap, stats.sent_gap);
+        s["arrival_shape"] = boost::json::object{{"gaps", a.gaps},
+                                                 {"short_gap_ms", static_cast<double>(a.short_ns) / 1e6},
+                                                 {"asked_short_fraction", a.asked_short},
+                                                 {"sent_short_fraction", a.sent_short},
+                                                 {"z", a.z},
+                                                 {"ks_distance", a.ks_distance},
+                                                 {"judged", a.judged},
+                                                 {"smoothed", a.smoothed}};
+    }
     s["partial"] = context.partial;
     if (context.partial) {
         s["partial_reason"] = context.partial_reason;

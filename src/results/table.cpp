@@ -1,5 +1,6 @@
 #include "openloop/results/table.hpp"
 
+#include "openloop/results/arrival_shape.hpp"
 #include "openloop/results/fidelity.hpp"
 #include "openloop/results/number_text.hpp"
 
@@ -157,6 +158,13 @@ std::string format_table(const run_result& r) {
         // Only when it happened: the server's usage was not believed for these.
         line("bad usage      " + std::to_string(s.bad_usage) +
              " requests (counted by content chunks; see docs/metrics.md)");
+    }
+    if (c.mode == "open-loop") {
+        if (const arrival_shape a = judge_arrivals(s.asked_gap, s.sent_gap); a.judged) {
+            line("arrivals       gaps under a quarter of the mean (" + fmt_ms(static_cast<double>(a.short_ns) / 1e6) +
+                 " ms): asked " + fmt("%.1f", a.asked_short * 100) + " %, sent " + fmt("%.1f", a.sent_short * 100) +
+                 " %; KS distance " + fmt("%.3f", a.ks_distance) + (a.smoothed ? " (bursts smoothed)" : ""));
+        }
     }
     line("lengths        " + describe_length_fidelity(s, c.tokenizer));
     for (const std::string& l : describe_replay_fidelity(s, c)) line("fidelity       " + l);

@@ -1,5 +1,6 @@
 #include "openloop/results/verdict.hpp"
 
+#include "openloop/results/arrival_shape.hpp"
 #include "openloop/results/number_text.hpp"
 
 #include <algorithm>
@@ -79,6 +80,15 @@ verdict judge(const run_stats& stats, const run_context& context) {
             v.generator_ok = false;
             add("schedule lag p99 " + fmt_ms(p99) + " ms exceeds the " + fmt("%g", context.lag_bound_ms) +
                 " ms bound: the generator fell behind its schedule");
+        }
+    }
+    if (context.mode == "open-loop") {
+        if (const arrival_shape a = judge_arrivals(stats.asked_gap, stats.sent_gap); a.smoothed) {
+            v.generator_ok = false;
+            add("the sends smoothed the schedule's bursts: " + fmt("%.1f", a.sent_short * 100) +
+                " % of the gaps between sends were under a quarter of the mean gap (" +
+                fmt_ms(static_cast<double>(a.short_ns) / 1e6) + " ms), where the schedule asked for " +
+                fmt("%.1f", a.asked_short * 100) + " %");
         }
     }
     return v;

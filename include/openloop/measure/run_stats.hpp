@@ -28,6 +28,9 @@ struct latency_set {
 struct run_stats {
     histogram ttft, tpot, itl, icl, e2e, lag, connect, ttfb;  // ns (ttfb = time to response headers)
     histogram ttft_from_send, e2e_from_send;                 // from the actual send, as closed-loop tools measure
+    // Gaps between consecutive measured requests: as the schedule asked
+    // (intended send times, in order) and as they went out (results/arrival_shape).
+    histogram asked_gap, sent_gap;
     std::array<latency_set, 4> by_input;
 
     std::uint64_t started = 0;    // measured requests sent (warm-up excluded)

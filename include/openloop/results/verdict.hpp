@@ -1,7 +1,8 @@
 #pragma once
 // Whether a run is VALID, and why not (MLPerf LoadGen's rule: every run says
 // so). Every validity rule lives here: the run cut short, events lost, nothing
-// completed, the error rate over its bound, the generator behind its schedule.
+// completed, the error rate over its bound, the generator behind its schedule
+// or smoothing its bursts.
 // How failures are counted for these rules (openloop's own cancellations are
 // not the server's errors) is decided once, by count_errors.
 
@@ -36,7 +37,8 @@ struct verdict {
 // Invalid when the run was cut short, when any event was lost, when more
 // requests failed than max_error_rate allows (reported when something
 // completed: otherwise the next reason says it all), when nothing completed,
-// or (open loop only) when schedule-lag p99 exceeds lag_bound_ms.
+// or (open loop only) when schedule-lag p99 exceeds lag_bound_ms or the sends
+// smoothed the schedule's bursts (results/arrival_shape).
 verdict judge(const run_stats& stats, const run_context& context);
 
 }  // namespace openloop

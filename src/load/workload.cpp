@@ -392,9 +392,18 @@ workload::workload(workload&&) noexcept = default;
 workload& workload::operator=(workload&&) noexcept = default;
 
 request_spec workload::next() {
+    request_spec spec;
+    next(spec);
+    return spec;
+}
+
+void workload::next(request_spec& spec) {
     state& s = *state_;
     const std::uint64_t i = s.index++;
-    request_spec spec;
+    spec.prompt.clear();
+    spec.prompt_ids.clear();
+    spec.at_ns = -1;
+    spec.prefix_group = -1;
     switch (s.kind) {
         case state::source::synthetic: {
             const workload_config& c = s.config;
@@ -420,12 +429,11 @@ request_spec workload::next() {
         }
         case state::source::trace: {
             const std::uint64_t n = s.entries.size();
-            spec = trace_request(s.entries[i % n], s.config.seed, i, s.builder);
+            trace_request(s.entries[i % n], s.config.seed, i, s.builder, spec);
             spec.at_ns += std::int64_t(i / n) * s.period_ns;
             break;
         }
     }
-    return spec;
 }
 
 std::size_t workload::size() const {

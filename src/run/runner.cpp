@@ -46,6 +46,7 @@ public:
 
     void start(std::string model) {
         model_ = std::move(model);
+        client_.on_end([this](finished_request& f) { ended(f); });
         signals_.async_wait([this](const boost::system::error_code& ec, int) { on_signal(ec); });
         if (o_.concurrency > 0) {
             workers_ = o_.concurrency;
@@ -97,8 +98,11 @@ private:
         prepared_request p;
         body_text_.clear();
         body_.append(body_text_, spec, model_);
-        p.bytes = build_http_request(co_, o_.request_id_prefix + std::to_string(index), body_text_);
-        p.head = p.bytes.size() - body_text_.size();
+        if (!spare_bytes_.empty()) {
+            p.bytes = std::move(spare_bytes_.back());
+            spare_bytes_.pop_back();
+        }
+        p.head = write_http_request(p.bytes, co_, o_.request_id_prefix, index, body_text_);
         p.input_tokens = spec.input_tokens;
         p.max_tokens = spec.max_tokens;
         return p;
@@ -126,12 +130,15 @@ private:
         return stage_end_->done(stage_window_s_, measured);
     }
 
-    net::awaitable<void> one(std::uint64_t index, prepared_request p, std::int64_t intended, std::int64_t flags) {
-        note_send();
-        const request_end end = co_await client_.run(index, p, intended, flags);
-        note_end(intended, end);
-        if (stage_end_ && (flags & flag_warmup) == 0 && end.failure == error_class::none) {
-            stage_end_->completed(static_cast<double>(to_ns(steady::now()) - intended) / 1e9);
+    // An open-loop request ended: its bytes' memory goes to the next one built.
+    void ended(finished_request& f) {
+        note_end(f.intended_ns, f.end);
+        if (stage_end_ && (f.flags & flag_warmup) == 0 && f.end.failure == error_class::none) {
+            stage_end_->completed(static_cast<double>(to_ns(steady::now()) - f.intended_ns) / 1e9);
+        }
+        if (spare_bytes_.size() < max_spare_bytes) {
+            f.request.bytes.clear();
+            spare_bytes_.push_back(std::move(f.request.bytes));
         }
         maybe_finish();
     }
@@ -142,7 +149,8 @@ private:
     bool prepare_next(arrival_process& arrivals, send_queue& queue) {
         const bool trace = !o_.workload.trace_file.empty();
         if (trace && !o_.workload.trace_loop && prepared_ >= workload_.size()) return false;
-        request_spec spec = workload_.next();
+        workload_.next(spec_);
+        const request_spec& spec = spec_;
         std::int64_t offset = spec.at_ns;
         if (!trace) {
             const auto next = arrivals.next_ns();
@@ -216,12 +224,8 @@ private:
                                    event_kind::refused});
                 continue;
             }
-            const std::uint64_t index = r.index;
-            client_.spawn(one(index, std::move(r.request), intended, flags), [this, index](std::exception_ptr e) {
-                if (!e) return;
-                report(("request " + std::to_string(index)).c_str(), e);
-                maybe_finish();
-            });
+            note_send();
+            client_.send(r.index, std::move(r.request), intended, flags);
             // Every request due now is spawned before any runs, so a group
             // sharing one send time starts on the wire together; then they
             // reach their sockets before the next is built or waited for.
@@ -240,10 +244,11 @@ private:
             if (!warm && past_bounds(offset, measured_)) break;
             ++next_index_;
             if (!warm) ++measured_;
-            prepared_request p = prepare(workload_.next(), index);
+            workload_.next(spec_);
+            prepared_request p = prepare(spec_, index);
             const std::int64_t sent = to_ns(steady::now());
             note_send();
-            const request_end end = co_await client_.run(index, p, sent, warm ? std::int64_t{flag_warmup} : 0);
+            const request_end end = co_await client_.run(index, std::move(p), sent, warm ? std::int64_t{flag_warmup} : 0);
             note_end(sent, end);
         }
         worker_ended();
@@ -378,7 +383,11 @@ private:
     client& client_;
     workload& workload_;
     const request_body body_;
-    std::string body_text_;  // each request's body before it joins its headers: the memory is reused
+    request_spec spec_;      // each request's prompt before its body is built: the memory is reused
+    std::string body_text_;  // each request's body before it joins its headers: likewise
+    // Ended requests' bytes, for the next ones built: a run in its stride allocates none.
+    static constexpr std::size_t max_spare_bytes = 256;
+    std::vector<std::string> spare_bytes_;
     steady_timer timer_;
     steady_timer grace_;
     net::signal_set signals_;

@@ -5,28 +5,38 @@
 
 namespace openloop {
 
-send_queue::send_queue(send_queue_limits limits) : limits_(limits) {}
+send_queue::send_queue(send_queue_limits limits)
+    : limits_(limits), slots_(std::max<std::size_t>(1, limits.max_requests)) {}
 
 send_step send_queue::next(std::int64_t now_ns, bool source_open) const {
-    if (queue_.empty()) return source_open ? send_step::prepare : send_step::done;
-    const std::int64_t slack = queue_.front().offset_ns - now_ns;
+    if (empty()) return source_open ? send_step::prepare : send_step::done;
+    const std::int64_t slack = front().offset_ns - now_ns;
     if (slack <= 0) return send_step::send;
     if (source_open && has_room() && slack > margin_ns()) return send_step::prepare;
     return slack <= wake_margin_ns() ? send_step::spin : send_step::wait;
 }
 
 bool send_queue::has_room() const {
-    return queue_.empty() || (queue_.size() < limits_.max_requests && bytes_ < limits_.max_bytes);
+    return empty() || (count_ < limits_.max_requests && bytes_ < limits_.max_bytes);
 }
 
 void send_queue::push(queued_request r) {
+    if (count_ == slots_.size()) {
+        // Past max_requests only if the caller ignored has_room(): grow, in order.
+        std::vector<queued_request> wider(slots_.size() * 2);
+        for (std::size_t i = 0; i < count_; ++i) wider[i] = std::move(slots_[(head_ + i) % slots_.size()]);
+        slots_ = std::move(wider);
+        head_ = 0;
+    }
     bytes_ += r.request.bytes.size();
-    queue_.push_back(std::move(r));
+    slots_[(head_ + count_) % slots_.size()] = std::move(r);
+    ++count_;
 }
 
 queued_request send_queue::pop() {
-    queued_request r = std::move(queue_.front());
-    queue_.pop_front();
+    queued_request r = std::move(slots_[head_]);
+    head_ = (head_ + 1) % slots_.size();
+    --count_;
     bytes_ -= r.request.bytes.size();
     return r;
 }
@@ -43,7 +53,7 @@ std::int64_t send_queue::wake_margin_ns() const { return std::clamp(late_ns_, li
 
 std::size_t send_queue::due_before(std::int64_t until_ns) const {
     std::size_t n = 0;
-    while (n < queue_.size() && queue_[n].offset_ns < until_ns) ++n;
+    while (n < count_ && slots_[(head_ + n) % slots_.size()].offset_ns < until_ns) ++n;
     return n;
 }
 

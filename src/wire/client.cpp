@@ -1,9 +1,8 @@
 #include "openloop/wire/client.hpp"
 
+#include "client_impl.hpp"
+
 #include "openloop/measure/clock.hpp"
-#include "openloop/wire/chunk.hpp"
-#include "openloop/wire/connection_pool.hpp"
-#include "openloop/wire/exchange.hpp"
 
 #include <boost/asio/this_coro.hpp>
 #include <boost/beast/http.hpp>
@@ -36,176 +35,253 @@ net::awaitable<std::pair<int, std::string>> setup_exchange(Stream& stream, conne
 
 }  // namespace
 
-struct client::impl {
-    client_options opt;
-    connection_pool pool;
-    chunk_decoder decoder;  // decode() keeps no state between calls: one serves every request
-    error_messages messages;  // the io thread's only: read after the io loop has stopped
+client::impl::impl(client& o, net::io_context& ctx, client_options options)
+    : owner(o), io(ctx), opt(std::move(options)), connect(ctx, opt), sweep(ctx, sweep_period),
+      read_buffer(std::make_unique<char[]>(shared_read_bytes)), refresh(ctx) {}
 
-    // A server may quote what it was sent ("Incorrect API key provided:
-    // sk-..."): header values (the API key among them) never reach results.
-    void note(error_class cls, int status, std::string message) {
-        for (const auto& [name, value] : opt.headers) {
-            std::string_view secret = value;
-            if (secret.starts_with("Bearer ")) secret.remove_prefix(7);
-            if (secret.size() < 8) continue;
-            for (auto at = message.find(secret); at != std::string::npos; at = message.find(secret, at))
-                message.replace(at, secret.size(), "[redacted]");
+// A server may quote what it was sent ("Incorrect API key provided:
+// sk-..."): header values (the API key among them) never reach results.
+void client::impl::note(error_class cls, int status, std::string message) {
+    for (const auto& [name, value] : opt.headers) {
+        std::string_view secret = value;
+        if (secret.starts_with("Bearer ")) secret.remove_prefix(7);
+        if (secret.size() < 8) continue;
+        for (auto at = message.find(secret); at != std::string::npos; at = message.find(secret, at))
+            message.replace(at, secret.size(), "[redacted]");
+    }
+    messages.note(cls, status, message);
+}
+
+namespace {
+
+// A setup call on a connection of its own: the status and body of any
+// answer, or an exception naming the call when there was none.
+net::awaitable<std::pair<int, std::string>> setup_call(client::impl& i, http::verb verb, std::string path,
+                                                        std::string json_body) {
+    const std::string what = std::string(http::to_string(verb)) + " " + path;
+    error_class cls{};
+    std::string why;
+    auto c = co_await i.connect.open(cls, why);
+    if (!c) throw std::runtime_error(what + ": " + (why.empty() ? std::string(error_class_name(cls)) + " error" : why));
+    http::request<http::string_body> req{verb, path, 11};
+    req.set(http::field::host, i.opt.target.host_header);
+    req.set(http::field::user_agent, "openloop/" OPENLOOP_VERSION);
+    if (verb == http::verb::post) req.set(http::field::content_type, "application/json");
+    for (const auto& [k, v] : i.opt.headers) req.set(k, v);
+    req.body() = std::move(json_body);
+    req.prepare_payload();
+    // Two statements: GCC 12 miscompiles co_await and a capturing lambda in one.
+    auto op = c->with_stream([&](auto& stream) { return setup_exchange(stream, *c, req); });
+    co_return co_await std::move(op);
+}
+
+}  // namespace
+
+void client::impl::send(request_job job) {
+    owner.emit(event{job.intended_ns, job.flags, job.index, job.request.input_tokens, job.request.max_tokens,
+                     event_kind::start});
+    ++in_flight;
+    worker* w = closing ? nullptr : take_idle();
+    if (!w) {
+        w = &workers.emplace_front(io, decoder);
+        w->self = workers.begin();
+        w->job.emplace(std::move(job));
+        if (closing) {
+            // Aborted before it began: nothing is there to cancel.
+            exchange_result aborted;
+            aborted.failure = error_class::cancelled;
+            end(*w, aborted);
+            forget(*w);
+            return;
         }
-        messages.note(cls, status, message);
+        start(*w);
+        return;
     }
+    w->job.emplace(std::move(job));
+    w->wake.cancel();
+}
 
-    deadline_sweep sweep;
-    // Plain TCP reads of every request land here first (exchange.hpp).
-    std::unique_ptr<char[]> read_buffer = std::make_unique<char[]>(shared_read_bytes);
+void client::impl::start(worker& w) {
+    owner.requests_.spawn(work(w), [](std::exception_ptr e) {
+        if (e) std::fprintf(stderr, "openloop: a connection failed: %s\n", cancel_group::describe(e).c_str());
+    });
+}
 
-    impl(net::io_context& io, client_options o) : opt(std::move(o)), pool(io, opt), sweep(io, sweep_period) {}
-
-    // A setup call on a connection of its own: the status and body of any
-    // answer, or an exception naming the call when there was none.
-    net::awaitable<std::pair<int, std::string>> setup_call(http::verb verb, std::string path, std::string json_body) {
-        const std::string what = std::string(http::to_string(verb)) + " " + path;
-        error_class cls{};
-        std::string why;
-        auto c = co_await pool.open(cls, why);
-        if (!c) throw std::runtime_error(what + ": " + (why.empty() ? std::string(error_class_name(cls)) + " error" : why));
-        http::request<http::string_body> req{verb, path, 11};
-        req.set(http::field::host, opt.target.host_header);
-        req.set(http::field::user_agent, "openloop/" OPENLOOP_VERSION);
-        if (verb == http::verb::post) req.set(http::field::content_type, "application/json");
-        for (const auto& [k, v] : opt.headers) req.set(k, v);
-        req.body() = std::move(json_body);
-        req.prepare_payload();
-        // Two statements: GCC 12 miscompiles co_await and a capturing lambda in one.
-        auto op = c->with_stream([&](auto& stream) { return setup_exchange(stream, *c, req); });
-        co_return co_await std::move(op);
+void client::impl::end(worker& w, const exchange_result& r) {
+    request_job& j = *w.job;
+    if (w.timed) {
+        sweep.remove(w.clock);
+        w.timed = false;
     }
+    if (r.failure != error_class::none) {
+        owner.emit(event{steady_now_ns(), 0, j.index, static_cast<std::int32_t>(r.failure), r.status, event_kind::failed});
+        // Cancellations are openloop's own doing: nothing the server said.
+        if (r.failure != error_class::cancelled) note(r.failure, r.status, r.message);
+    }
+    --in_flight;
+    finished_request f{j.index, j.intended_ns, j.flags, request_end{r.failure, r.status}, std::move(j.request)};
+    run_waiter* waiter = j.waiter;
+    w.job.reset();
+    if (waiter) {
+        waiter->result = f.end;
+        waiter->done = true;
+        waiter->timer.cancel();
+    } else if (on_end) {
+        on_end(f);
+    }
+}
 
-    net::awaitable<exchange_result> send(std::uint64_t index, const prepared_request& req, client& cl);
-};
+bool client::impl::stale(const worker& w, std::int64_t now) const {
+    return opt.keep_alive_idle.count() > 0 &&
+           now - w.idle_since_ns > std::chrono::nanoseconds(opt.keep_alive_idle).count();
+}
+
+// The freshest parked connection that is still within its idle budget and
+// still open, or null; the ones passed over are closed.
+worker* client::impl::take_idle() {
+    if (wanted_soon > 0) --wanted_soon;
+    const std::int64_t now = steady_now_ns();
+    while (!idle.empty()) {
+        worker* w = idle.back();
+        idle.pop_back();
+        if (stale(*w, now)) {
+            retire(*w);
+            continue;
+        }
+        if (!w->conn->peer_gone()) return w;
+        if (w->conn->served && now - w->idle_since_ns < 1'000'000'000 && ++closed_after_answer >= 3 && reused_ok == 0)
+            reuse = false;
+        retire(*w);
+    }
+    return nullptr;
+}
+
+void client::impl::park(worker& w) {
+    w.idle_since_ns = steady_now_ns();
+    idle.push_back(&w);
+}
+
+// w's coroutine closes its connection and ends.
+void client::impl::retire(worker& w) {
+    w.stop = true;
+    w.wake.cancel();
+}
+
+void client::impl::forget(worker& w) {
+    std::erase(idle, &w);
+    workers.erase(w.self);
+}
+
+void client::impl::keep_spares() {
+    const std::size_t target = std::max<std::size_t>(opt.spare_connections, wanted_soon);
+    while (!closing && idle.size() + opening < target) {
+        ++opening;
+        worker& w = workers.emplace_front(io, decoder);
+        w.self = workers.begin();
+        w.spare = true;
+        start(w);
+    }
+}
+
+// Closes pooled connections past their idle budget and opens fresh spares
+// in their place, so that a quiet spell does not leave the next send with
+// only connections the server is about to close.
+void client::impl::schedule_refresh() {
+    if (closing || opt.keep_alive_idle.count() <= 0) return;
+    refresh.expires_after(std::max(opt.keep_alive_idle / 4, std::chrono::milliseconds(10)));
+    refresh.async_wait([this](const boost::system::error_code& ec) {
+        if (ec || closing) return;
+        const std::int64_t now = steady_now_ns();
+        std::erase_if(idle, [&](worker* w) {
+            if (!stale(*w, now)) return false;
+            retire(*w);
+            return true;
+        });
+        keep_spares();
+        schedule_refresh();
+    });
+}
 
 client::client(net::io_context& io, client_options options, spsc_ring<event>& ring)
-    : impl_(std::make_unique<impl>(io, std::move(options))), requests_(io), ring_(ring) {}
+    : impl_(std::make_unique<impl>(*this, io, std::move(options))), requests_(io), ring_(ring) {}
 
 client::~client() = default;
 
-void client::setup() { impl_->pool.setup(); }
+void client::setup() { impl_->connect.setup(); }
 
 net::awaitable<void> client::open_spare(std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) co_await impl_->pool.open_one();
-    impl_->pool.schedule_refresh();
+    impl_->wanted_soon = std::max(impl_->wanted_soon, n);
+    impl_->keep_spares();
+    // Until they are open (or failed), so the first requests find them.
+    steady_timer poll(impl_->io);
+    while (impl_->opening > 0 && !impl_->closing) {
+        poll.expires_after(std::chrono::milliseconds(1));
+        co_await poll.async_wait();
+    }
+    impl_->wanted_soon = 0;
+    impl_->schedule_refresh();
 }
 
-void client::want_connections(std::size_t n) { impl_->pool.want_soon(n); }
+void client::want_connections(std::size_t n) {
+    impl_->wanted_soon = n;
+    impl_->keep_spares();
+}
+
+void client::send(std::uint64_t index, prepared_request req, std::int64_t intended_ns, std::int64_t flags) {
+    request_job job;
+    job.index = index;
+    job.request = std::move(req);
+    job.intended_ns = intended_ns;
+    job.flags = flags;
+    impl_->send(std::move(job));
+}
+
+void client::on_end(std::function<void(finished_request&)> handler) { impl_->on_end = std::move(handler); }
+
+net::awaitable<request_end> client::run(std::uint64_t index, prepared_request req, std::int64_t intended_ns,
+                                        std::int64_t flags) {
+    co_await net::this_coro::throw_if_cancelled(false);
+    run_waiter waiter(impl_->io);
+    request_job job;
+    job.index = index;
+    job.request = std::move(req);
+    job.intended_ns = intended_ns;
+    job.flags = flags;
+    job.waiter = &waiter;
+    impl_->send(std::move(job));
+    // Cancelled (close_all), the request is cancelled too: wait on until it
+    // has ended, since it refers to this frame.
+    while (!waiter.done) {
+        waiter.timer.expires_at(steady_timer::time_point::max());
+        co_await waiter.timer.async_wait();
+    }
+    co_return waiter.result;
+}
 
 void client::emit(const event& e) noexcept {
     if (!ring_.try_push(e)) lost_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void client::close_all() {
-    impl_->pool.close_all();
+    impl_->closing = true;
+    impl_->refresh.cancel();
+    for (worker* w : impl_->idle) impl_->retire(*w);
+    impl_->idle.clear();
     requests_.cancel_all();
 }
 
+std::size_t client::in_flight() const noexcept { return impl_->in_flight; }
+
 net::awaitable<std::string> client::get(std::string path) {
-    auto [status, body] = co_await impl_->setup_call(http::verb::get, path, {});
+    auto [status, body] = co_await setup_call(*impl_, http::verb::get, path, {});
     if (status != 200) throw std::runtime_error("GET " + path + ": HTTP " + std::to_string(status));
     co_return body;
 }
 
 net::awaitable<std::pair<int, std::string>> client::post(std::string path, std::string json_body) {
-    co_return co_await impl_->setup_call(http::verb::post, std::move(path), std::move(json_body));
-}
-
-// A pooled connection (a spare, or one that served a request before) may
-// have been closed by the server as the request went out: a request that
-// received nothing at all on one goes again, once, on a fresh connection.
-// Its clock still runs from the intended time.
-net::awaitable<exchange_result> client::impl::send(std::uint64_t index, const prepared_request& req, client& cl) {
-    const bool& cancelled = pool.closing();
-    deadlines dl;
-    dl.idle = opt.idle_timeout;
-    request_clock clock;
-    sweep.add(clock);
-    struct unregister {
-        deadline_sweep& sweep;
-        request_clock& clock;
-        ~unregister() { sweep.remove(clock); }
-    } registered{sweep, clock};
-    bool sent = false;
-    bool retried = false;
-    for (;;) {
-        if (cancelled) {
-            // Aborted before this attempt began: no operation was there to cancel.
-            exchange_result aborted;
-            aborted.failure = error_class::cancelled;
-            co_return aborted;
-        }
-        std::unique_ptr<connection> c = retried ? nullptr : pool.take_idle();
-        const bool pooled = c != nullptr;
-        if (!c) {
-            error_class cls{};
-            std::string why;
-            const std::int64_t t0 = steady_now_ns();
-            c = co_await pool.open(cls, why);
-            if (!c) {
-                exchange_result unopened;
-                unopened.failure = cancelled ? error_class::cancelled : cls;
-                if (!cancelled) unopened.message = std::move(why);
-                co_return unopened;
-            }
-            const std::int64_t t1 = steady_now_ns();
-            cl.emit(event{t1, t1 - t0, index, 0, 0, event_kind::connect});
-        }
-        pool.keep_spares();
-        if (!sent) {
-            sent = true;
-            cl.emit(event{steady_now_ns(), 0, index, 0, 0, event_kind::sent});
-            const auto start = steady::now();
-            if (opt.first_token_timeout.count() > 0) dl.first_token = start + opt.first_token_timeout;
-            if (opt.total_timeout.count() > 0) dl.total = start + opt.total_timeout;
-        }
-        const exchange_result result =
-            co_await exchange(*c, req, dl, {index, opt.max_body, cl, decoder, cancelled, clock, read_buffer.get()});
-        clock.stream = nullptr;  // the connection may close, or serve another request, from here
-        const bool retryable = result.nothing_received && result.failure != error_class::timeout_total &&
-                               result.failure != error_class::cancelled;
-        if (result.failure != error_class::none && retryable && pooled && !retried && !cancelled) {
-            cl.emit(event{steady_now_ns(), 0, index, static_cast<std::int32_t>(result.failure), 0, event_kind::retry});
-            retried = true;
-            continue;
-        }
-        pool.finished(std::move(c), pooled, result.failure == error_class::none, result.reusable);
-        co_return result;
-    }
+    co_return co_await setup_call(*impl_, http::verb::post, std::move(path), std::move(json_body));
 }
 
 const error_messages& client::messages() const { return impl_->messages; }
-
-net::awaitable<request_end> client::run(std::uint64_t index, const prepared_request& req, std::int64_t intended_ns,
-                                        std::int64_t flags) {
-    // Cancellation comes back as operation_aborted results, classified as
-    // cancelled; thrown instead, it would skip the bookkeeping below.
-    co_await net::this_coro::throw_if_cancelled(false);
-    emit(event{intended_ns, flags, index, req.input_tokens, req.max_tokens, event_kind::start});
-    ++in_flight_;
-    exchange_result result;
-    try {
-        result = co_await impl_->send(index, req, *this);
-    } catch (...) {
-        // The request still ends, so the reporter's count of it is right.
-        emit(event{steady_now_ns(), 0, index, static_cast<std::int32_t>(error_class::io), 0, event_kind::failed});
-        impl_->note(error_class::io, 0, cancel_group::describe(std::current_exception()));
-        --in_flight_;
-        throw;
-    }
-    if (result.failure != error_class::none) {
-        emit(event{steady_now_ns(), 0, index, static_cast<std::int32_t>(result.failure), result.status, event_kind::failed});
-        // Cancellations are openloop's own doing: nothing the server said.
-        if (result.failure != error_class::cancelled) impl_->note(result.failure, result.status, result.message);
-    }
-    --in_flight_;
-    co_return request_end{result.failure, result.status};
-}
 
 }  // namespace openloop

@@ -124,5 +124,8 @@ std::vector<trace_entry> select_trace(std::vector<trace_entry> entries, const tr
 // since servers reject empty prompts and max_tokens 0.
 request_spec trace_request(const trace_entry& entry, std::uint64_t seed, std::uint64_t index,
                            const prompt_builder& builder = {});
+// The same into out, whose memory is reused.
+void trace_request(const trace_entry& entry, std::uint64_t seed, std::uint64_t index, const prompt_builder& builder,
+                   request_spec& out);
 
 }  // namespace openloop

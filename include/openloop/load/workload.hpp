@@ -144,6 +144,9 @@ public:
     workload& operator=(workload&&) noexcept;
 
     request_spec next();
+    // The same into out, whose memory is reused: a run in its stride builds
+    // prompts without allocating.
+    void next(request_spec& out);
 
     // How synthetic and trace prompts turn lengths into content (default:
     // one word per token). Set before the first next().

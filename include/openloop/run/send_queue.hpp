@@ -10,7 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <vector>
 
 namespace openloop {
 
@@ -62,10 +62,10 @@ public:
     bool has_room() const;
 
     void push(queued_request r);  // in send order
-    const queued_request& front() const { return queue_.front(); }
+    const queued_request& front() const { return slots_[head_]; }
     queued_request pop();
-    bool empty() const { return queue_.empty(); }
-    std::size_t size() const { return queue_.size(); }
+    bool empty() const { return count_ == 0; }
+    std::size_t size() const { return count_; }
     std::size_t bytes() const { return bytes_; }
 
     // How long a build took: the margin follows the longest recent one, decaying
@@ -86,7 +86,9 @@ public:
 
 private:
     send_queue_limits limits_;
-    std::deque<queued_request> queue_;
+    // A ring of max_requests slots, allocated once (a deque allocated as it moved).
+    std::vector<queued_request> slots_;
+    std::size_t head_ = 0, count_ = 0;
     std::size_t bytes_ = 0;
     std::int64_t longest_ns_ = 0;
     std::int64_t late_ns_ = 200'000;

@@ -1,9 +1,10 @@
 #pragma once
 // The client side of a run: requests to one target over pooled HTTP/1.1
-// keep-alive connections (TCP or TLS), each one a coroutine that writes a
-// prepared request, streams the SSE response and pushes events into the
-// ring. Runs on the io thread only: nothing here blocks, and nothing per
-// token allocates or formats text.
+// keep-alive connections (TCP or TLS). Each connection has one coroutine, its
+// worker, that waits in the pool for a request, writes it, streams the SSE
+// response, pushes events into the ring, and waits again: a request costs no
+// coroutine frame, parser or buffer of its own. Runs on the io thread only:
+// nothing here blocks, and nothing per token allocates or formats text.
 
 #include "openloop/measure/error_messages.hpp"
 #include "openloop/measure/event.hpp"
@@ -18,6 +19,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -28,6 +30,15 @@ namespace openloop {
 struct request_end {
     error_class failure = error_class::none;
     int status = 0;
+};
+
+// A request that ended, handed back: what send() was given, and how it ended.
+struct finished_request {
+    std::uint64_t index = 0;
+    std::int64_t intended_ns = 0;
+    std::int64_t flags = 0;
+    request_end end;
+    prepared_request request;  // its bytes' memory, for the next request to reuse
 };
 
 class client {
@@ -49,11 +60,15 @@ public:
     // a group sharing one send time connects nothing on its send path.
     void want_connections(std::size_t n);
 
-    // One request, start to end; every outcome ends in a done or failed
-    // event, even one that throws (it fails as io, and the exception goes
-    // on). A failure's message goes into messages().
-    boost::asio::awaitable<request_end> run(std::uint64_t index, const prepared_request& req, std::int64_t intended_ns,
-                                     std::int64_t flags);
+    // Sends one request now, on an idle connection or a new one; every
+    // outcome ends in a done or failed event, and then in on_end's call with
+    // the request handed back. A failure's message goes into messages().
+    void send(std::uint64_t index, prepared_request req, std::int64_t intended_ns, std::int64_t flags);
+    // What runs as each request sent with send() ends (on the io thread).
+    void on_end(std::function<void(finished_request&)> handler);
+    // One request, start to end, for a closed-loop worker that waits for it.
+    boost::asio::awaitable<request_end> run(std::uint64_t index, prepared_request req, std::int64_t intended_ns,
+                                            std::int64_t flags);
 
     // Starts op, a coroutine that runs requests, so that close_all() cancels
     // it at whatever stage its request is in; on_end(std::exception_ptr) runs
@@ -70,22 +85,23 @@ public:
     boost::asio::awaitable<std::pair<int, std::string>> post(std::string path, std::string json_body);
 
     void emit(const event& e) noexcept;  // into the ring; counts a loss when it is full
-    // Cancels every spawned request (grace period over, overload, a second
-    // Ctrl-C), drops the idle connections and stops the refresh.
+    // Cancels every request in flight and every spawned coroutine (grace
+    // period over, overload, a second Ctrl-C), closes the idle connections
+    // and stops the refresh.
     void close_all();
     std::uint64_t lost_events() const noexcept { return lost_.load(std::memory_order_relaxed); }
-    std::size_t in_flight() const noexcept { return in_flight_; }
+    std::size_t in_flight() const noexcept;
     // The first messages of each kind of failure. Only the io thread writes
     // them: read them once its loop has stopped.
     const error_messages& messages() const;
 
-private:
     struct impl;
+
+private:
     std::unique_ptr<impl> impl_;
     cancel_group requests_;
     spsc_ring<event>& ring_;
     std::atomic<std::uint64_t> lost_{0};
-    std::size_t in_flight_ = 0;
 };
 
 }  // namespace openloop

@@ -1,17 +1,11 @@
 #pragma once
-// One request on one connection: writes its prepared bytes, then reads the
-// response through a response_parser into a response_reader, timestamping
-// every read completion and setting the deadline that applies at each stage
-// (a deadline_sweep enforces it). Only bytes, clocks and events move here;
-// what the response means is the reader's business.
+// One request on one connection, as a connection's worker runs it
+// (connection_worker.cpp): what it produced, the deadline in force at each
+// stage (a deadline_sweep enforces it) and how a failed socket operation is
+// classified. What the response means is the reader's business.
 
 #include "openloop/measure/event.hpp"
-#include "openloop/wire/chunk.hpp"
-#include "openloop/wire/connection.hpp"
-#include "openloop/wire/deadline_sweep.hpp"
-#include "openloop/wire/request_writer.hpp"
 
-#include <boost/asio/awaitable.hpp>
 #include <boost/system/error_code.hpp>
 
 #include <chrono>
@@ -23,8 +17,6 @@
 #include <utility>
 
 namespace openloop {
-
-class client;
 
 // What one exchange produced, beyond the events already pushed.
 struct exchange_result {
@@ -61,22 +53,5 @@ error_class classify(const boost::system::error_code& ec, error_class timeout_cl
 inline constexpr std::size_t shared_read_bytes = 64 * 1024;
 // What one TLS read may decrypt into the connection's buffer.
 inline constexpr std::size_t tls_read_bytes = 8 * 1024;
-
-struct exchange_context {
-    std::uint64_t index = 0;  // the request's, for its events
-    std::size_t max_body = 0;
-    client& events;
-    chunk_decoder& decoder;
-    const bool& cancelled;  // the run is being aborted
-    request_clock& clock;   // registered with the client's deadline_sweep
-    char* read_buffer;      // shared_read_bytes
-};
-
-// Writes req (a large body in a second write, so that the headers of every
-// request due with it go out first: a same-timestamp group starts on the
-// wire together, and the bodies follow as fast as the socket takes them),
-// then reads the response.
-boost::asio::awaitable<exchange_result> exchange(connection& c, const prepared_request& req, const deadlines& dl,
-                                                 exchange_context ctx);
 
 }  // namespace openloop

@@ -5,6 +5,7 @@
 #include "openloop/wire/client_options.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -18,7 +19,11 @@ struct prepared_request {
     int input_tokens = 0;
     int max_tokens = 0;
 };
-std::string build_http_request(const client_options& o, std::string_view request_id, std::string_view json_body);
+// Writes the request into out (cleared first; its memory is reused), with
+// x-request-id prefix followed by index. Returns the size of the request
+// line and headers.
+std::size_t write_http_request(std::string& out, const client_options& o, std::string_view prefix, std::uint64_t index,
+                               std::string_view json_body);
 
 // A body at least this large goes in a write of its own, after the headers
 // (exchange.hpp): a 10k-token prompt takes ~0.05 ms to write to loopback.

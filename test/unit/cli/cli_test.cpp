@@ -255,7 +255,9 @@ BOOST_AUTO_TEST_CASE(prepared_request_bytes) {
     o.path = "/v1/chat/completions";
     o.headers = {{"X-Tenant", "blue"}};
     const std::string body = R"({"model":"m"})";
-    const auto bytes = build_http_request(o, "openloop-7", body);
+    std::string bytes = "what a request before left";
+    const std::size_t head = write_http_request(bytes, o, "openloop-", 7, body);
+    BOOST_TEST(head == bytes.size() - body.size());
     BOOST_TEST(bytes.rfind("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n", 0) == 0u);
     BOOST_TEST(bytes.find("\r\nx-request-id: openloop-7\r\n") != std::string::npos);
     BOOST_TEST(bytes.find("\r\nX-Tenant: blue\r\n") != std::string::npos);

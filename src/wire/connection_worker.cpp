@@ -1,0 +1,305 @@
+// The coroutine each connection runs: it connects (or is opened ahead as a
+// spare), then serves request after request: waits parked in the pool,
+// writes the request it is given, reads the response through the parser into
+// the reader, and waits again. One coroutine frame per connection, none per
+// request; when a request that got nothing back on a pooled connection goes
+// again, it goes on a fresh connection of the same worker.
+
+#include "client_impl.hpp"
+
+#include "openloop/measure/clock.hpp"
+#include "openloop/wire/error_text.hpp"
+#include "openloop/wire/response_parser.hpp"
+
+#include <boost/asio/error.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/error.hpp>
+
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+namespace openloop {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = net::ssl;
+using steady = std::chrono::steady_clock;
+using tcp = net::ip::tcp;
+
+namespace {
+
+// What one read brought: in the shared buffer (plain TCP), or appended to
+// the connection's own (TLS decrypts into it).
+struct read_outcome {
+    boost::system::error_code ec;
+    std::string_view shared;
+    std::size_t appended = 0;
+    std::int64_t t_ns = 0;
+};
+
+std::int64_t ns_of(std::optional<deadlines::time_point> at) {
+    return at ? std::chrono::duration_cast<std::chrono::nanoseconds>(at->time_since_epoch()).count()
+              : std::numeric_limits<std::int64_t>::max();
+}
+
+// Parses what a read brought after what the connection held back; what is
+// left unparsed (a header or chunk header cut short, or bytes past the end
+// of the response) stays in the connection's buffer.
+template <class Parser>
+beast::error_code parse(Parser& parser, connection& c, const read_outcome& o) {
+    const bool direct = c.buffer.size() == 0 && o.appended == 0;
+    if (!direct && !o.shared.empty()) {
+        const auto space = c.buffer.prepare(o.shared.size());
+        std::memcpy(space.data(), o.shared.data(), o.shared.size());
+        c.buffer.commit(o.shared.size());
+    }
+    const std::string_view data =
+        direct ? o.shared : std::string_view(static_cast<const char*>(c.buffer.data().data()), c.buffer.size());
+    parser.at(o.t_ns);
+    beast::error_code ec;
+    std::size_t used = 0;
+    while (used < data.size() && !parser.is_done()) {
+        const std::size_t n = parser.put(net::buffer(data.data() + used, data.size() - used), ec);
+        used += n;
+        if (ec == http::error::need_more) ec = {};
+        if (ec || n == 0) break;
+    }
+    if (direct) {
+        if (used < data.size()) {
+            const auto space = c.buffer.prepare(data.size() - used);
+            std::memcpy(space.data(), data.data() + used, data.size() - used);
+            c.buffer.commit(data.size() - used);
+        }
+    } else {
+        c.buffer.consume(used);
+    }
+    return ec;
+}
+
+}  // namespace
+
+net::awaitable<void> client::impl::work(worker& w) {
+    // Cancellation comes back as operation_aborted results, classified as
+    // cancelled; thrown instead, it would skip the bookkeeping below.
+    co_await net::this_coro::throw_if_cancelled(false);
+    try {
+        for (;;) {
+            if (!w.conn) {
+                // A spare connects behind the requests already due: a connect
+                // on loopback costs 15-100 us of the io thread, which belongs
+                // to their writes.
+                if (!w.job) co_await net::post(io, net::use_awaitable);
+                if (closing) break;
+                const std::int64_t t0 = steady_now_ns();
+                error_class cls{};
+                std::string why;  // a spare's failure is met again, and reported, by the request that opens the next one
+                w.conn = co_await connect.open(cls, why);
+                if (w.spare) {
+                    w.spare = false;
+                    --opening;
+                }
+                if (!w.conn) {
+                    if (w.job) {
+                        exchange_result unopened;
+                        unopened.failure = closing ? error_class::cancelled : cls;
+                        if (!closing) unopened.message = std::move(why);
+                        end(w, unopened);
+                    }
+                    break;
+                }
+                if (w.job) {
+                    const std::int64_t t1 = steady_now_ns();
+                    owner.emit(event{t1, t1 - t0, w.job->index, 0, 0, event_kind::connect});
+                }
+                w.pooled = !w.job;
+            }
+            // Two statements: GCC 12 miscompiles co_await and a capturing lambda in one.
+            auto op = w.conn->with_stream([&](auto& stream) { return serve(stream, w); });
+            const bool again = co_await std::move(op);
+            w.conn.reset();
+            if (!again) break;
+        }
+    } catch (...) {
+        // The request still ends, so the reporter's count of it is right.
+        if (w.job) {
+            exchange_result failed;
+            failed.failure = error_class::io;
+            failed.message = cancel_group::describe(std::current_exception());
+            end(w, failed);
+        }
+        forget(w);
+        throw;
+    }
+    if (w.job) {
+        exchange_result aborted;  // the run closed before it could go again
+        aborted.failure = error_class::cancelled;
+        end(w, aborted);
+    }
+    forget(w);
+}
+
+// Requests on one connection until it cannot carry another; true when the
+// request in hand is to go again on a fresh connection.
+template <class Stream>
+net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
+    connection& c = *w.conn;
+    for (;;) {
+        if (!w.job) {
+            park(w);
+            w.wake.expires_at(steady_timer::time_point::max());
+            co_await w.wake.async_wait();
+            if (w.stop || !w.job) co_return false;
+        }
+        request_job& j = *w.job;
+        if (closing) co_return true;  // ended as cancelled by work()
+        keep_spares();
+        if (!j.sent) {
+            j.sent = true;
+            owner.emit(event{steady_now_ns(), 0, j.index, 0, 0, event_kind::sent});
+            const auto start = steady::now();
+            j.dl.idle = opt.idle_timeout;
+            if (opt.first_token_timeout.count() > 0) j.dl.first_token = start + opt.first_token_timeout;
+            if (opt.total_timeout.count() > 0) j.dl.total = start + opt.total_timeout;
+        }
+        if (!w.timed) {
+            sweep.add(w.clock);
+            w.timed = true;
+        }
+        request_clock& clock = w.clock;
+        clock.stream = &c.lowest();
+        clock.fired = false;
+        clock.at_ns = ns_of(j.dl.total);
+        clock.cls = error_class::timeout_total;
+
+        exchange_result out;
+        const std::string_view bytes = j.request.bytes;
+        // A large body goes after the headers of every request due with this
+        // one: they were all started before any resumed from its first write.
+        const bool apart = j.request.head > 0 && bytes.size() - j.request.head >= separate_body_bytes;
+        const std::string_view first = apart ? bytes.substr(0, j.request.head) : bytes;
+        auto [wec, wn] = co_await net::async_write(stream, net::buffer(first.data(), first.size()));
+        if (!wec && apart) {
+            const std::string_view body = bytes.substr(j.request.head);
+            std::tie(wec, wn) = co_await net::async_write(stream, net::buffer(body.data(), body.size()));
+        }
+        if (wec) {
+            if (wec == net::error::operation_aborted && clock.fired) wec = beast::error::timeout;
+            out.failure = classify(wec, error_class::timeout_total, closing);
+            out.message = "writing the request: " + wec.message();
+            out.nothing_received = true;
+        } else if (closing) {
+            out.failure = error_class::cancelled;  // cancelled as the write completed (see the read loop)
+        } else {
+            const auto emit = [this](const event& e) { owner.emit(e); };
+            response_reader& reader = w.reader;
+            reader.start(j.index);
+            response_parser<decltype(emit)> parser(reader, emit);
+            parser.body_limit(opt.max_body);
+            parser.header_limit(response_header_limit);
+            bool got_bytes = false;
+            boost::system::error_code last_ec;
+            while (!reader.finished()) {
+                const auto [at, cls] = j.dl.next(reader.streaming(), steady::now());
+                clock.at_ns = ns_of(at);
+                clock.cls = cls;
+                read_outcome o;
+                if constexpr (std::is_same_v<Stream, tcp_stream>) {
+                    // Waits for readiness, then reads what is there: no buffer
+                    // is held while a stream is quiet, and no read tried in vain.
+                    auto [ec] = co_await stream.socket().async_wait(tcp::socket::wait_read);
+                    o.t_ns = steady_now_ns();
+                    if (ec) {
+                        o.ec = ec;
+                    } else {
+                        const std::size_t n = stream.socket().read_some(net::buffer(read_buffer.get(), shared_read_bytes), o.ec);
+                        o.t_ns = steady_now_ns();
+                        if (o.ec == net::error::would_block || o.ec == net::error::try_again) continue;  // readable for nothing
+                        o.shared = std::string_view(read_buffer.get(), n);
+                    }
+                } else {
+                    auto [ec, n] = co_await stream.async_read_some(c.buffer.prepare(tls_read_bytes));
+                    o.t_ns = steady_now_ns();
+                    c.buffer.commit(n);
+                    o.ec = ec;
+                    o.appended = n;
+                }
+                boost::system::error_code ec = o.ec;
+                if (ec == net::error::operation_aborted && clock.fired) ec = beast::error::timeout;
+                if (!o.shared.empty() || o.appended > 0) {
+                    got_bytes = true;
+                    if (const beast::error_code pec = parse(parser, c, o)) {
+                        ec = pec;
+                    } else if (parser.is_done()) {
+                        reader.read({.bytes = {}, .t_ns = o.t_ns, .body_complete = true}, emit);
+                        break;
+                    } else if (!ec && closing) {
+                        // A cancellation emitted while this read's completion was already
+                        // queued reaches no operation and is not seen by the next one: a
+                        // stream that never pauses would then outlive the drain limit.
+                        ec = net::error::operation_aborted;
+                    }
+                }
+                if (!ec) continue;
+                // A body that runs until the connection closes ends here.
+                if (ec == net::error::eof && parser.got_some()) {
+                    beast::error_code eof;
+                    parser.put_eof(eof);
+                    if (!eof && parser.is_done()) {
+                        reader.read({.bytes = {}, .t_ns = o.t_ns, .body_complete = true}, emit);
+                        break;
+                    }
+                    ec = eof ? eof : beast::error_code(http::error::partial_message);
+                } else if (ec == net::error::eof) {
+                    ec = http::error::end_of_stream;
+                }
+                const bool in_headers = !parser.is_header_done();
+                out.nothing_received = !got_bytes && (ec == http::error::end_of_stream || ec == net::error::connection_reset ||
+                                                      ec == net::error::broken_pipe || ec == ssl::error::stream_truncated);
+                reader.read({.bytes = {}, .t_ns = o.t_ns, .body_complete = false, .error = classify(ec, clock.cls, closing)},
+                            emit);
+                if (in_headers) {
+                    out.failure = reader.outcome();
+                    if (out.failure != error_class::cancelled) out.message = "reading the response headers: " + ec.message();
+                    break;
+                }
+                last_ec = ec;
+            }
+            if (reader.finished()) {
+                out.status = reader.status();
+                out.failure = reader.outcome();
+                if (out.failure != error_class::none && out.failure != error_class::cancelled && out.message.empty()) {
+                    out.message = out.failure == error_class::bad_http || out.failure == error_class::io
+                                      ? "reading the response body: " + last_ec.message()
+                                      : response_failure_message(out.failure, reader.content_type(), reader.kept_body());
+                }
+                // Bytes past the end of the message mean the server sent more than it
+                // declared: the next request on this connection would read them as its answer.
+                out.reusable = reader.ended_at_body_end() && parser.keep_alive() && c.buffer.size() == 0;
+            }
+        }
+        clock.stream = nullptr;
+
+        const bool retryable = out.nothing_received && out.failure != error_class::timeout_total &&
+                               out.failure != error_class::cancelled;
+        if (out.failure != error_class::none && retryable && w.pooled && !j.retried && !closing) {
+            owner.emit(event{steady_now_ns(), 0, j.index, static_cast<std::int32_t>(out.failure), 0, event_kind::retry});
+            j.retried = true;
+            co_return true;
+        }
+        if (out.failure == error_class::none && w.pooled && c.served) ++reused_ok;
+        const bool keep = out.reusable && !closing && reuse;
+        end(w, out);
+        if (!keep) co_return false;
+        c.served = true;
+        w.pooled = true;
+    }
+}
+
+}  // namespace openloop

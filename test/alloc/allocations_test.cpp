@@ -1,0 +1,60 @@
+#define BOOST_TEST_MODULE allocations
+#include <boost/test/unit_test.hpp>
+
+// The io thread allocates nothing per request and nothing per chunk once a
+// run is in its stride: the real binary, with a malloc preloaded that counts
+// its main thread's allocations (test/support/malloc_count.cpp), against the
+// firehose simulator. Runs of 1,000 and 3,000 requests differ by the
+// requests' marginal allocations, and runs of 16 and 64 output tokens (one
+// chunk each) by the chunks'. What a run allocates once (setup, the pool of
+// connections as it grows, the memory later requests reuse) cancels out.
+
+#include "openloop/cli/child_process.hpp"
+#include "run_files.hpp"
+#include "test_http.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+using namespace test_http;
+
+namespace {
+
+// The io thread's allocations in a whole run of n requests of `tokens` output tokens.
+double io_thread_allocations(const std::string& url, temp_dir& dir, int n, int tokens) {
+    const std::string tag = std::to_string(n) + "x" + std::to_string(tokens);
+    const std::string count = dir.file("count-" + tag);
+    const std::string cmd = "OPENLOOP_MALLOC_COUNT_FILE=" + count + " LD_PRELOAD=" OPENLOOP_MALLOC_COUNT " " OPENLOOP_BIN
+                            " run --lag-bound 250ms --target " + url + " --rate 2000 --num-requests " + std::to_string(n) +
+                            " --input-len 64 --output-len " + std::to_string(tokens) +
+                            " --ignore-eos --tokenizer words --progress off --out " + dir.file("out-" + tag) + " > " +
+                            dir.file("log-" + tag) + " 2>&1";
+    const int rc = std::system(cmd.c_str());
+    BOOST_TEST_REQUIRE((WIFEXITED(rc) && WEXITSTATUS(rc) == 0), slurp(dir.file("log-" + tag)));
+    const auto summary = read_json(dir.file("out-" + tag + "/summary.json"));
+    BOOST_TEST_REQUIRE(summary.at("completed").to_number<int>() == n);
+    std::ifstream in(count);
+    double allocations = -1;
+    in >> allocations;
+    BOOST_TEST_REQUIRE(allocations > 0, "no count in " << count);
+    return allocations;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(nothing_per_request_nor_per_chunk_on_the_io_thread) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
+    const double few = io_thread_allocations(sim.url, dir, 1000, 16);
+    const double many = io_thread_allocations(sim.url, dir, 3000, 16);
+    const double longer = io_thread_allocations(sim.url, dir, 3000, 64);
+    const double per_request = (many - few) / 2000;
+    const double per_chunk = (longer - many) / (3000.0 * 48);
+    BOOST_TEST_MESSAGE("io thread allocations: " << few << " for 1,000 requests, " << many << " for 3,000, " << longer
+                       << " for 3,000 of 64 tokens: " << per_request << " per request, " << per_chunk << " per chunk");
+    // The pool of connections grows with the bursts of a Poisson schedule,
+    // now and then a connection more: far from the 9 a request once took.
+    BOOST_TEST(per_request < 0.25);
+    BOOST_TEST(per_chunk < 0.001);
+}

@@ -97,6 +97,10 @@ void client::impl::send(request_job job) {
         start(*w);
         return;
     }
+    // Written here, in the scheduler's own loop, rather than when the worker
+    // resumes behind whatever reads are queued: requests due together, or
+    // a few microseconds apart, leave that close on the wire.
+    write_now(*w, job);
     w->job.emplace(std::move(job));
     w->wake.cancel();
 }

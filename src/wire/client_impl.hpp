@@ -38,6 +38,7 @@ struct request_job {
     std::int64_t flags = 0;
     bool sent = false;     // its sent event went out: a retry is not a second send
     bool retried = false;  // it went again once on a fresh connection
+    std::size_t written = 0;  // bytes already written by send() on the connection it was given
     deadlines dl;
     run_waiter* waiter = nullptr;  // set by run(): woken instead of on_end
 };
@@ -101,6 +102,8 @@ struct client::impl {
     bool stale(const worker& w, std::int64_t now) const;
     void start(worker& w);
     // connection_worker.cpp
+    void mark_sent(request_job& j);
+    void write_now(worker& w, request_job& j);
     boost::asio::awaitable<void> work(worker& w);
     template <class Stream>
     boost::asio::awaitable<bool> serve(Stream& stream, worker& w);

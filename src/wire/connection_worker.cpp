@@ -35,6 +35,13 @@ using tcp = net::ip::tcp;
 
 namespace {
 
+// What goes in a request's first write: all of it, or its headers when its
+// body is large (the body follows once every request due with it is out).
+std::string_view first_part(const prepared_request& r) {
+    const std::string_view bytes = r.bytes;
+    return r.head > 0 && bytes.size() - r.head >= separate_body_bytes ? bytes.substr(0, r.head) : bytes;
+}
+
 // What one read brought: in the shared buffer (plain TCP), or appended to
 // the connection's own (TLS decrypts into it).
 struct read_outcome {
@@ -84,6 +91,26 @@ beast::error_code parse(Parser& parser, connection& c, const read_outcome& o) {
 }
 
 }  // namespace
+
+void client::impl::mark_sent(request_job& j) {
+    if (j.sent) return;
+    j.sent = true;
+    owner.emit(event{steady_now_ns(), 0, j.index, 0, 0, event_kind::sent});
+    const auto start = steady::now();
+    j.dl.idle = opt.idle_timeout;
+    if (opt.first_token_timeout.count() > 0) j.dl.first_token = start + opt.first_token_timeout;
+    if (opt.total_timeout.count() > 0) j.dl.total = start + opt.total_timeout;
+}
+
+// The first part of j on w's plain TCP connection, as far as the socket takes
+// it without waiting; the worker writes whatever is left, and meets any error.
+void client::impl::write_now(worker& w, request_job& j) {
+    if (w.conn->is_tls()) return;
+    mark_sent(j);
+    const std::string_view first = first_part(j.request);
+    boost::system::error_code ec;
+    j.written = w.conn->lowest().socket().write_some(net::buffer(first.data(), first.size()), ec);
+}
 
 net::awaitable<void> client::impl::work(worker& w) {
     // Cancellation comes back as operation_aborted results, classified as
@@ -160,14 +187,7 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
         request_job& j = *w.job;
         if (closing) co_return true;  // ended as cancelled by work()
         keep_spares();
-        if (!j.sent) {
-            j.sent = true;
-            owner.emit(event{steady_now_ns(), 0, j.index, 0, 0, event_kind::sent});
-            const auto start = steady::now();
-            j.dl.idle = opt.idle_timeout;
-            if (opt.first_token_timeout.count() > 0) j.dl.first_token = start + opt.first_token_timeout;
-            if (opt.total_timeout.count() > 0) j.dl.total = start + opt.total_timeout;
-        }
+        mark_sent(j);
         if (!w.timed) {
             sweep.add(w.clock);
             w.timed = true;
@@ -179,16 +199,19 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
         clock.cls = error_class::timeout_total;
 
         exchange_result out;
-        const std::string_view bytes = j.request.bytes;
         // A large body goes after the headers of every request due with this
-        // one: they were all started before any resumed from its first write.
-        const bool apart = j.request.head > 0 && bytes.size() - j.request.head >= separate_body_bytes;
-        const std::string_view first = apart ? bytes.substr(0, j.request.head) : bytes;
-        auto [wec, wn] = co_await net::async_write(stream, net::buffer(first.data(), first.size()));
-        if (!wec && apart) {
-            const std::string_view body = bytes.substr(j.request.head);
+        // one: they were all written before any worker resumed. What send()
+        // wrote already is not written again.
+        const std::string_view first = first_part(j.request);
+        boost::system::error_code wec;
+        std::size_t wn = 0;
+        if (j.written < first.size())
+            std::tie(wec, wn) = co_await net::async_write(stream, net::buffer(first.data() + j.written, first.size() - j.written));
+        if (!wec && first.size() < j.request.bytes.size()) {
+            const std::string_view body = std::string_view(j.request.bytes).substr(first.size());
             std::tie(wec, wn) = co_await net::async_write(stream, net::buffer(body.data(), body.size()));
         }
+        j.written = 0;  // a retry writes it all again, on a fresh connection
         if (wec) {
             if (wec == net::error::operation_aborted && clock.fired) wec = beast::error::timeout;
             out.failure = classify(wec, error_class::timeout_total, closing);

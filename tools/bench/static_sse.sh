@@ -8,7 +8,7 @@ command -v nginx > /dev/null || { echo "benchmark: nginx is missing (apt-get ins
 
 static_dir=$(mktemp -d)
 static_url=
-trap 'kill $(cat "$static_dir/nginx.pid" 2>/dev/null) 2>/dev/null; rm -rf "$static_dir"' EXIT
+trap 'kill $(cat "$static_dir/nginx.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$static_dir"' EXIT
 
 start_static_sse() {
   local chunks=$1 port

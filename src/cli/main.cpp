@@ -1,6 +1,8 @@
 #include "openloop/cli/main.hpp"
 
 #include "openloop/base/input_error.hpp"
+#include "openloop/cli/compare_command.hpp"
+#include "openloop/cli/merge_command.hpp"
 #include "openloop/cli/report_command.hpp"
 #include "openloop/cli/run_command.hpp"
 #include "openloop/cli/sim_command.hpp"
@@ -26,6 +28,8 @@ Commands:
   run      benchmark a server on an open-loop arrival schedule (or closed loop with --concurrency)
   soak     run for hours at production rate: per-window rows, server signals, growth and drift verdicts
   report   rebuild the summary of a run or soak that was killed, from what it left on disk
+  merge    combine runs (shards of one run, or repeats) into one result, exactly
+  compare  two runs metric by metric: change, 99 % interval, better/worse/within noise; --fail-on gates
   sim      run the built-in inference-engine simulator (an OpenAI-compatible server)
   help     show this text; `openloop <command> --help` shows a command's options
 
@@ -55,6 +59,8 @@ int cli_main(int argc, char** argv) {
         if (command == "sim") return sim_main(strings(argc, argv, 2));
         if (command == "soak") return soak_main(strings(argc, argv, 2));
         if (command == "report") return report_main(strings(argc, argv, 2));
+        if (command == "merge") return merge_main(strings(argc, argv, 2));
+        if (command == "compare") return compare_main(strings(argc, argv, 2));
         std::cerr << "openloop: unknown command '" << command << "'\n\n" << top_usage;
         return 2;
     } catch (const usage_error& e) {

@@ -1,5 +1,6 @@
 #include "openloop/cli/report_command.hpp"
 
+#include "openloop/cli/result_dir.hpp"
 #include "openloop/cli/scenario.hpp"
 #include "openloop/cli/soak_command.hpp"
 #include "openloop/cli/usage.hpp"
@@ -13,9 +14,7 @@
 #include <boost/program_options.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 namespace openloop {
 
@@ -34,13 +33,6 @@ constexpr const char* usage_text =
     "not rebuilt (no per-chunk times are kept on disk). A torn last line is counted and skipped.\n"
     "A DIR with a summary.json is a finished run: it is left alone unless --force.\n\n";
 
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw usage_error("report: cannot read " + path.string());
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 }  // namespace
 
@@ -75,11 +67,11 @@ int report_main(const std::vector<std::string>& args) {
         throw usage_error("report: " + (dir / "run.json").string() + " is missing: not an openloop result directory");
     run_context ctx;
     try {
-        ctx = run_context_from_json(boost::json::parse(read_text(dir / "run.json")));
+        ctx = run_context_from_json(boost::json::parse(read_result_file(dir / "run.json", "report")));
     } catch (const std::exception& e) {
         throw usage_error("report: " + (dir / "run.json").string() + ": " + e.what());
     }
-    const rebuilt_stats rebuilt = rebuild_stats(fs::exists(dir / "requests.jsonl") ? read_text(dir / "requests.jsonl") : "");
+    const rebuilt_stats rebuilt = rebuild_stats(fs::exists(dir / "requests.jsonl") ? read_result_file(dir / "requests.jsonl", "report") : "");
     ctx.partial = true;
     ctx.partial_reason = "rebuilt by openloop report from requests.jsonl (" + std::to_string(rebuilt.lines) +
                          " lines): the run did not finish; requests in flight at its end are not counted";
@@ -99,7 +91,7 @@ int report_main(const std::vector<std::string>& args) {
         write_json_file((dir / "summary.json").string(), summary);
     }
     if (vm["json"].as<bool>()) {
-        std::cout << read_text(dir / "summary.json");
+        std::cout << read_result_file(dir / "summary.json", "report");
     } else {
         std::cout << "rebuilt from a run that did not finish: " << (dir / "summary.json").string() << "\n";
         if (!verdicts.empty()) std::cout << verdicts << "\n";

@@ -45,7 +45,7 @@ void count_status(run_stats& s, int status) {
     }
 }
 
-void add(run_stats& s, const json::object& o) {
+void add(run_stats& s, const json::object& o, std::vector<request_sample>* samples) {
     const std::int64_t intended = ns(o, "intended_ns"), sent = ns(o, "sent_ns"), headers = ns(o, "headers_ns");
     const std::int64_t first = ns(o, "first_token_ns"), last = ns(o, "last_token_ns"), end = ns(o, "end_ns");
     const json::value* status_v = o.if_contains("status");
@@ -58,6 +58,7 @@ void add(run_stats& s, const json::object& o) {
         return;
     }
     s.last_end_ns = std::max(s.last_end_ns, end);
+    request_sample* sample = samples ? &samples->emplace_back() : nullptr;
     if (status != "ok") {
         ++s.failed;
         const json::value* e = o.if_contains("error");
@@ -67,6 +68,7 @@ void add(run_stats& s, const json::object& o) {
         return;
     }
     ++s.completed;
+    if (sample) sample->ok = true;
     const std::int64_t input = integer(o, "input_tokens"), output = integer(o, "output_tokens");
     const std::int64_t max_tokens = integer(o, "max_tokens"), prompt = ns(o, "prompt_tokens");
     s.total_input_tokens += input;
@@ -103,8 +105,14 @@ void add(run_stats& s, const json::object& o) {
             const std::int64_t tpot = (last - first) / (output - 1);
             s.tpot.record(tpot);
             bucket.tpot.record(tpot);
+            if (sample) sample->tpot = tpot;
+        }
+        if (sample) {
+            sample->ttft = first - intended;
+            sample->e2e = last - intended;
         }
     }
+    if (sample) sample->output_tokens = output;
     if (headers >= 0) s.ttfb.record(headers - intended);
     if (const json::value* c = o.if_contains("connect_ms"); c && c->is_number())
         s.connect.record(std::llround(c->to_number<double>() * 1e6));
@@ -120,7 +128,7 @@ bool plausible(const json::object& o) {
 
 }  // namespace
 
-rebuilt_stats rebuild_stats(std::string_view text) {
+rebuilt_stats rebuild_stats(std::string_view text, std::vector<request_sample>* samples) {
     rebuilt_stats r;
     const jsonl_tally tally = read_jsonl(text, [&](const json::object& o) {
         if (ns(o, "intended_ns") < 0 || !o.contains("status") || !plausible(o)) return false;
@@ -128,7 +136,7 @@ rebuilt_stats rebuild_stats(std::string_view text) {
         if (const json::value* w = o.if_contains("warmup"); w && w->is_bool() && w->get_bool()) {
             ++r.stats.warmup_started;
         } else {
-            add(r.stats, o);
+            add(r.stats, o, samples);
         }
         return true;
     });

@@ -10,9 +10,6 @@
 #include "run_files.hpp"
 #include "test_http.hpp"
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-
 #include <chrono>
 #include <csignal>
 #include <string>
@@ -24,20 +21,6 @@ using namespace test_http;
 using namespace std::chrono_literals;
 
 namespace {
-
-int openloop_cli(const std::vector<std::string>& args, const std::string& log) {
-    std::string cmd = std::string(OPENLOOP_BIN);
-    for (const auto& a : args) cmd += " '" + a + "'";
-    cmd += " > " + log + " 2>&1";
-    const int rc = std::system(cmd.c_str());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
-
-unsigned short free_port() {
-    boost::asio::io_context io;
-    boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
-    return a.local_endpoint().port();
-}
 
 std::size_t count_if_status(const std::vector<json::object>& lines, std::string_view status, bool warmup = false) {
     return static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [&](const json::object& l) {

@@ -2,6 +2,8 @@
 // What integration tests read back from a run: its files, and `openloop run`
 // itself, started as a user would start it.
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/json.hpp>
 
 #include <cstdlib>
@@ -40,6 +42,23 @@ inline int run_openloop(const std::vector<std::string>& args, const std::string&
     cmd += " > " + log + " 2>&1";
     const int rc = std::system(cmd.c_str());
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+// Runs `openloop ARGS` (any command) to completion, output to log; returns
+// its exit status.
+inline int openloop_cli(const std::vector<std::string>& args, const std::string& log) {
+    std::string cmd = std::string(OPENLOOP_BIN);
+    for (const auto& a : args) cmd += " '" + a + "'";
+    cmd += " > " + log + " 2>&1";
+    const int rc = std::system(cmd.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+// A loopback port free at the time of asking, for a server a test starts.
+inline unsigned short free_port() {
+    boost::asio::io_context io;
+    boost::asio::ip::tcp::acceptor a(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+    return a.local_endpoint().port();
 }
 
 }  // namespace test_http

@@ -10,7 +10,9 @@
 #include "openloop/measure/run_stats.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace openloop {
 
@@ -21,7 +23,16 @@ struct rebuilt_stats {
     std::size_t first_bad_line = 0;  // 1-based; 0: none
 };
 
-// Never throws: a line that is not a request is counted and skipped.
-rebuilt_stats rebuild_stats(std::string_view requests_jsonl);
+// One measured request that ended, as the statistics counted it (ns; -1
+// where it has no such figure): what `openloop compare` resamples.
+struct request_sample {
+    bool ok = false;
+    std::int64_t ttft = -1, tpot = -1, e2e = -1;
+    std::int64_t output_tokens = 0;
+};
+
+// Never throws: a line that is not a request is counted and skipped. With
+// samples, each measured request that ended is also appended to it.
+rebuilt_stats rebuild_stats(std::string_view requests_jsonl, std::vector<request_sample>* samples = nullptr);
 
 }  // namespace openloop

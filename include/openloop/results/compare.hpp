@@ -1,0 +1,80 @@
+#pragma once
+// Two runs side by side: every metric with its absolute and relative change
+// and a verdict (better, worse, within noise) from a confidence interval of
+// the change. Latency and error-rate intervals come from a bootstrap over the
+// runs' request logs (each run resampled request by request); throughput
+// intervals from the counts (completions in an open-loop run vary as Poisson
+// counts, so a rate's standard error is rate / sqrt(count)). The intervals
+// are 99 %: a dozen metrics at 95 % would call one of them changed in every
+// other comparison of two identical runs. A change is significant only when
+// its interval also clears a band of min_change (1 %) of the base value: two
+// runs of one seeded schedule differ by a few hundredths of a percent in
+// TPOT, with so little spread that any interval excludes zero. Gates (`--fail-on`) fail only on a
+// significant change beyond their threshold. Pure: samples in, figures out.
+
+#include "openloop/results/rebuild.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace openloop {
+
+// What compare reads of one run.
+struct compared_run {
+    std::string name;                       // as given on the command line
+    std::vector<request_sample> requests;   // measured requests that ended
+    double duration_s = 0;                  // the run's window
+};
+
+enum class change_verdict { better, worse, within_noise, no_data };
+
+struct metric_change {
+    std::string name;        // e.g. "ttft_p99"
+    std::string unit;        // "ms", "req/s", "tok/s" or "" (a fraction)
+    bool lower_is_better = true;
+    double base = 0, now = 0;
+    double low = 0, high = 0;  // 99 % interval of now - base
+    std::string method;        // "bootstrap" or "poisson"
+    change_verdict verdict = change_verdict::no_data;
+    double relative() const { return base != 0 ? (now - base) / base : 0; }
+    bool significant() const { return verdict == change_verdict::better || verdict == change_verdict::worse; }
+};
+
+struct compare_options {
+    unsigned resamples = 1000;
+    std::uint64_t seed = 1;
+    double min_change = 0.01;  // relative to base
+};
+
+// TTFT, TPOT and E2E (mean, p50, p90, p99, in ms), error rate, request and
+// output throughput; in that order.
+std::vector<metric_change> compare_runs(const compared_run& base, const compared_run& now,
+                                        const compare_options& options = {});
+std::vector<std::string> compared_metric_names();
+
+// --fail-on NAME>+P% or NAME<-P%: fails when NAME changed significantly and
+// by more than P % in that direction.
+struct gate {
+    std::string text;    // as written
+    std::string metric;
+    bool above = true;   // '>': fails on a rise past percent; '<': on a fall past it
+    double percent = 0;  // signed, as written
+};
+
+// Throws std::invalid_argument naming what is wrong and the metric names.
+gate parse_gate(std::string_view text);
+// The change the gate judges; nullopt when it passes.
+std::optional<std::string> gate_failure(const gate& g, const std::vector<metric_change>& changes);
+
+std::string_view change_verdict_name(change_verdict v);
+std::string compare_markdown(const compared_run& base, const compared_run& now, const std::vector<metric_change>& changes,
+                             const compare_options& options);
+boost::json::object compare_json(const compared_run& base, const compared_run& now,
+                                 const std::vector<metric_change>& changes, const compare_options& options);
+
+}  // namespace openloop

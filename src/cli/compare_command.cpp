@@ -1,0 +1,135 @@
+#include "openloop/cli/compare_command.hpp"
+
+#include "openloop/cli/result_dir.hpp"
+#include "openloop/cli/scenario.hpp"
+#include "openloop/cli/usage.hpp"
+#include "openloop/measure/json_text.hpp"
+#include "openloop/results/compare.hpp"
+
+#include <boost/json.hpp>
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace openloop {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+constexpr const char* usage_text =
+    "Usage: openloop compare BASE NEW [--fail-on GATE]... [--json] [--out FILE]\n\n"
+    "Two runs (result directories) side by side: TTFT, TPOT and E2E (mean, p50, p90, p99), error rate, request\n"
+    "and output throughput, each with base, new, absolute and relative change, a 99 % confidence interval of\n"
+    "the change and a verdict: better, worse or within noise. Latency and error-rate intervals come from a\n"
+    "bootstrap over each run's requests.jsonl (request by request, 1,000 resamples, seeded: the same two runs\n"
+    "always give the same answer); throughput intervals from the completion counts (Poisson). A change counts\n"
+    "when its interval clears ±--min-change (1 %) of the base value: smaller ones are within noise whatever\n"
+    "their interval (two runs of one seeded schedule differ by hundredths of a percent). Prints Markdown;\n"
+    "--json prints the same as JSON, --out FILE also writes it there (Markdown, or JSON with --json).\n\n"
+    "Gates for release pipelines, repeatable: --fail-on 'ttft_p99>+10%' fails when TTFT p99 rose significantly\n"
+    "and by more than 10 %; --fail-on 'request_throughput<-5%' when throughput fell significantly by more than\n"
+    "5 %. A change within noise never fails a gate.\n\n"
+    "Exit status: 0 no gate failed; 10 + i when the i-th --fail-on (counting from 0) is the first that failed\n"
+    "(each failure is printed); 2 bad usage or an unreadable run.\n\n";
+
+compared_run load(const std::string& dir) {
+    require_request_log(dir, "compare");
+    compared_run r;
+    r.name = dir;
+    const rebuilt_stats rebuilt = rebuild_stats(read_result_file(fs::path(dir) / "requests.jsonl", "compare"), &r.requests);
+    r.duration_s = rebuilt.stats.duration_s();
+    // A finished (or merged) run's own window is the one its throughput was reported over.
+    const fs::path summary = fs::path(dir) / "summary.json";
+    if (fs::exists(summary)) {
+        boost::system::error_code ec;
+        const json::value s = json::parse(read_result_file(summary, "compare"), ec);
+        if (ec || !s.is_object()) throw usage_error("compare: " + summary.string() + ": not JSON (" + ec.message() + ")");
+        if (const json::value* d = s.as_object().if_contains("duration"); d && d->is_number())
+            r.duration_s = d->to_number<double>();
+    }
+    return r;
+}
+
+}  // namespace
+
+int compare_main(const std::vector<std::string>& args) {
+    po::options_description opts("Options", help_width, help_width / 2);
+    opts.add_options()("help,h", "show this help")(
+        "fail-on", po::value<std::vector<std::string>>()->composing(),
+        "a gate: METRIC>+P% or METRIC<-P% (repeatable), e.g. ttft_p99>+10%")("json", po::bool_switch(),
+                                                                             "print JSON instead of Markdown")(
+        "out", po::value<std::string>(), "also write the comparison to this file")(
+        "resamples", po::value<unsigned>()->default_value(1000), "bootstrap resamples (at least 100)")(
+        "min-change", po::value<std::string>()->default_value("1%"), "the least relative change that counts, e.g. 2%");
+    po::options_description all;
+    all.add(opts).add_options()("runs", po::value<std::vector<std::string>>());
+    po::positional_options_description pos;
+    pos.add("runs", -1);
+    po::variables_map vm;
+    for (const auto& arg : args) refuse_placeholders(arg, "compare");
+    try {
+        po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    } catch (const po::error& e) {
+        throw usage_error(std::string("compare: ") + e.what());
+    }
+    if (vm.count("help")) {
+        std::cout << usage_text << opts;
+        return 0;
+    }
+    const auto runs = vm.count("runs") ? vm["runs"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    if (runs.size() != 2) throw usage_error("compare: name two runs: openloop compare BASE NEW");
+    std::vector<gate> gates;
+    if (vm.count("fail-on")) {
+        for (const auto& g : vm["fail-on"].as<std::vector<std::string>>()) {
+            try {
+                gates.push_back(parse_gate(g));
+            } catch (const std::invalid_argument& e) {
+                throw usage_error(std::string("compare: ") + e.what());
+            }
+        }
+    }
+    compare_options options;
+    options.resamples = vm["resamples"].as<unsigned>();
+    if (options.resamples < 100) throw usage_error("compare: --resamples must be at least 100");
+    {
+        const std::string m = vm["min-change"].as<std::string>();
+        std::size_t used = 0;
+        double pct = -1;
+        try {
+            pct = std::stod(m, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (m.empty() || m.back() != '%' || used != m.size() - 1 || !(pct >= 0 && pct < 100))
+            throw usage_error("compare: --min-change '" + m + "': a percentage from 0% to under 100%, e.g. 1%");
+        options.min_change = pct / 100;
+    }
+
+    const compared_run base = load(runs[0]), now = load(runs[1]);
+    const std::vector<metric_change> changes = compare_runs(base, now, options);
+    const std::string text = vm["json"].as<bool>() ? pretty_json(compare_json(base, now, changes, options)) + "\n"
+                                                   : compare_markdown(base, now, changes, options);
+    std::cout << text;
+    if (vm.count("out")) {
+        const std::string path = vm["out"].as<std::string>();
+        std::ofstream file(path, std::ios::binary);
+        file << text;
+        if (!file.flush()) throw usage_error("compare: cannot write " + path);
+    }
+    int status = 0;
+    for (std::size_t i = 0; i < gates.size(); ++i) {
+        if (const auto why = gate_failure(gates[i], changes)) {
+            std::cerr << "openloop compare: gate failed: " << *why << "\n";
+            if (status == 0) status = 10 + static_cast<int>(std::min<std::size_t>(i, 100));
+        }
+    }
+    return status;
+}
+
+}  // namespace openloop

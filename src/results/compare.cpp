@@ -1,0 +1,288 @@
+#include "openloop/results/compare.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <stdexcept>
+
+namespace openloop {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::array<const char*, 3> latency_kinds = {"ttft", "tpot", "e2e"};
+constexpr std::array<const char*, 4> latency_stats = {"mean", "p50", "p90", "p99"};
+constexpr std::array<double, 3> latency_percentiles = {50, 90, 99};
+constexpr std::size_t latency_metrics = latency_kinds.size() * latency_stats.size();
+constexpr std::size_t error_rate_at = latency_metrics;  // then the two throughputs
+constexpr double z99 = 2.5758;                          // two-sided 99 %
+
+std::int64_t pick(const request_sample& r, std::size_t kind) { return kind == 0 ? r.ttft : kind == 1 ? r.tpot : r.e2e; }
+
+// The bootstrapped figures of one run (or one resample of it): latency
+// statistics in ms and the error rate; NaN where there is no data.
+struct figures {
+    std::array<double, latency_metrics + 1> v{};
+};
+
+// Indices into requests when resampling; all of them, in order, when null.
+figures figures_of(const std::vector<request_sample>& requests, const std::vector<std::uint32_t>* chosen,
+                   std::vector<std::int64_t>& scratch) {
+    figures f;
+    const std::size_t n = chosen ? chosen->size() : requests.size();
+    const auto at = [&](std::size_t i) -> const request_sample& { return requests[chosen ? (*chosen)[i] : i]; };
+    for (std::size_t k = 0; k < latency_kinds.size(); ++k) {
+        scratch.clear();
+        double sum = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const request_sample& r = at(i);
+            if (!r.ok) continue;
+            const std::int64_t v = pick(r, k);
+            if (v < 0) continue;
+            scratch.push_back(v);
+            sum += static_cast<double>(v);
+        }
+        double* out = &f.v[k * latency_stats.size()];
+        if (scratch.empty()) {
+            std::fill(out, out + latency_stats.size(), std::nan(""));
+            continue;
+        }
+        out[0] = sum / static_cast<double>(scratch.size()) / 1e6;
+        // Nearest rank, as the run's histograms report it; each selection
+        // starts where the one before left the smaller values.
+        auto from = scratch.begin();
+        for (std::size_t p = 0; p < latency_percentiles.size(); ++p) {
+            const auto rank = static_cast<std::size_t>(std::ceil(latency_percentiles[p] / 100 * static_cast<double>(scratch.size())));
+            const auto nth = scratch.begin() + static_cast<std::ptrdiff_t>(std::max<std::size_t>(rank, 1) - 1);
+            std::nth_element(from, nth, scratch.end());
+            out[p + 1] = static_cast<double>(*nth) / 1e6;
+            from = nth;
+        }
+    }
+    std::size_t failed = 0;
+    for (std::size_t i = 0; i < n; ++i) failed += at(i).ok ? 0 : 1;
+    f.v[error_rate_at] = n > 0 ? static_cast<double>(failed) / static_cast<double>(n) : std::nan("");
+    return f;
+}
+
+// Significant: the interval clears the band of changes too small to matter.
+change_verdict judge(double low, double high, double band, bool lower_is_better) {
+    if (low > band) return lower_is_better ? change_verdict::worse : change_verdict::better;
+    if (high < -band) return lower_is_better ? change_verdict::better : change_verdict::worse;
+    return change_verdict::within_noise;
+}
+
+// The value at quantile q of sorted values (nearest rank).
+double quantile(const std::vector<double>& sorted, double q) {
+    const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+    return sorted[std::min(sorted.size() - 1, std::max<std::size_t>(rank, 1) - 1)];
+}
+
+struct run_counts {
+    double completed = 0, output_tokens = 0;
+};
+
+run_counts counts_of(const compared_run& r) {
+    run_counts c;
+    for (const request_sample& s : r.requests) {
+        if (!s.ok) continue;
+        c.completed += 1;
+        c.output_tokens += static_cast<double>(s.output_tokens);
+    }
+    return c;
+}
+
+// A rate from a count over a window, its change and the change's interval.
+metric_change rate_change(std::string name, std::string unit, double base_amount, double base_count, double base_s,
+                          double now_amount, double now_count, double now_s, double min_change) {
+    metric_change m;
+    m.name = std::move(name);
+    m.unit = std::move(unit);
+    m.lower_is_better = false;
+    m.method = "poisson";
+    if (base_s <= 0 || now_s <= 0 || base_count <= 0 || now_count <= 0) return m;
+    m.base = base_amount / base_s;
+    m.now = now_amount / now_s;
+    const double se_base = m.base / std::sqrt(base_count), se_now = m.now / std::sqrt(now_count);
+    const double half = z99 * std::sqrt(se_base * se_base + se_now * se_now);
+    m.low = m.now - m.base - half;
+    m.high = m.now - m.base + half;
+    m.verdict = judge(m.low, m.high, min_change * std::abs(m.base), false);
+    return m;
+}
+
+std::string number(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+std::string shown(const metric_change& m, double v) {
+    if (std::isnan(v)) return "-";
+    if (m.unit.empty()) return number(v * 100, 2) + " %";
+    return number(v, m.unit == "ms" ? 3 : 2) + " " + m.unit;
+}
+
+std::string signed_text(const metric_change& m, double v) {
+    const std::string s = shown(m, std::abs(v));
+    return (v < 0 ? "-" : "+") + s;
+}
+
+}  // namespace
+
+std::vector<std::string> compared_metric_names() {
+    std::vector<std::string> names;
+    for (const char* k : latency_kinds)
+        for (const char* s : latency_stats) names.push_back(std::string(k) + "_" + s);
+    names.insert(names.end(), {"error_rate", "request_throughput", "output_throughput"});
+    return names;
+}
+
+std::vector<metric_change> compare_runs(const compared_run& base, const compared_run& now, const compare_options& options) {
+    std::vector<std::int64_t> scratch;
+    const figures fb = figures_of(base.requests, nullptr, scratch), fn = figures_of(now.requests, nullptr, scratch);
+    std::array<std::vector<double>, latency_metrics + 1> diffs;
+    if (!base.requests.empty() && !now.requests.empty()) {
+        std::mt19937_64 rng(options.seed);
+        std::vector<std::uint32_t> pb(base.requests.size()), pn(now.requests.size());
+        std::uniform_int_distribution<std::uint32_t> db(0, static_cast<std::uint32_t>(pb.size() - 1));
+        std::uniform_int_distribution<std::uint32_t> dn(0, static_cast<std::uint32_t>(pn.size() - 1));
+        for (unsigned b = 0; b < options.resamples; ++b) {
+            for (auto& i : pb) i = db(rng);
+            for (auto& i : pn) i = dn(rng);
+            const figures rb = figures_of(base.requests, &pb, scratch), rn = figures_of(now.requests, &pn, scratch);
+            for (std::size_t m = 0; m < diffs.size(); ++m)
+                if (!std::isnan(rb.v[m]) && !std::isnan(rn.v[m])) diffs[m].push_back(rn.v[m] - rb.v[m]);
+        }
+    }
+    const std::vector<std::string> names = compared_metric_names();
+    std::vector<metric_change> out;
+    for (std::size_t m = 0; m < diffs.size(); ++m) {
+        metric_change c;
+        c.name = names[m];
+        c.unit = m < latency_metrics ? "ms" : "";
+        c.method = "bootstrap";
+        c.base = fb.v[m];
+        c.now = fn.v[m];
+        // Resamples with too little data to compute a figure are left out; an
+        // interval from fewer than half of them says nothing.
+        if (!std::isnan(c.base) && !std::isnan(c.now) && diffs[m].size() * 2 >= options.resamples && !diffs[m].empty()) {
+            std::sort(diffs[m].begin(), diffs[m].end());
+            c.low = quantile(diffs[m], 0.005);
+            c.high = quantile(diffs[m], 0.995);
+            c.verdict = judge(c.low, c.high, options.min_change * std::abs(c.base), true);
+        }
+        out.push_back(std::move(c));
+    }
+    const run_counts cb = counts_of(base), cn = counts_of(now);
+    out.push_back(rate_change(names[latency_metrics + 1], "req/s", cb.completed, cb.completed, base.duration_s,
+                              cn.completed, cn.completed, now.duration_s, options.min_change));
+    out.push_back(rate_change(names[latency_metrics + 2], "tok/s", cb.output_tokens, cb.completed, base.duration_s,
+                              cn.output_tokens, cn.completed, now.duration_s, options.min_change));
+    return out;
+}
+
+gate parse_gate(std::string_view text) {
+    gate g;
+    g.text = std::string(text);
+    const std::size_t op = text.find_first_of("<>");
+    const auto names = compared_metric_names();
+    const auto bad = [&](const std::string& why) {
+        std::string known;
+        for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+        return std::invalid_argument("--fail-on '" + g.text + "': " + why + " (metrics: " + known + ")");
+    };
+    if (op == std::string_view::npos || op == 0)
+        throw bad("write METRIC>+PERCENT% or METRIC<-PERCENT%, e.g. ttft_p99>+10%");
+    g.metric = std::string(text.substr(0, op));
+    if (std::find(names.begin(), names.end(), g.metric) == names.end()) throw bad("no metric '" + g.metric + "'");
+    g.above = text[op] == '>';
+    std::string_view pct = text.substr(op + 1);
+    if (pct.size() < 2 || pct.back() != '%') throw bad("the threshold is a signed percentage ending in %, e.g. +10%");
+    pct.remove_suffix(1);
+    std::size_t used = 0;
+    try {
+        g.percent = std::stod(std::string(pct), &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != pct.size() || !std::isfinite(g.percent)) throw bad("'" + std::string(pct) + "' is not a number");
+    return g;
+}
+
+std::optional<std::string> gate_failure(const gate& g, const std::vector<metric_change>& changes) {
+    for (const metric_change& c : changes) {
+        if (c.name != g.metric) continue;
+        if (!c.significant()) return std::nullopt;
+        const double pct = c.relative() * 100;
+        const bool fails = g.above ? pct > g.percent : pct < g.percent;
+        if (!fails) return std::nullopt;
+        return g.text + ": " + c.name + " changed " + (pct < 0 ? "" : "+") + number(pct, 1) + " % (" + shown(c, c.base) +
+               " -> " + shown(c, c.now) + "), beyond 99 % noise";
+    }
+    return std::nullopt;
+}
+
+std::string_view change_verdict_name(change_verdict v) {
+    switch (v) {
+    case change_verdict::better: return "better";
+    case change_verdict::worse: return "worse";
+    case change_verdict::within_noise: return "within noise";
+    case change_verdict::no_data: return "no data";
+    }
+    return "no data";
+}
+
+std::string compare_markdown(const compared_run& base, const compared_run& now, const std::vector<metric_change>& changes,
+                             const compare_options& options) {
+    std::string s = "# openloop compare\n\nBase `" + base.name + "` (" + std::to_string(base.requests.size()) +
+                    " requests), new `" + now.name + "` (" + std::to_string(now.requests.size()) +
+                    " requests). Intervals are 99 % intervals of new - base: latency and error rate by bootstrap over "
+                    "requests.jsonl (" + std::to_string(options.resamples) +
+                    " resamples), throughput from the completion counts (Poisson); a change is significant when its interval "
+                    "clears ±" + number(options.min_change * 100, 1) + " % of base.\n\n"
+                    "| metric | base | new | change | relative | 99 % interval | verdict |\n"
+                    "|---|---:|---:|---:|---:|---|---|\n";
+    for (const metric_change& c : changes) {
+        const bool data = c.verdict != change_verdict::no_data;
+        s += "| " + c.name + " | " + shown(c, c.base) + " | " + shown(c, c.now) + " | " +
+             (data ? signed_text(c, c.now - c.base) : "-") + " | " +
+             (data && c.base != 0 ? (c.relative() < 0 ? "" : "+") + number(c.relative() * 100, 1) + " %" : "-") + " | " +
+             (data ? signed_text(c, c.low) + " .. " + signed_text(c, c.high) : "-") + " | " +
+             std::string(change_verdict_name(c.verdict)) + " |\n";
+    }
+    return s;
+}
+
+json::object compare_json(const compared_run& base, const compared_run& now, const std::vector<metric_change>& changes,
+                          const compare_options& options) {
+    json::object metrics;
+    for (const metric_change& c : changes) {
+        json::object m{{"unit", c.unit.empty() ? "fraction" : c.unit},
+                       {"lower_is_better", c.lower_is_better},
+                       {"method", c.method},
+                       {"verdict", change_verdict_name(c.verdict)}};
+        const auto put = [&](const char* key, double v) { m[key] = std::isnan(v) ? json::value(nullptr) : json::value(v); };
+        put("base", c.base);
+        put("new", c.now);
+        if (c.verdict != change_verdict::no_data) {
+            put("change", c.now - c.base);
+            put("relative", c.relative());
+            m["interval_99"] = json::array{c.low, c.high};
+        }
+        metrics[c.name] = std::move(m);
+    }
+    return json::object{{"base", base.name},
+                        {"new", now.name},
+                        {"base_requests", base.requests.size()},
+                        {"new_requests", now.requests.size()},
+                        {"resamples", options.resamples},
+                        {"confidence", 0.99},
+                        {"min_change", options.min_change},
+                        {"metrics", std::move(metrics)}};
+}
+
+}  // namespace openloop

@@ -1,0 +1,187 @@
+#define BOOST_TEST_MODULE compare_merge
+#include <boost/test/unit_test.hpp>
+
+// Results users carry: `openloop compare` finds no change between two runs
+// of one seeded schedule and the regression against a slower server, with
+// its gate failing by exit status; `openloop merge` of four shards run
+// together equals one run over the union of their request logs.
+
+#include "openloop/cli/child_process.hpp"
+#include "run_files.hpp"
+#include "test_http.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+namespace json = boost::json;
+using namespace test_http;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A seeded run at 4 req/s for 10 s against target (well below cpu-small's knee).
+int seeded_run(const std::string& target, const std::string& out, const std::string& log) {
+    return run_openloop({"--target", target, "--rate", "4", "--duration", "10s", "--seed", "11",
+                         "--input-len", "64", "--output-len", "16", "--ignore-eos", "--out", out},
+                        log);
+}
+
+std::string verdict(const json::object& comparison, const char* metric) {
+    return std::string(comparison.at("metrics").at(metric).at("verdict").as_string());
+}
+
+// Nearest-rank percentile of raw values, as the histograms report it.
+double nearest_rank(std::vector<std::int64_t> v, double p) {
+    std::sort(v.begin(), v.end());
+    const auto rank = static_cast<std::size_t>(std::ceil(p / 100 * static_cast<double>(v.size())));
+    return static_cast<double>(v[std::max<std::size_t>(rank, 1) - 1]);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(compare_sees_no_change_between_twins_and_the_regression_of_a_slower_server) {
+    temp_dir dir;
+    BOOST_TEST_REQUIRE(seeded_run("sim:cpu-small", dir.file("a"), dir.file("a.log")) == 0, slurp(dir.file("a.log")));
+    BOOST_TEST_REQUIRE(seeded_run("sim:cpu-small", dir.file("b"), dir.file("b.log")) == 0, slurp(dir.file("b.log")));
+    // The same server with engine steps three times as long.
+    const auto port = std::to_string(free_port());
+    openloop::child_process sim({OPENLOOP_BIN, "sim", "--preset", "cpu-small", "--step-base-ms", "60", "--port", port});
+    BOOST_TEST_REQUIRE(sim.read_line(10s).find("listening on") != std::string::npos);
+    BOOST_TEST_REQUIRE(seeded_run("http://127.0.0.1:" + port, dir.file("slow"), dir.file("slow.log")) == 0,
+                       slurp(dir.file("slow.log")));
+
+    // Twins: nothing changed, and a gate does not fail on noise.
+    int rc = openloop_cli({"compare", dir.file("a"), dir.file("b"), "--json", "--fail-on", "ttft_p99>+10%", "--fail-on",
+                           "e2e_mean>+5%"},
+                          dir.file("twins.log"));
+    std::string log = slurp(dir.file("twins.log"));
+    BOOST_TEST(rc == 0, log);
+    const json::object twins = json::parse(log.substr(0, log.rfind('}') + 1)).as_object();
+    BOOST_TEST(twins.at("base_requests").as_int64() >= 30);
+    for (const auto& [name, m] : twins.at("metrics").as_object())
+        BOOST_TEST(m.at("verdict").as_string() == "within noise", std::string(name) << ": " << json::serialize(m));
+
+    // Slower: TTFT, TPOT and E2E worse; the first gate passes, the second
+    // (index 1) fails, and the exit status names it.
+    rc = openloop_cli({"compare", dir.file("a"), dir.file("slow"), "--json", "--out", dir.file("slow.json"), "--fail-on",
+                       "error_rate>+50%", "--fail-on", "ttft_p99>+10%", "--fail-on", "e2e_p50>+10%"},
+                      dir.file("slow-compare.log"));
+    log = slurp(dir.file("slow-compare.log"));
+    BOOST_TEST(rc == 11, log);
+    const json::object slow = read_json(dir.file("slow.json"));
+    for (const char* m : {"ttft_mean", "ttft_p99", "tpot_p50", "e2e_mean", "e2e_p50", "e2e_p99"})
+        BOOST_TEST(verdict(slow, m) == "worse", m << " " << json::serialize(slow.at("metrics").at(m)));
+    BOOST_TEST(verdict(slow, "error_rate") == "within noise");
+    const double low = slow.at("metrics").at("ttft_p99").at("interval_99").as_array()[0].as_double();
+    BOOST_TEST(low > 0.0);
+    BOOST_TEST(log.find("gate failed: ttft_p99>+10%") != std::string::npos, log);
+    BOOST_TEST(log.find("gate failed: e2e_p50>+10%") != std::string::npos, log);
+    BOOST_TEST(log.find("gate failed: error_rate") == std::string::npos, log);
+
+    // Markdown by default, with a row per metric.
+    rc = openloop_cli({"compare", dir.file("a"), dir.file("slow")}, dir.file("md.log"));
+    log = slurp(dir.file("md.log"));
+    BOOST_TEST(rc == 0, log);
+    BOOST_TEST(log.find("| ttft_p99 |") != std::string::npos, log);
+    BOOST_TEST(log.find("| worse |") != std::string::npos, log);
+
+    // A bad gate is a usage error naming it.
+    rc = openloop_cli({"compare", dir.file("a"), dir.file("b"), "--fail-on", "ttft_p99.9>+10%"}, dir.file("bad.log"));
+    BOOST_TEST(rc == 2);
+    BOOST_TEST(slurp(dir.file("bad.log")).find("no metric 'ttft_p99.9'") != std::string::npos, slurp(dir.file("bad.log")));
+}
+
+BOOST_AUTO_TEST_CASE(merge_of_four_shards_equals_one_run_over_their_request_logs) {
+    temp_dir dir;
+    const auto port = std::to_string(free_port());
+    openloop::child_process sim({OPENLOOP_BIN, "sim", "--preset", "cpu-small", "--port", port});
+    BOOST_TEST_REQUIRE(sim.read_line(10s).find("listening on") != std::string::npos);
+    // Four runs at the same time, each with its own seed: shards of one 4 req/s load.
+    std::vector<std::unique_ptr<openloop::child_process>> shards;
+    std::vector<std::string> parts;
+    for (int i = 0; i < 4; ++i) {
+        parts.push_back(dir.file("part" + std::to_string(i)));
+        shards.push_back(std::make_unique<openloop::child_process>(std::vector<std::string>{
+            OPENLOOP_BIN, "run", "--target", "http://127.0.0.1:" + port, "--rate", "1", "--duration",
+            "8s", "--seed", std::to_string(100 + i), "--input-len", "32", "--output-len", "8", "--progress", "off",
+            "--lag-bound", "250ms", "--out", parts.back()}));
+    }
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    for (auto& s : shards) {
+        while (s->running() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(100ms);
+        BOOST_TEST_REQUIRE(s->stop() == 0);
+    }
+
+    std::vector<std::string> args{"merge"};
+    args.insert(args.end(), parts.begin(), parts.end());
+    args.insert(args.end(), {"--out", dir.file("merged")});
+    int rc = openloop_cli(args, dir.file("merge.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("merge.log")));
+    const json::object merged = read_json(dir.file("merged/summary.json"));
+
+    // Independently: the parts' own summaries and their concatenated logs.
+    std::int64_t completed = 0, output = 0;
+    double longest = 0;
+    std::vector<std::int64_t> ttft, e2e;
+    std::size_t lines = 0;
+    for (const auto& p : parts) {
+        const json::object s = read_json(p + "/summary.json");
+        completed += s.at("completed").as_int64();
+        output += s.at("total_output_tokens").as_int64();
+        longest = std::max(longest, s.at("duration").to_number<double>());
+        for (const auto& r : read_jsonl(p + "/requests.jsonl")) {
+            ++lines;
+            if (r.at("warmup").as_bool() || r.at("status").as_string() != "ok") continue;
+            ttft.push_back(r.at("first_token_ns").as_int64() - r.at("intended_ns").as_int64());
+            e2e.push_back(r.at("last_token_ns").as_int64() - r.at("intended_ns").as_int64());
+        }
+    }
+    BOOST_TEST(merged.at("completed").as_int64() == completed);
+    BOOST_TEST(merged.at("total_output_tokens").as_int64() == output);
+    BOOST_TEST(completed >= 20);
+    for (const auto& [key, values, p] : {std::tuple{"p50_ttft_ms", &ttft, 50.0}, std::tuple{"p99_ttft_ms", &ttft, 99.0},
+                                         std::tuple{"p90_e2el_ms", &e2e, 90.0}}) {
+        const double want = nearest_rank(*values, p) / 1e6;
+        // The histogram keeps 3 significant digits: within 0.1 %.
+        BOOST_TEST(std::abs(merged.at(key).to_number<double>() - want) <= want * 1e-3, key << " " << want);
+    }
+    double mean = 0;
+    for (auto v : ttft) mean += static_cast<double>(v) / 1e6;
+    mean /= static_cast<double>(ttft.size());
+    BOOST_TEST(std::abs(merged.at("mean_ttft_ms").to_number<double>() - mean) <= mean * 1e-9 + 1e-6);
+
+    // They ran together: the window is about one part's, and the rates add.
+    const double window = merged.at("merged").at("window").as_double();
+    BOOST_TEST(window >= longest * 0.999);
+    BOOST_TEST(window < longest * 1.5);
+    BOOST_TEST(merged.at("request_rate").to_number<double>() == 4.0, json::serialize(merged.at("request_rate")));
+    BOOST_TEST(std::abs(merged.at("request_throughput").to_number<double>() - static_cast<double>(completed) / window) <
+               1e-6);
+
+    // Every line kept, tagged with the part it came from.
+    const auto merged_lines = read_jsonl(dir.file("merged/requests.jsonl"));
+    BOOST_TEST(merged_lines.size() == lines);
+    BOOST_TEST(merged_lines.front().at("origin").as_string() == parts.front());
+    BOOST_TEST(merged_lines.back().at("origin").as_string() == parts.back());
+
+    // A part that was INVALID makes the merge INVALID, with its reason.
+    json::object bad = read_json(parts[2] + "/summary.json");
+    bad["validity"] = json::object{{"valid", false}, {"reasons", json::array{"schedule lag p99 9 ms exceeds the bound"}}};
+    {
+        std::ofstream f(parts[2] + "/summary.json");
+        f << json::serialize(bad);
+    }
+    args.back() = dir.file("merged2");
+    rc = openloop_cli(args, dir.file("merge2.log"));
+    BOOST_TEST(rc == 3, slurp(dir.file("merge2.log")));
+    const json::object m2 = read_json(dir.file("merged2/summary.json"));
+    BOOST_TEST(m2.at("validity").at("valid").as_bool() == false);
+    const std::string reasons = json::serialize(m2.at("validity").at("reasons"));
+    BOOST_TEST(reasons.find("part " + parts[2] + ": schedule lag p99 9 ms") != std::string::npos, reasons);
+}

@@ -1,0 +1,109 @@
+#define BOOST_TEST_MODULE compare
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/results/compare.hpp"
+
+#include <random>
+#include <stdexcept>
+
+using namespace openloop;
+
+namespace {
+
+constexpr std::int64_t ms = 1'000'000;
+
+// n requests, TTFT around ttft_ms (spread by a seeded exponential), TPOT 20 ms, 10 tokens.
+compared_run run(const char* name, int n, double ttft_ms, std::uint64_t seed, int failed = 0) {
+    compared_run r;
+    r.name = name;
+    std::mt19937_64 rng(seed);
+    std::exponential_distribution<double> spread(1.0 / (ttft_ms / 4));
+    for (int i = 0; i < n; ++i) {
+        request_sample s;
+        s.ok = i >= failed;
+        if (s.ok) {
+            s.ttft = static_cast<std::int64_t>((ttft_ms * 0.75 + spread(rng)) * ms);
+            s.tpot = 20 * ms;
+            s.e2e = s.ttft + 9 * s.tpot;
+            s.output_tokens = 10;
+        }
+        r.requests.push_back(s);
+    }
+    r.duration_s = n / 10.0;
+    return r;
+}
+
+const metric_change& find(const std::vector<metric_change>& c, const std::string& name) {
+    for (const auto& m : c)
+        if (m.name == name) return m;
+    throw std::out_of_range(name);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(two_samples_of_one_distribution_are_within_noise) {
+    const auto changes = compare_runs(run("a", 500, 100, 1), run("b", 500, 100, 2));
+    BOOST_TEST(changes.size() == compared_metric_names().size());
+    for (const auto& c : changes) BOOST_TEST(change_verdict_name(c.verdict) == "within noise", c.name);
+    const auto& p99 = find(changes, "ttft_p99");
+    BOOST_TEST(p99.low < 0.0);
+    BOOST_TEST(p99.high > 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_slower_run_is_worse_and_a_faster_one_better) {
+    const auto changes = compare_runs(run("a", 500, 100, 1), run("b", 500, 130, 2));
+    for (const char* m : {"ttft_mean", "ttft_p50", "ttft_p90", "e2e_mean", "e2e_p50"})
+        BOOST_TEST(change_verdict_name(find(changes, m).verdict) == "worse", m);
+    BOOST_TEST(find(changes, "ttft_mean").relative() > 0.2);
+    BOOST_TEST(change_verdict_name(find(changes, "tpot_p50").verdict) == "within noise");  // identical
+    const auto back = compare_runs(run("b", 500, 130, 2), run("a", 500, 100, 1));
+    BOOST_TEST(change_verdict_name(find(back, "ttft_mean").verdict) == "better");
+}
+
+BOOST_AUTO_TEST_CASE(errors_and_throughput_have_intervals_too) {
+    const auto changes = compare_runs(run("a", 1000, 100, 1), run("b", 1000, 100, 1, 100));
+    BOOST_TEST(change_verdict_name(find(changes, "error_rate").verdict) == "worse");
+    BOOST_TEST(find(changes, "error_rate").now == 0.1);
+    const auto& thr = find(changes, "request_throughput");
+    BOOST_TEST(thr.base == 10.0);
+    BOOST_TEST(thr.now == 9.0);
+    BOOST_TEST(change_verdict_name(thr.verdict) == "within noise");  // 1000 vs 900 completions: Poisson overlaps
+    BOOST_TEST(thr.method == "poisson");
+}
+
+BOOST_AUTO_TEST_CASE(the_same_inputs_give_the_same_intervals) {
+    const auto a = compare_runs(run("a", 300, 100, 1), run("b", 300, 110, 2));
+    const auto b = compare_runs(run("a", 300, 100, 1), run("b", 300, 110, 2));
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        BOOST_TEST(a[i].low == b[i].low);
+        BOOST_TEST(a[i].high == b[i].high);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_change_under_the_minimum_is_noise_however_tight) {
+    compare_options o;
+    auto a = run("a", 200, 100, 1), b = a;
+    for (auto& s : b.requests) s.tpot += ms / 10;  // +0.5 %, every request
+    BOOST_TEST(change_verdict_name(find(compare_runs(a, b, o), "tpot_p50").verdict) == "within noise");
+    o.min_change = 0.001;
+    BOOST_TEST(change_verdict_name(find(compare_runs(a, b, o), "tpot_p50").verdict) == "worse");
+}
+
+BOOST_AUTO_TEST_CASE(gates_parse_and_fail_only_on_significant_changes_past_them) {
+    const gate g = parse_gate("ttft_p99>+10%");
+    BOOST_TEST(g.metric == "ttft_p99");
+    BOOST_TEST(g.above);
+    BOOST_TEST(g.percent == 10.0);
+    const gate fall = parse_gate("request_throughput<-5%");
+    BOOST_TEST(!fall.above);
+    BOOST_TEST(fall.percent == -5.0);
+    for (const char* bad : {"ttft_p99", "nope>+10%", "ttft_p99>+10", "ttft_p99>ten%", ">+1%", "ttft_p99>%"})
+        BOOST_CHECK_THROW(parse_gate(bad), std::invalid_argument);
+
+    const auto worse = compare_runs(run("a", 500, 100, 1), run("b", 500, 130, 2));
+    BOOST_TEST(gate_failure(parse_gate("ttft_mean>+10%"), worse).has_value());
+    BOOST_TEST(!gate_failure(parse_gate("ttft_mean>+50%"), worse).has_value());  // significant, but not that much
+    BOOST_TEST(!gate_failure(parse_gate("ttft_mean<-10%"), worse).has_value());  // the other direction
+    const auto same = compare_runs(run("a", 500, 100, 1), run("b", 500, 100, 2));
+    BOOST_TEST(!gate_failure(parse_gate("ttft_p99>+0%"), same).has_value());      // noise never fails a gate
+}

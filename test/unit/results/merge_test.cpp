@@ -1,0 +1,61 @@
+#define BOOST_TEST_MODULE merge
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/results/merge.hpp"
+
+#include <string>
+
+using namespace openloop;
+
+namespace {
+
+constexpr std::int64_t s_ns = 1'000'000'000;
+
+// One finished request line: intended at t s, first token 100 ms later, done 200 ms later.
+std::string line(int index, std::int64_t t_ns, std::int64_t ttft_ms) {
+    const std::int64_t first = t_ns + ttft_ms * 1'000'000, end = t_ns + 200'000'000;
+    return "{\"id\":\"r" + std::to_string(index) + "\",\"index\":" + std::to_string(index) +
+           ",\"warmup\":false,\"status\":\"ok\",\"error\":null,\"intended_ns\":" + std::to_string(t_ns) +
+           ",\"sent_ns\":" + std::to_string(t_ns) + ",\"first_token_ns\":" + std::to_string(first) +
+           ",\"last_token_ns\":" + std::to_string(end) + ",\"end_ns\":" + std::to_string(end) +
+           ",\"input_tokens\":10,\"output_tokens\":5,\"max_tokens\":5}\n";
+}
+
+std::string part(std::int64_t from_s, int n, std::int64_t ttft_ms) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += line(i, from_s * s_ns + i * s_ns / 2, ttft_ms);
+    return s;
+}
+
+}  // namespace
+
+// Shards that ran together: one window, their rates add; the histograms
+// equal one rebuild over every line.
+BOOST_AUTO_TEST_CASE(shards_that_ran_together_add_their_rates) {
+    const auto m = merge_runs({{"a", part(10, 5, 100), 2}, {"b", part(10, 5, 300), 2}});
+    BOOST_TEST(m.rebuilt.stats.completed == 10u);
+    BOOST_TEST(m.window_ns == 2'200'000'000);  // 0 .. 2 s of sends, the last done 0.2 s later
+    BOOST_TEST(m.offered_rate == 4.0);
+    BOOST_TEST(m.rebuilt.stats.duration_s() == 2.2);
+    BOOST_TEST(m.rebuilt.stats.ttft.percentile(50) == 100'000'000);
+    BOOST_TEST(m.rebuilt.stats.ttft.percentile(60) == 300'000'000);
+    BOOST_TEST(m.parts.size() == 2u);
+    BOOST_TEST(m.parts[1].stats.completed == 5u);
+}
+
+// Repeats, one after the other: the gap between them is no part's time.
+BOOST_AUTO_TEST_CASE(repeats_add_their_durations_and_average_their_rates) {
+    const auto m = merge_runs({{"a", part(10, 5, 100), 2}, {"b", part(100, 5, 100), 4}});
+    BOOST_TEST(m.window_ns == 2 * 2'200'000'000);
+    BOOST_TEST(m.offered_rate == 3.0);
+    BOOST_TEST(m.rebuilt.stats.duration_s() == 4.4);
+}
+
+BOOST_AUTO_TEST_CASE(lines_are_tagged_with_their_origin_and_torn_ones_stay_torn) {
+    const auto m = merge_runs({{"run \"1\"", line(0, s_ns, 100) + "{\"torn", 1}, {"b", line(0, 2 * s_ns, 100), 1}});
+    BOOST_TEST(m.requests_jsonl.rfind("{\"origin\":\"run \\\"1\\\"\",\"id\":\"r0\"", 0) == 0u, m.requests_jsonl);
+    BOOST_TEST(m.requests_jsonl.find("\"torn\n") != std::string::npos);  // still torn: counted, not read
+    BOOST_TEST(m.requests_jsonl.find("{\"origin\":\"b\",\"id\"") != std::string::npos);
+    BOOST_TEST(m.rebuilt.stats.completed == 2u);
+    BOOST_TEST(m.rebuilt.bad_lines == 1u);
+}

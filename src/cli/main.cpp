@@ -9,6 +9,8 @@
 #include "openloop/cli/soak_command.hpp"
 #include "openloop/cli/sweep_command.hpp"
 #include "openloop/cli/usage.hpp"
+#include "openloop/cli/vllm_command.hpp"
+#include "openloop/cli/vllm_flags.hpp"
 
 #include <exception>
 #include <iostream>
@@ -33,6 +35,10 @@ Commands:
   sim      run the built-in inference-engine simulator (an OpenAI-compatible server)
   help     show this text; `openloop <command> --help` shows a command's options
 
+A `vllm bench serve` command line works with `openloop` in its place (no command: flags only), e.g.
+  openloop --model M --dataset-name random --random-input-len 512 --request-rate 10 --num-prompts 200
+(docs/from-vllm-bench.md: every flag understood, and where the numbers differ).
+
 Options:
   --version  print the version
 )";
@@ -54,6 +60,7 @@ int cli_main(int argc, char** argv) {
             std::cout << "openloop " << OPENLOOP_VERSION << "\n";
             return 0;
         }
+        if (looks_like_vllm_args(strings(argc, argv, 1))) return vllm_main(strings(argc, argv, 1));
         if (command == "run") return run_main(strings(argc, argv, 2));
         if (command == "sweep") return sweep_main(strings(argc, argv, 2));
         if (command == "sim") return sim_main(strings(argc, argv, 2));

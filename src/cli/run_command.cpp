@@ -25,13 +25,7 @@ int run_main(const std::vector<std::string>& args) {
         std::cout << cmd.help_text;
         return 0;
     }
-    if (cmd.options.insecure)
-        std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
-    auto target = resolve_target(cmd);
-    cmd.options.url = target.url;
-    start_live_metrics(cmd.options);
-    raise_fd_limit();
-    const auto outcome = run_load(cmd.options);
+    const auto outcome = run_parsed(cmd);
     if (cmd.json) {
         std::cout << boost::json::serialize(summary_json(outcome.result)) << "\n";
     } else {
@@ -40,6 +34,17 @@ int run_main(const std::vector<std::string>& args) {
             std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, timeseries.csv)\n";
     }
     return run_exit_status(outcome);
+}
+
+run_outcome run_parsed(run_command& cmd) {
+    if (cmd.options.insecure)
+        std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
+    // Kept alive for the run: a sim: target's simulator stops with it.
+    auto target = resolve_target(cmd);
+    cmd.options.url = target.url;
+    start_live_metrics(cmd.options);
+    raise_fd_limit();
+    return run_load(cmd.options);
 }
 
 int run_exit_status(const run_outcome& outcome) {

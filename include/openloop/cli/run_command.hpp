@@ -23,6 +23,8 @@ struct run_command {
 run_command parse_run_command(const std::vector<std::string>& args);
 // Parses, runs and prints; returns the exit status.
 int run_main(const std::vector<std::string>& args);
+// Runs a parsed command (a sim: target is started and stopped around it).
+run_outcome run_parsed(run_command& cmd);
 
 // The exit status a finished run reports (see openloop run --help): 130
 // interrupted, 3 stopped early or invalid, 4 too many errors, else 0.

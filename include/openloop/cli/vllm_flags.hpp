@@ -1,0 +1,31 @@
+#pragma once
+// A `vllm bench serve` command line read as openloop's: the flags a vLLM
+// user types, with vLLM's defaults, become `openloop run` flags of the same
+// meaning, and what vLLM writes into its result file beside the metrics
+// (date, backend, label, model and tokenizer ids, metadata) is kept for the
+// summary. Where openloop differs it says so in a note; a flag it cannot honour
+// is a usage error naming it. Pure: strings in, strings out.
+
+#include <boost/json/object.hpp>
+
+#include <string>
+#include <vector>
+
+namespace openloop {
+
+struct vllm_translation {
+    std::vector<std::string> run_args;  // for parse_run_command
+    std::vector<std::string> notes;     // printed once, before the run
+    boost::json::object result_keys;    // vLLM's top-level keys, with vLLM's types
+    std::string result_file;            // --save-result: where the vLLM-shaped result goes; empty: none
+};
+
+// args: everything after `openloop` (no command). now: the date as vLLM
+// writes it (YYYYMMDD-HHMMSS), used in the result's name and "date".
+// Throws usage_error.
+vllm_translation translate_vllm_args(const std::vector<std::string>& args, const std::string& now);
+
+// Whether args (after `openloop`) are a vLLM bench command line: flags, no command.
+bool looks_like_vllm_args(const std::vector<std::string>& args);
+
+}  // namespace openloop

@@ -1,0 +1,97 @@
+#include "openloop/cli/vllm_command.hpp"
+
+#include "openloop/cli/run_command.hpp"
+#include "openloop/cli/vllm_flags.hpp"
+#include "openloop/measure/json_text.hpp"
+#include "openloop/results/summary_json.hpp"
+#include "openloop/results/table.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <filesystem>
+#include <iostream>
+
+namespace openloop {
+
+namespace {
+
+// As vLLM names its results: local time, YYYYMMDD-HHMMSS.
+std::string vllm_date() {
+    const std::time_t t = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&t, &local);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &local);
+    return buf;
+}
+
+// vLLM's peak output throughput: the most output tokens in one second of the
+// run, from timeseries.csv (a request's tokens count in the second it ended);
+// 0 without the file.
+double peak_output_per_s(const std::filesystem::path& timeseries) {
+    std::ifstream in(timeseries);
+    std::string line;
+    if (!std::getline(in, line)) return 0;
+    std::size_t column = 0, at = 0;
+    bool found = false;
+    for (std::size_t from = 0;; ++at) {
+        const std::size_t comma = line.find(',', from);
+        if (line.substr(from, comma - from) == "output_tokens") {
+            column = at;
+            found = true;
+            break;
+        }
+        if (comma == std::string::npos) break;
+        from = comma + 1;
+    }
+    if (!found) return 0;
+    double peak = 0;
+    while (std::getline(in, line)) {
+        std::size_t from = 0;
+        for (std::size_t i = 0; i < column && from != std::string::npos; ++i) {
+            from = line.find(',', from);
+            if (from != std::string::npos) ++from;
+        }
+        if (from == std::string::npos) continue;
+        peak = std::max(peak, std::strtod(line.c_str() + from, nullptr));
+    }
+    return peak;
+}
+
+}  // namespace
+
+int vllm_main(const std::vector<std::string>& args) {
+    const vllm_translation t = translate_vllm_args(args, vllm_date());
+    std::string line;
+    for (const auto& a : t.run_args) line += " " + (a.find(' ') == std::string::npos ? a : "'" + a + "'");
+    std::cerr << "openloop: vLLM bench flags, run as: openloop run" << line << "\n";
+    for (const auto& n : t.notes) std::cerr << "openloop: note: " << n << "\n";
+    std::cerr << "openloop: note: TTFT and E2E are measured from each request's intended send time (vLLM: from when "
+                 "it was sent), so a client that falls behind cannot hide the server's queueing\n";
+    run_command cmd = parse_run_command(t.run_args);
+    const run_outcome outcome = run_parsed(cmd);
+
+    boost::json::object summary = summary_json(outcome.result);
+    for (const auto& [key, value] : t.result_keys) summary[key] = value;
+    summary["failed"] = outcome.result.stats.failed;
+    summary["max_concurrent_requests"] = outcome.result.stats.max_inflight;
+    const std::filesystem::path out(cmd.options.out_dir);
+    summary["max_output_tokens_per_s"] = out.empty() ? 0.0 : peak_output_per_s(out / "timeseries.csv");
+    if (!out.empty()) write_json_file((out / "summary.json").string(), summary);
+    if (!t.result_file.empty()) {
+        const std::filesystem::path file(t.result_file);
+        if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+        write_json_file(t.result_file, summary);
+    }
+    std::cout << format_table(outcome.result);
+    if (!cmd.options.out_dir.empty())
+        std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, timeseries.csv)\n";
+    if (!t.result_file.empty()) std::cout << "vLLM-shaped result: " << t.result_file << "\n";
+    return run_exit_status(outcome);
+}
+
+}  // namespace openloop

@@ -1,0 +1,269 @@
+#include "openloop/cli/vllm_flags.hpp"
+
+#include "openloop/cli/usage.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace openloop {
+
+namespace json = boost::json;
+
+namespace {
+
+// vLLM's flags that take a list (argparse nargs): every word up to the next flag.
+const std::set<std::string> list_flags = {"--goodput", "--metadata", "--header", "--lora-modules"};
+// Flags without a value.
+const std::set<std::string> switches = {"--save-result", "--save-detailed", "--ignore-eos", "--disable-tqdm",
+                                        "--trust-remote-code", "--append-result", "--profile", "--use-beam-search",
+                                        "--disable-shuffle", "--no-stream"};
+// Accepted, with nothing to do in openloop.
+const std::map<std::string, std::string> ignored = {
+    {"--disable-tqdm", "openloop prints progress on stderr (--progress off silences it)"},
+    {"--trust-remote-code", "openloop loads no model code: it counts tokens with the server's tokenize endpoint"},
+    {"--ready-check-timeout-sec", "openloop checks the server once before the run"},
+    {"--disable-shuffle", "openloop reads a dataset in file order"},
+    {"--save-detailed", "the per-request detail is in requests.jsonl, one line per request"},
+    {"--percentile-metrics", "openloop reports TTFT, TPOT, ITL and E2E, each at p50, p90, p95, p99 and p99.9"},
+    {"--metric-percentiles", "openloop reports p50, p90, p95, p99 and p99.9 of every latency"},
+};
+// vLLM's flags that openloop reads.
+const std::set<std::string> known = {
+    "--backend", "--endpoint", "--base-url", "--host", "--port", "--model", "--served-model-name", "--tokenizer",
+    "--dataset-name", "--dataset-path", "--random-input-len", "--random-output-len", "--random-range-ratio",
+    "--random-prefix-len", "--num-prompts", "--request-rate", "--burstiness", "--max-concurrency", "--seed",
+    "--ignore-eos", "--goodput", "--save-result", "--result-dir", "--result-filename", "--label", "--metadata",
+    "--header", "--num-warmups", "--ramp-up-strategy", "--ramp-up-start-rps", "--ramp-up-end-rps", "--temperature",
+    "--request-id-prefix", "--sharegpt-output-len", "--custom-output-len"};
+const std::set<std::string> unsupported = {"--profile", "--use-beam-search", "--lora-modules", "--logprobs",
+                                           "--append-result", "--no-stream"};
+
+struct parsed_flags {
+    std::map<std::string, std::vector<std::string>> values;
+    bool has(const std::string& f) const { return values.count(f) > 0; }
+    std::string get(const std::string& f, const std::string& fallback) const {
+        const auto it = values.find(f);
+        return it == values.end() || it->second.empty() ? fallback : it->second.back();
+    }
+};
+
+parsed_flags parse(const std::vector<std::string>& args) {
+    parsed_flags p;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string flag = args[i], inline_value;
+        bool has_inline = false;
+        if (flag.rfind("--", 0) != 0) throw usage_error("vLLM flags: '" + flag + "' is not a flag (each starts with --)");
+        if (const auto eq = flag.find('='); eq != std::string::npos) {
+            inline_value = flag.substr(eq + 1);
+            flag = flag.substr(0, eq);
+            has_inline = true;
+        }
+        auto& slot = p.values[flag];
+        if (switches.count(flag)) continue;
+        if (has_inline) {
+            slot.push_back(inline_value);
+            continue;
+        }
+        if (list_flags.count(flag)) {
+            while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) slot.push_back(args[++i]);
+            continue;
+        }
+        // Not vLLM's: an openloop run flag, with a value unless a flag follows.
+        if (!known.count(flag) && !ignored.count(flag) && !unsupported.count(flag)) {
+            if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) slot.push_back(args[++i]);
+            continue;
+        }
+        if (i + 1 >= args.size()) throw usage_error("vLLM flags: " + flag + " needs a value");
+        slot.push_back(args[++i]);
+    }
+    return p;
+}
+
+double number(const std::string& flag, const std::string& text) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || text.empty()) throw usage_error("vLLM flags: " + flag + " '" + text + "' is not a number");
+    return v;
+}
+
+long whole(const std::string& flag, const std::string& text) {
+    const double v = number(flag, text);
+    if (v < 0 || v != std::floor(v)) throw usage_error("vLLM flags: " + flag + " '" + text + "' is not a whole number >= 0");
+    return static_cast<long>(v);
+}
+
+std::string text_of(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+}  // namespace
+
+bool looks_like_vllm_args(const std::vector<std::string>& args) {
+    return !args.empty() && args.front().rfind("--", 0) == 0 && args.front() != "--help" && args.front() != "--version";
+}
+
+vllm_translation translate_vllm_args(const std::vector<std::string>& args, const std::string& now) {
+    const parsed_flags f = parse(args);
+    vllm_translation t;
+    std::vector<std::string>& a = t.run_args;
+    for (const auto& [flag, values] : f.values) {
+        if (unsupported.count(flag)) throw usage_error("vLLM flags: " + flag + " is not supported by openloop");
+        if (ignored.count(flag)) {
+            t.notes.push_back(flag + ": " + ignored.at(flag));
+            continue;
+        }
+    }
+
+    // Where: vLLM's api_url is base_url + endpoint, base_url http://host:port.
+    const std::string backend = f.get("--backend", "openai");
+    const std::string endpoint = f.get("--endpoint", backend.find("chat") != std::string::npos ? "/v1/chat/completions"
+                                                                                               : "/v1/completions");
+    if (endpoint != "/v1/completions" && endpoint != "/v1/chat/completions")
+        throw usage_error("vLLM flags: --endpoint " + endpoint + ": openloop sends /v1/completions or /v1/chat/completions");
+    const bool chat = endpoint == "/v1/chat/completions";
+    std::string base = f.get("--base-url", "http://" + f.get("--host", "127.0.0.1") + ":" + f.get("--port", "8000"));
+    while (!base.empty() && base.back() == '/') base.pop_back();
+    a.insert(a.end(), {"--target", base, "--endpoint", chat ? "chat" : "completions"});
+
+    const std::string model = f.get("--model", "");
+    const std::string served = f.get("--served-model-name", model);
+    if (!served.empty()) a.insert(a.end(), {"--model", served});
+    if (f.has("--tokenizer"))
+        t.notes.push_back("--tokenizer " + f.get("--tokenizer", "") +
+                          ": openloop counts tokens with the server's own tokenize endpoint, not a local tokenizer");
+
+    // What: the dataset and its lengths.
+    const std::string dataset = f.get("--dataset-name", "random");
+    const std::string path = f.get("--dataset-path", "");
+    if (dataset == "random") {
+        const long in = whole("--random-input-len", f.get("--random-input-len", "1024"));
+        const long out = whole("--random-output-len", f.get("--random-output-len", "128"));
+        const long prefix = whole("--random-prefix-len", f.get("--random-prefix-len", "0"));
+        const double ratio = number("--random-range-ratio", f.get("--random-range-ratio", "0"));
+        if (ratio < 0 || ratio >= 1) throw usage_error("vLLM flags: --random-range-ratio must be in [0, 1)");
+        // vLLM draws each length uniformly from [L(1-r), L(1+r)], then puts the prefix in front.
+        const auto spread = [&](long len, long plus) {
+            if (ratio == 0) return std::to_string(len + plus);
+            return "uniform:" + std::to_string(static_cast<long>(std::floor(len * (1 - ratio))) + plus) + ":" +
+                   std::to_string(static_cast<long>(std::ceil(len * (1 + ratio))) + plus);
+        };
+        a.insert(a.end(), {"--input-len", spread(in, prefix), "--output-len", spread(out, 0)});
+        if (prefix > 0) a.insert(a.end(), {"--prefix-len", std::to_string(prefix)});
+    } else if (dataset == "sharegpt" || dataset == "custom") {
+        if (path.empty()) throw usage_error("vLLM flags: --dataset-name " + dataset + " needs --dataset-path");
+        a.insert(a.end(), {dataset == "sharegpt" ? "--sharegpt" : "--prompts", path});
+        const std::string fixed = f.get(dataset == "sharegpt" ? "--sharegpt-output-len" : "--custom-output-len", "");
+        if (!fixed.empty()) a.insert(a.end(), {"--output-len", fixed});
+    } else {
+        throw usage_error("vLLM flags: --dataset-name " + dataset +
+                          " is not supported (random, sharegpt and custom are; openloop's own --trace replays "
+                          "BurstGPT with its timestamps)");
+    }
+
+    // When: the arrival process.
+    const long prompts = whole("--num-prompts", f.get("--num-prompts", "1000"));
+    a.insert(a.end(), {"--num-requests", std::to_string(prompts)});
+    const std::string rate = f.get("--request-rate", "inf");
+    const std::string concurrency = f.get("--max-concurrency", "");
+    if (f.has("--ramp-up-strategy")) {
+        const std::string strategy = f.get("--ramp-up-strategy", "");
+        if (strategy != "linear")
+            throw usage_error("vLLM flags: --ramp-up-strategy " + strategy + " is not supported (linear is)");
+        const double from = number("--ramp-up-start-rps", f.get("--ramp-up-start-rps", ""));
+        const double to = number("--ramp-up-end-rps", f.get("--ramp-up-end-rps", ""));
+        if (from < 0 || to <= 0) throw usage_error("vLLM flags: --ramp-up-start-rps and --ramp-up-end-rps must be > 0");
+        // vLLM ramps over the whole benchmark: the ramp's length is what sends --num-prompts.
+        const double seconds = 2.0 * static_cast<double>(prompts) / (from + to);
+        a.insert(a.end(), {"--rate-profile", text_of(from) + "-" + text_of(to) + ":" + text_of(seconds)});
+        t.result_keys["request_rate"] = "ramp-up";
+    } else if (rate == "inf") {
+        // All at once, at most --max-concurrency in flight: that is a closed loop of that many workers.
+        const std::string workers = concurrency.empty() ? std::to_string(prompts) : concurrency;
+        a.insert(a.end(), {"--concurrency", workers});
+        t.notes.push_back("--request-rate inf: every request is due at once; openloop runs it as a closed loop of " +
+                          workers + " workers, each sending its next request when the last ends");
+        t.result_keys["request_rate"] = "inf";
+    } else {
+        a.insert(a.end(), {"--rate", rate});
+        t.result_keys["request_rate"] = number("--request-rate", rate);
+        if (!concurrency.empty()) {
+            a.insert(a.end(), {"--max-inflight", concurrency});
+            t.notes.push_back("--max-concurrency " + concurrency +
+                              " with a rate: openloop refuses (and counts) arrivals over the cap instead of queueing "
+                              "them client-side as vLLM's semaphore does");
+        }
+    }
+    if (f.has("--burstiness")) a.insert(a.end(), {"--burstiness", f.get("--burstiness", "1")});
+    if (f.has("--seed")) a.insert(a.end(), {"--seed", f.get("--seed", "0")});
+    if (f.has("--ignore-eos")) a.push_back("--ignore-eos");
+    if (f.has("--temperature")) a.insert(a.end(), {"--temperature", f.get("--temperature", "0")});
+    if (f.has("--request-id-prefix")) a.insert(a.end(), {"--request-id-prefix", f.get("--request-id-prefix", "")});
+    if (f.has("--num-warmups")) a.insert(a.end(), {"--warmup", std::to_string(whole("--num-warmups", f.get("--num-warmups", "0")))});
+    if (f.has("--goodput")) {
+        for (const auto& pair : f.values.at("--goodput")) {
+            const auto colon = pair.find(':');
+            std::string name = pair.substr(0, colon);
+            if (colon == std::string::npos || (name != "ttft" && name != "tpot" && name != "e2el"))
+                throw usage_error("vLLM flags: --goodput '" + pair + "': write ttft:MS, tpot:MS or e2el:MS");
+            const double ms = number("--goodput", pair.substr(colon + 1));
+            a.insert(a.end(), {"--goodput", (name == "e2el" ? "e2e" : name) + "=" + text_of(ms) + "ms"});
+        }
+    }
+    if (f.has("--header")) {
+        for (const auto& pair : f.values.at("--header")) {
+            const auto eq = pair.find('=');
+            if (eq == std::string::npos || eq == 0) throw usage_error("vLLM flags: --header '" + pair + "': write KEY=VALUE");
+            a.insert(a.end(), {"--header", pair.substr(0, eq) + ": " + pair.substr(eq + 1)});
+        }
+    }
+
+    // openloop's own run flags pass through as given (--out, --progress, ...);
+    // one that is neither vLLM's nor openloop's is refused by the run's parser.
+    for (const auto& [flag, values] : f.values) {
+        if (known.count(flag) || switches.count(flag) || ignored.count(flag)) continue;
+        a.push_back(flag);
+        a.insert(a.end(), values.begin(), values.end());
+    }
+
+    // The result file's keys beside the metrics, as vLLM writes them.
+    const std::string label = f.get("--label", "");
+    t.result_keys["date"] = now;
+    t.result_keys["endpoint_type"] = backend;
+    t.result_keys["backend"] = backend;
+    t.result_keys["label"] = label.empty() ? json::value(nullptr) : json::value(label);
+    t.result_keys["model_id"] = model;
+    t.result_keys["tokenizer_id"] = f.get("--tokenizer", model);
+    t.result_keys["num_prompts"] = prompts;
+    t.result_keys["max_concurrency"] =
+        concurrency.empty() ? json::value(nullptr) : json::value(whole("--max-concurrency", concurrency));
+    if (f.has("--metadata")) {
+        for (const auto& pair : f.values.at("--metadata")) {
+            const auto eq = pair.find('=');
+            if (eq == std::string::npos || eq == 0) throw usage_error("vLLM flags: --metadata '" + pair + "': write KEY=VALUE");
+            t.result_keys[pair.substr(0, eq)] = pair.substr(eq + 1);
+        }
+    }
+    if (f.has("--save-result")) {
+        // vLLM's name: LABEL-RATEqps[-concurrencyN]-MODEL-DATE.json, unless --result-filename.
+        const std::string base_model = model.substr(model.rfind('/') == std::string::npos ? 0 : model.rfind('/') + 1);
+        std::string name = (label.empty() ? backend : label) + "-" + rate + "qps" +
+                           (concurrency.empty() ? "" : "-concurrency" + concurrency) + "-" + base_model + "-" + now +
+                           ".json";
+        name = f.get("--result-filename", name);
+        const std::string dir = f.get("--result-dir", "");
+        t.result_file = dir.empty() ? name : dir + "/" + name;
+    }
+    return t;
+}
+
+}  // namespace openloop

@@ -1,0 +1,117 @@
+#define BOOST_TEST_MODULE vllm_flags
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/cli/usage.hpp"
+#include "openloop/cli/vllm_flags.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace openloop;
+using args = std::vector<std::string>;
+
+namespace {
+
+vllm_translation tr(const args& a) { return translate_vllm_args(a, "20261202-120000"); }
+
+// The value openloop run gets for flag (the last one), or "" when absent.
+std::string value(const vllm_translation& t, const std::string& flag) {
+    std::string v;
+    for (std::size_t i = 0; i + 1 < t.run_args.size(); ++i)
+        if (t.run_args[i] == flag) v = t.run_args[i + 1];
+    return v;
+}
+
+bool has(const vllm_translation& t, const std::string& flag) {
+    return std::find(t.run_args.begin(), t.run_args.end(), flag) != t.run_args.end();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(vllm_defaults_become_explicit) {
+    const auto t = tr({"--model", "org/m"});
+    BOOST_TEST(value(t, "--target") == "http://127.0.0.1:8000");
+    BOOST_TEST(value(t, "--endpoint") == "completions");  // backend openai: /v1/completions
+    BOOST_TEST(value(t, "--input-len") == "1024");
+    BOOST_TEST(value(t, "--output-len") == "128");
+    BOOST_TEST(value(t, "--num-requests") == "1000");
+    BOOST_TEST(value(t, "--concurrency") == "1000");  // request rate inf: all at once
+    BOOST_TEST(t.result_keys.at("request_rate").as_string() == "inf");
+    BOOST_TEST(t.result_keys.at("max_concurrency").is_null());
+    BOOST_TEST(t.result_keys.at("label").is_null());
+    BOOST_TEST(t.result_keys.at("model_id").as_string() == "org/m");
+    BOOST_TEST(t.result_keys.at("num_prompts").as_int64() == 1000);
+    BOOST_TEST(t.result_file.empty());
+}
+
+BOOST_AUTO_TEST_CASE(rates_lengths_and_slos_keep_their_meaning) {
+    const auto t = tr({"--backend", "openai-chat", "--base-url", "http://h:9/", "--request-rate", "12.5",
+                       "--random-input-len", "100", "--random-output-len", "20", "--random-range-ratio", "0.5",
+                       "--random-prefix-len", "30", "--goodput", "ttft:500", "e2el:2000", "--header", "X-A=1", "B=two",
+                       "--num-warmups", "3", "--max-concurrency", "8", "--seed", "5", "--ignore-eos"});
+    BOOST_TEST(value(t, "--target") == "http://h:9");
+    BOOST_TEST(value(t, "--endpoint") == "chat");
+    BOOST_TEST(value(t, "--rate") == "12.5");
+    BOOST_TEST(t.result_keys.at("request_rate").as_double() == 12.5);
+    BOOST_TEST(value(t, "--input-len") == "uniform:80:180");  // [50, 150] + the 30-token prefix
+    BOOST_TEST(value(t, "--output-len") == "uniform:10:30");
+    BOOST_TEST(value(t, "--prefix-len") == "30");
+    BOOST_TEST(value(t, "--max-inflight") == "8");  // with a rate: refused over the cap, and a note says so
+    BOOST_TEST(std::any_of(t.notes.begin(), t.notes.end(), [](const std::string& n) { return n.find("refuses") != std::string::npos; }));
+    BOOST_TEST(value(t, "--warmup") == "3");
+    BOOST_TEST(value(t, "--seed") == "5");
+    BOOST_TEST(has(t, "--ignore-eos"));
+    const args& a = t.run_args;
+    BOOST_TEST(std::count(a.begin(), a.end(), "--goodput") == 2);
+    BOOST_TEST(std::count(a.begin(), a.end(), "ttft=500ms") == 1);
+    BOOST_TEST(std::count(a.begin(), a.end(), "e2e=2000ms") == 1);
+    BOOST_TEST(std::count(a.begin(), a.end(), "X-A: 1") == 1);
+    BOOST_TEST(std::count(a.begin(), a.end(), "B: two") == 1);
+}
+
+BOOST_AUTO_TEST_CASE(inf_with_a_concurrency_is_a_closed_loop_of_that_many) {
+    const auto t = tr({"--request-rate", "inf", "--max-concurrency", "16", "--num-prompts", "64"});
+    BOOST_TEST(value(t, "--concurrency") == "16");
+    BOOST_TEST(!has(t, "--rate"));
+    BOOST_TEST(t.result_keys.at("max_concurrency").as_int64() == 16);
+}
+
+BOOST_AUTO_TEST_CASE(a_linear_ramp_lasts_as_long_as_its_requests_take) {
+    const auto t = tr({"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "2", "--ramp-up-end-rps", "8",
+                       "--num-prompts", "100"});
+    BOOST_TEST(value(t, "--rate-profile") == "2-8:20");  // mean 5 req/s x 20 s = 100
+    BOOST_CHECK_THROW(tr({"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "4"}),
+                      usage_error);
+}
+
+BOOST_AUTO_TEST_CASE(datasets_results_and_metadata) {
+    auto t = tr({"--dataset-name", "sharegpt", "--dataset-path", "/d/s.json", "--model", "a/b", "--request-rate", "4",
+                 "--save-result", "--result-dir", "out", "--label", "nightly", "--metadata", "gpu=h100", "tp=2"});
+    BOOST_TEST(value(t, "--sharegpt") == "/d/s.json");
+    BOOST_TEST(!has(t, "--input-len"));
+    BOOST_TEST(t.result_file == "out/nightly-4qps-b-20261202-120000.json");
+    BOOST_TEST(t.result_keys.at("label").as_string() == "nightly");
+    BOOST_TEST(t.result_keys.at("gpu").as_string() == "h100");
+    BOOST_TEST(t.result_keys.at("tp").as_string() == "2");
+    t = tr({"--dataset-name", "custom", "--dataset-path", "p.jsonl", "--save-result", "--result-filename", "r.json"});
+    BOOST_TEST(value(t, "--prompts") == "p.jsonl");
+    BOOST_TEST(t.result_file == "r.json");
+}
+
+BOOST_AUTO_TEST_CASE(openloop_flags_pass_through_and_bad_ones_are_named) {
+    const auto t = tr({"--model", "m", "--out", "dir", "--progress", "off", "--disable-tqdm", "--trust-remote-code"});
+    BOOST_TEST(value(t, "--out") == "dir");
+    BOOST_TEST(value(t, "--progress") == "off");
+    BOOST_TEST(!has(t, "--disable-tqdm"));
+    BOOST_TEST(t.notes.size() >= 2u);
+    for (const args& bad : {args{"--dataset-name", "burstgpt"}, args{"--dataset-name", "sharegpt"},
+                            args{"--profile"}, args{"--random-input-len", "ten"}, args{"--goodput", "latency:5"},
+                            args{"--endpoint", "/v1/embeddings"}, args{"--random-range-ratio", "1.5"},
+                            args{"--num-prompts"}, args{"model"}})
+        BOOST_CHECK_THROW(tr(bad), usage_error);
+    BOOST_TEST(looks_like_vllm_args({"--model", "m"}));
+    BOOST_TEST(!looks_like_vllm_args({"run", "--rate", "1"}));
+    BOOST_TEST(!looks_like_vllm_args({"--help"}));
+    BOOST_TEST(!looks_like_vllm_args({}));
+}

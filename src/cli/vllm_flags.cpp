@@ -244,6 +244,8 @@ vllm_translation translate_vllm_args(const std::vector<std::string>& args, const
     t.result_keys["model_id"] = model;
     t.result_keys["tokenizer_id"] = f.get("--tokenizer", model);
     t.result_keys["num_prompts"] = prompts;
+    // vLLM writes goodput only when SLOs were given.
+    if (!f.has("--goodput")) t.result_keys["request_goodput"] = nullptr;
     t.result_keys["max_concurrency"] =
         concurrency.empty() ? json::value(nullptr) : json::value(whole("--max-concurrency", concurrency));
     if (f.has("--metadata")) {

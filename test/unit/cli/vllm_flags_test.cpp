@@ -40,6 +40,7 @@ BOOST_AUTO_TEST_CASE(vllm_defaults_become_explicit) {
     BOOST_TEST(t.result_keys.at("request_rate").as_string() == "inf");
     BOOST_TEST(t.result_keys.at("max_concurrency").is_null());
     BOOST_TEST(t.result_keys.at("label").is_null());
+    BOOST_TEST(t.result_keys.at("request_goodput").is_null());
     BOOST_TEST(t.result_keys.at("model_id").as_string() == "org/m");
     BOOST_TEST(t.result_keys.at("num_prompts").as_int64() == 1000);
     BOOST_TEST(t.result_file.empty());

@@ -6,12 +6,16 @@
 #include "openloop/cli/target.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/resource_usage.hpp"
+#include "openloop/results/history.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/results/table.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
 
+#include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -33,7 +37,28 @@ int run_main(const std::vector<std::string>& args) {
         if (!cmd.options.out_dir.empty())
             std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, timeseries.csv)\n";
     }
-    return run_exit_status(outcome);
+    return finish_run(cmd, outcome);
+}
+
+int finish_run(const run_command& cmd, const run_outcome& outcome) {
+    int status = run_exit_status(outcome);
+    for (const auto& t : cmd.thresholds) {
+        if (const auto why = threshold_failure(t, outcome.result)) {
+            std::cerr << "openloop: threshold failed: " << *why << "\n";
+            if (status == 0) status = 6;
+        }
+    }
+    if (!cmd.append_result.empty()) {
+        const bool fresh = !std::filesystem::exists(cmd.append_result) || std::filesystem::file_size(cmd.append_result) == 0;
+        std::ofstream csv(cmd.append_result, std::ios::app);
+        if (fresh) csv << history_header();
+        const std::time_t now = std::time(nullptr);
+        char date[32];
+        std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
+        csv << history_row(outcome.result, date, cmd.label, cmd.options.out_dir);
+        if (!csv.flush()) std::cerr << "openloop: cannot append to " << cmd.append_result << "\n";
+    }
+    return status;
 }
 
 run_outcome run_parsed(run_command& cmd) {
@@ -59,8 +84,14 @@ run_command parse_run_command(const std::vector<std::string>& args) {
     const auto all = run_option_groups();
     po::options_description help("General", help_width, help_width / 2);
     help.add_options()("help,h", "show this help");
+    po::options_description gates("Gates and history", help_width, help_width / 2);
+    gates.add_options()("threshold", po::value<std::vector<std::string>>()->composing(),
+                        "pass/fail on this run, k6 style (repeatable): METRIC<LIMIT or METRIC>LIMIT, e.g. ttft_p99<1s, "
+                        "e2e_p50<3s, error_rate<1%, request_throughput>50; exit 6 when one fails")(
+        "append-result", po::value<std::string>(), "append this run's row to a CSV history (runs.csv), header first")(
+        "label", po::value<std::string>(), "the run's label in that history");
     po::options_description everything;
-    everything.add(help).add(all);
+    everything.add(help).add(all).add(gates);
     const auto parsed = parse_with_scenario(args, everything, "run");
     const auto& vm = parsed.vm;
     run_command cmd;
@@ -72,7 +103,8 @@ run_command parse_run_command(const std::vector<std::string>& args) {
               "goodput. Latency clocks start at the intended send time, so a slow server cannot hide its\n"
               "queueing (no coordinated omission). A scenario file holds 'option = value' lines; the command\n"
               "line wins. Exit status: 0 valid run, 3 invalid run (reason printed first), 4 more requests\n"
-              "failed than --max-error-rate allows, 130 interrupted, 2 bad usage, 1 other errors.\n"
+              "failed than --max-error-rate allows, 6 a --threshold failed, 130 interrupted, 2 bad usage,\n"
+              "1 other errors.\n"
               "Failing fast: when the first 8 requests to end all failed with the same HTTP 401, 403, 404\n"
               "or 405, or the same connect or TLS failure, and none succeeded, the run stops at once with\n"
               "the server's message, writes what it has, and exits 3 (a sweep stops there too).\n\n"
@@ -82,6 +114,17 @@ run_command parse_run_command(const std::vector<std::string>& args) {
         return cmd;
     }
     with_file_lines(parsed, [&] { fill_run_options(vm, cmd, false); });
+    if (vm.count("threshold")) {
+        for (const auto& t : vm["threshold"].as<std::vector<std::string>>()) {
+            try {
+                cmd.thresholds.push_back(parse_threshold(t));
+            } catch (const std::invalid_argument& e) {
+                throw usage_error(e.what());
+            }
+        }
+    }
+    if (vm.count("append-result")) cmd.append_result = vm["append-result"].as<std::string>();
+    if (vm.count("label")) cmd.label = vm["label"].as<std::string>();
     return cmd;
 }
 

@@ -91,7 +91,7 @@ int vllm_main(const std::vector<std::string>& args) {
     if (!cmd.options.out_dir.empty())
         std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, timeseries.csv)\n";
     if (!t.result_file.empty()) std::cout << "vLLM-shaped result: " << t.result_file << "\n";
-    return run_exit_status(outcome);
+    return finish_run(cmd, outcome);
 }
 
 }  // namespace openloop

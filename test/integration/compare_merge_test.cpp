@@ -185,3 +185,36 @@ BOOST_AUTO_TEST_CASE(merge_of_four_shards_equals_one_run_over_their_request_logs
     const std::string reasons = json::serialize(m2.at("validity").at("reasons"));
     BOOST_TEST(reasons.find("part " + parts[2] + ": schedule lag p99 9 ms") != std::string::npos, reasons);
 }
+
+BOOST_AUTO_TEST_CASE(thresholds_gate_a_run_and_its_row_joins_the_history) {
+    temp_dir dir;
+    const std::vector<std::string> run{"--rate", "5", "--duration", "3s", "--input-len", "32", "--output-len", "8",
+                                       "--append-result", dir.file("runs.csv")};
+    auto with = [&](std::vector<std::string> extra, const std::string& out) {
+        extra.insert(extra.begin(), run.begin(), run.end());
+        extra.insert(extra.end(), {"--out", dir.file(out)});
+        return extra;
+    };
+    int rc = run_openloop(with({"--threshold", "ttft_p99<30s", "--threshold", "error_rate<1%", "--label", "ok"}, "a"),
+                          dir.file("a.log"));
+    BOOST_TEST(rc == 0, slurp(dir.file("a.log")));
+    // cpu-small's TTFT is tens of milliseconds: a 1 ms bound fails, by name, with exit 6.
+    rc = run_openloop(with({"--threshold", "ttft_p99<1ms", "--label", "tight"}, "b"), dir.file("b.log"));
+    const std::string log = slurp(dir.file("b.log"));
+    BOOST_TEST(rc == 6, log);
+    BOOST_TEST(log.find("threshold failed: ttft_p99<1ms: ttft_p99 was") != std::string::npos, log);
+
+    const std::string csv = slurp(dir.file("runs.csv"));
+    std::vector<std::string> rows;
+    for (std::size_t at = 0; at < csv.size();) {
+        const std::size_t nl = csv.find('\n', at);
+        rows.push_back(csv.substr(at, nl - at));
+        at = nl + 1;
+    }
+    BOOST_TEST_REQUIRE(rows.size() == 3u, csv);  // the header once, then a row per run
+    BOOST_TEST(rows[0].rfind("date,label,", 0) == 0u);
+    BOOST_TEST(rows[1].find(",ok,sim:cpu-small,") != std::string::npos, rows[1]);
+    BOOST_TEST(rows[2].find(",tight,sim:cpu-small,") != std::string::npos, rows[2]);
+    const json::object b = read_json(dir.file("b/summary.json"));
+    BOOST_TEST(rows[2].find("," + std::to_string(b.at("completed").as_int64()) + ",0,") != std::string::npos, rows[2]);
+}

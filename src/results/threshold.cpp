@@ -1,0 +1,100 @@
+#include "openloop/results/threshold.hpp"
+
+#include "openloop/base/quantity.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace openloop {
+
+namespace {
+
+const char* const rate_metrics[] = {"request_throughput", "output_throughput", "goodput"};
+
+bool is_rate(const std::string& m) {
+    for (const char* r : rate_metrics)
+        if (m == r) return true;
+    return false;
+}
+
+// FAMILY_STAT for a latency metric; e2e is the table's name for e2el.
+const histogram* latency_of(const run_result& r, const std::string& metric, std::string& stat) {
+    const auto cut = metric.rfind('_');
+    if (cut == std::string::npos) return nullptr;
+    std::string family = metric.substr(0, cut);
+    stat = metric.substr(cut + 1);
+    if (family == "e2e") family = "e2el";
+    for (const auto& f : latency_families)
+        if (f.key == family) return &(r.stats.*f.member);
+    return nullptr;
+}
+
+std::string shown(const std::string& metric, double v) {
+    char buf[64];
+    if (metric == "error_rate") std::snprintf(buf, sizeof buf, "%.3g %%", v * 100);
+    else if (is_rate(metric)) std::snprintf(buf, sizeof buf, "%.4g", v);
+    else std::snprintf(buf, sizeof buf, "%.3f ms", v);
+    return buf;
+}
+
+}  // namespace
+
+threshold parse_threshold(std::string_view text) {
+    threshold t;
+    t.text = std::string(text);
+    const auto bad = [&](const std::string& why) {
+        return std::invalid_argument("--threshold '" + t.text + "': " + why);
+    };
+    const std::size_t op = text.find_first_of("<>");
+    if (op == std::string_view::npos || op == 0 || op + 1 >= text.size())
+        throw bad("write METRIC<LIMIT or METRIC>LIMIT, e.g. ttft_p99<1s or request_throughput>50");
+    t.metric = std::string(text.substr(0, op));
+    t.below = text[op] == '<';
+    const std::string_view limit = text.substr(op + 1);
+    if (t.metric == "error_rate") {
+        t.limit = parse_fraction(limit, "--threshold error_rate");
+    } else if (is_rate(t.metric)) {
+        std::size_t used = 0;
+        try {
+            t.limit = std::stod(std::string(limit), &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != limit.size()) throw bad("'" + std::string(limit) + "' is not a number");
+    } else {
+        run_result probe;
+        std::string stat;
+        const histogram* h = latency_of(probe, t.metric, stat);
+        probe.stats.ttft.record(1);
+        if (h == nullptr || !latency_ms(probe.stats.ttft, stat))
+            throw bad("no metric '" + t.metric +
+                      "' (ttft, tpot, itl, e2e, lag or connect with _mean, _median, _max or _pN; error_rate; "
+                      "request_throughput, output_throughput, goodput)");
+        t.limit = parse_duration_ms(limit, "--threshold " + t.metric);
+    }
+    return t;
+}
+
+std::optional<double> threshold_value(const run_result& r, const std::string& metric) {
+    if (metric == "error_rate") {
+        const auto ended = r.stats.completed + r.stats.failed;
+        if (ended == 0) return std::nullopt;
+        return static_cast<double>(r.stats.failed) / static_cast<double>(ended);
+    }
+    if (metric == "request_throughput") return r.request_throughput;
+    if (metric == "output_throughput") return r.output_throughput;
+    if (metric == "goodput") return r.request_goodput;
+    std::string stat;
+    const histogram* h = latency_of(r, metric, stat);
+    return h ? latency_ms(*h, stat) : std::nullopt;
+}
+
+std::optional<std::string> threshold_failure(const threshold& t, const run_result& r) {
+    const auto v = threshold_value(r, t.metric);
+    if (!v) return t.text + ": no samples of " + t.metric;
+    const bool holds = t.below ? *v < t.limit : *v > t.limit;
+    if (holds) return std::nullopt;
+    return t.text + ": " + t.metric + " was " + shown(t.metric, *v);
+}
+
+}  // namespace openloop

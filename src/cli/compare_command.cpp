@@ -5,6 +5,7 @@
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/json_text.hpp"
 #include "openloop/results/compare.hpp"
+#include "openloop/results/sweep_compare.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
@@ -35,8 +36,54 @@ constexpr const char* usage_text =
     "Gates for release pipelines, repeatable: --fail-on 'ttft_p99>+10%' fails when TTFT p99 rose significantly\n"
     "and by more than 10 %; --fail-on 'request_throughput<-5%' when throughput fell significantly by more than\n"
     "5 %. A change within noise never fails a gate.\n\n"
+    "Two sweeps (directories with sweep.json) compare knee against knee: a knee lies between the last stage\n"
+    "before the break and the first past it, and a change counts when the two brackets do not overlap; gates\n"
+    "name knee (saturation), slo_knee or latency_knee, e.g. --fail-on 'knee<-5%'.\n\n"
     "Exit status: 0 no gate failed; 10 + i when the i-th --fail-on (counting from 0) is the first that failed\n"
     "(each failure is printed); 2 bad usage or an unreadable run.\n\n";
+
+json::object load_sweep(const std::string& dir) {
+    const fs::path file = fs::path(dir) / "sweep.json";
+    boost::system::error_code ec;
+    const json::value v = json::parse(read_result_file(file, "compare"), ec);
+    if (ec || !v.is_object()) throw usage_error("compare: " + file.string() + ": not JSON (" + ec.message() + ")");
+    return v.get_object();
+}
+
+// Two sweeps, knee against knee (results/sweep_compare.hpp).
+int compare_sweep_dirs(const std::vector<std::string>& runs, const std::vector<std::string>& gate_texts, bool as_json,
+                       const std::string& out) {
+    std::vector<gate> gates;
+    for (const auto& g : gate_texts) {
+        try {
+            gates.push_back(parse_gate(g, compared_knee_names()));
+        } catch (const std::invalid_argument& e) {
+            throw usage_error(std::string("compare: ") + e.what());
+        }
+    }
+    std::vector<knee_change> changes;
+    try {
+        changes = compare_sweeps(load_sweep(runs[0]), load_sweep(runs[1]));
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(std::string("compare: ") + e.what());
+    }
+    const std::string text = as_json ? pretty_json(sweep_compare_json(runs[0], runs[1], changes)) + "\n"
+                                     : sweep_compare_markdown(runs[0], runs[1], changes);
+    std::cout << text;
+    if (!out.empty()) {
+        std::ofstream file(out, std::ios::binary);
+        file << text;
+        if (!file.flush()) throw usage_error("compare: cannot write " + out);
+    }
+    int status = 0;
+    for (std::size_t i = 0; i < gates.size(); ++i) {
+        if (const auto why = knee_gate_failure(gates[i], changes)) {
+            std::cerr << "openloop compare: gate failed: " << *why << "\n";
+            if (status == 0) status = 10 + static_cast<int>(std::min<std::size_t>(i, 100));
+        }
+    }
+    return status;
+}
 
 compared_run load(const std::string& dir) {
     require_request_log(dir, "compare");
@@ -84,6 +131,14 @@ int compare_main(const std::vector<std::string>& args) {
     }
     const auto runs = vm.count("runs") ? vm["runs"].as<std::vector<std::string>>() : std::vector<std::string>{};
     if (runs.size() != 2) throw usage_error("compare: name two runs: openloop compare BASE NEW");
+    const bool sweep0 = fs::exists(fs::path(runs[0]) / "sweep.json"), sweep1 = fs::exists(fs::path(runs[1]) / "sweep.json");
+    if (sweep0 != sweep1)
+        throw usage_error("compare: " + runs[sweep0 ? 0 : 1] + " is a sweep and " + runs[sweep0 ? 1 : 0] +
+                          " is not: compare two runs or two sweeps");
+    if (sweep0)
+        return compare_sweep_dirs(runs,
+                                  vm.count("fail-on") ? vm["fail-on"].as<std::vector<std::string>>() : std::vector<std::string>{},
+                                  vm["json"].as<bool>(), vm.count("out") ? vm["out"].as<std::string>() : "");
     std::vector<gate> gates;
     if (vm.count("fail-on")) {
         for (const auto& g : vm["fail-on"].as<std::vector<std::string>>()) {

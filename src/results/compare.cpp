@@ -185,11 +185,10 @@ std::vector<metric_change> compare_runs(const compared_run& base, const compared
     return out;
 }
 
-gate parse_gate(std::string_view text) {
+gate parse_gate(std::string_view text, const std::vector<std::string>& names) {
     gate g;
     g.text = std::string(text);
     const std::size_t op = text.find_first_of("<>");
-    const auto names = compared_metric_names();
     const auto bad = [&](const std::string& why) {
         std::string known;
         for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;

@@ -218,3 +218,27 @@ BOOST_AUTO_TEST_CASE(thresholds_gate_a_run_and_its_row_joins_the_history) {
     const json::object b = read_json(dir.file("b/summary.json"));
     BOOST_TEST(rows[2].find("," + std::to_string(b.at("completed").as_int64()) + ",0,") != std::string::npos, rows[2]);
 }
+
+// Sweeps compare knee against knee, through the command and its gates; the
+// sweep.json files hold what a sweep writes of its stages and knees.
+BOOST_AUTO_TEST_CASE(sweeps_compare_knee_against_knee) {
+    temp_dir dir;
+    const auto write_sweep = [&](const std::string& name, double knee) {
+        std::filesystem::create_directories(dir.file(name));
+        json::array stages;
+        for (double r : {2.0, 4.0, 6.0, 8.0}) stages.push_back(json::object{{"offered_rate", r}});
+        json::object saturation{{"found", true}, {"rate", knee}, {"below_range", false}};
+        json::object knees{{"saturation", std::move(saturation)}};
+        json::object s{{"stages", std::move(stages)}, {"knees", std::move(knees)}};
+        std::ofstream(dir.file(name + "/sweep.json")) << json::serialize(s);
+    };
+    write_sweep("base", 6);
+    write_sweep("new", 2);
+    const int rc = openloop_cli({"compare", dir.file("base"), dir.file("new"), "--fail-on", "knee<-5%"}, dir.file("c.log"));
+    const std::string log = slurp(dir.file("c.log"));
+    BOOST_TEST(rc == 10, log);
+    BOOST_TEST(log.find("| knee | 6 | 6 .. 8 | 2 | 2 .. 4 | -66.7 % | worse |") != std::string::npos, log);
+    BOOST_TEST(log.find("gate failed: knee<-5%") != std::string::npos, log);
+    // A run and a sweep do not compare.
+    BOOST_TEST(openloop_cli({"compare", dir.file("base"), dir.path.string()}, dir.file("mixed.log")) == 2);
+}

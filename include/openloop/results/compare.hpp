@@ -66,8 +66,9 @@ struct gate {
     double percent = 0;  // signed, as written
 };
 
-// Throws std::invalid_argument naming what is wrong and the metric names.
-gate parse_gate(std::string_view text);
+// Throws std::invalid_argument naming what is wrong and the metric names
+// (those of a run comparison unless given).
+gate parse_gate(std::string_view text, const std::vector<std::string>& metrics = compared_metric_names());
 // The change the gate judges; nullopt when it passes.
 std::optional<std::string> gate_failure(const gate& g, const std::vector<metric_change>& changes);
 

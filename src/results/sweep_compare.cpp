@@ -1,0 +1,134 @@
+#include "openloop/results/sweep_compare.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace openloop {
+
+namespace json = boost::json;
+
+namespace {
+
+std::vector<double> stage_rates(const json::object& sweep) {
+    const json::value* stages = sweep.if_contains("stages");
+    if (!stages || !stages->is_array()) throw std::invalid_argument("sweep.json has no \"stages\"");
+    std::vector<double> rates;
+    for (const auto& s : stages->get_array())
+        if (const json::value* r = s.is_object() ? s.get_object().if_contains("offered_rate") : nullptr; r && r->is_number())
+            rates.push_back(r->to_number<double>());
+    std::sort(rates.begin(), rates.end());
+    return rates;
+}
+
+knee_bracket bracket(const json::object& sweep, const char* key, const std::vector<double>& rates) {
+    knee_bracket b;
+    const json::value* knees = sweep.if_contains("knees");
+    if (!knees || !knees->is_object()) throw std::invalid_argument("sweep.json has no \"knees\"");
+    const json::value* k = knees->get_object().if_contains(key);
+    if (!k || !k->is_object() || rates.empty()) return b;
+    const json::object& o = k->get_object();
+    const auto flag = [&](const char* f) { return o.contains(f) && o.at(f).is_bool() && o.at(f).as_bool(); };
+    if (std::string(key) == "slo" && o.contains("explanation") && o.at("explanation") == "no --slo given") return b;
+    b.known = true;
+    if (flag("below_range")) {
+        b.low = 0;
+        b.high = rates.front();
+        return b;
+    }
+    if (!flag("found")) {
+        // Not found: every stage held (or, for the SLO knee, the lowest failed).
+        if (std::string(key) == "slo") {
+            b.low = 0;
+            b.high = rates.front();
+        } else {
+            b.rate = b.low = rates.back();
+        }
+        return b;
+    }
+    b.rate = b.low = o.at("rate").to_number<double>();
+    const auto next = std::upper_bound(rates.begin(), rates.end(), b.low);
+    if (next != rates.end()) b.high = *next;
+    return b;
+}
+
+std::string rate_text(double v) {
+    if (std::isinf(v)) return "above";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
+}  // namespace
+
+std::vector<std::string> compared_knee_names() { return {"knee", "slo_knee", "latency_knee"}; }
+
+std::optional<std::string> knee_gate_failure(const gate& g, const std::vector<knee_change>& changes) {
+    for (const auto& c : changes) {
+        if (c.name != g.metric || (c.verdict != "better" && c.verdict != "worse")) continue;
+        const double pct = c.relative() * 100;
+        if (g.above ? pct > g.percent : pct < g.percent) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, ": %s moved %+.1f %% (%s -> %s req/s), the brackets apart", c.name.c_str(), pct,
+                          rate_text(c.base.rate).c_str(), rate_text(c.now.rate).c_str());
+            return g.text + buf;
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<knee_change> compare_sweeps(const json::object& base, const json::object& now) {
+    const auto rb = stage_rates(base), rn = stage_rates(now);
+    std::vector<knee_change> out;
+    for (const auto& [key, name] : {std::pair{"saturation", "knee"}, std::pair{"slo", "slo_knee"},
+                                    std::pair{"latency", "latency_knee"}}) {
+        knee_change c{name, bracket(base, key, rb), bracket(now, key, rn), "no data"};
+        if (c.base.known && c.now.known) {
+            if (c.now.low >= c.base.high) c.verdict = "better";
+            else if (c.now.high <= c.base.low) c.verdict = "worse";
+            else c.verdict = "within noise";
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+std::string sweep_compare_markdown(const std::string& base_name, const std::string& new_name,
+                                   const std::vector<knee_change>& changes) {
+    std::string s = "# openloop compare (sweeps)\n\nBase `" + base_name + "`, new `" + new_name +
+                    "`. A knee lies between the last stage before the break and the first past it; a change counts "
+                    "when the two brackets do not overlap.\n\n"
+                    "| knee | base (req/s) | base bracket | new (req/s) | new bracket | relative | verdict |\n"
+                    "|---|---:|---|---:|---|---:|---|\n";
+    for (const auto& c : changes) {
+        const auto cell = [](const knee_bracket& b) {
+            return b.known ? rate_text(b.low) + " .. " + rate_text(b.high) : std::string("-");
+        };
+        char rel[32];
+        std::snprintf(rel, sizeof rel, "%+.1f %%", c.relative() * 100);
+        s += "| " + c.name + " | " + (c.base.known ? rate_text(c.base.rate) : "-") + " | " + cell(c.base) + " | " +
+             (c.now.known ? rate_text(c.now.rate) : "-") + " | " + cell(c.now) + " | " +
+             (c.base.known && c.now.known && c.base.rate != 0 ? rel : "-") + " | " + c.verdict + " |\n";
+    }
+    return s;
+}
+
+json::object sweep_compare_json(const std::string& base_name, const std::string& new_name,
+                                const std::vector<knee_change>& changes) {
+    json::object knees;
+    for (const auto& c : changes) {
+        const auto side = [](const knee_bracket& b) -> json::value {
+            if (!b.known) return nullptr;
+            return json::object{{"rate", b.rate}, {"low", b.low},
+                                {"high", std::isinf(b.high) ? json::value(nullptr) : json::value(b.high)}};
+        };
+        knees[c.name] = json::object{{"base", side(c.base)}, {"new", side(c.now)}, {"relative", c.relative()},
+                                     {"verdict", c.verdict}};
+    }
+    return json::object{{"base", base_name}, {"new", new_name}, {"kind", "sweep"}, {"knees", std::move(knees)}};
+}
+
+}  // namespace openloop

@@ -1,0 +1,75 @@
+#define BOOST_TEST_MODULE sweep_compare
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/results/sweep_compare.hpp"
+
+#include <boost/json.hpp>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+using namespace openloop;
+namespace json = boost::json;
+
+namespace {
+
+// A sweep.json as far as the comparison reads it: stages at rates, a
+// saturation knee at `knee` (0: none found), and an SLO knee when slo > 0.
+json::object sweep(const std::vector<double>& rates, double knee, double slo = -1) {
+    json::array stages;
+    for (double r : rates) stages.push_back(json::object{{"offered_rate", r}});
+    json::object knees;
+    knees["saturation"] = json::object{{"found", knee > 0}, {"rate", knee}, {"below_range", false}};
+    knees["slo"] = slo < 0 ? json::object{{"found", false}, {"rate", 0}, {"explanation", "no --slo given"}}
+                           : json::object{{"found", slo > 0}, {"rate", slo}, {"explanation", "x"}};
+    return json::object{{"stages", std::move(stages)}, {"knees", std::move(knees)}};
+}
+
+const knee_change& named(const std::vector<knee_change>& c, const std::string& n) {
+    for (const auto& k : c)
+        if (k.name == n) return k;
+    throw std::out_of_range(n);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_knee_lies_between_its_stage_and_the_next) {
+    const auto c = compare_sweeps(sweep({2, 4, 6, 8}, 4), sweep({2, 4, 6, 8}, 6));
+    const auto& k = named(c, "knee");
+    BOOST_TEST(k.base.low == 4.0);
+    BOOST_TEST(k.base.high == 6.0);
+    BOOST_TEST(k.now.low == 6.0);
+    BOOST_TEST(k.now.high == 8.0);
+    BOOST_TEST(k.verdict == "better");  // [6, 8) starts where [4, 6) ends
+    BOOST_TEST(k.relative() == 0.5);
+    BOOST_TEST(named(c, "slo_knee").verdict == "no data");  // neither sweep had --slo
+}
+
+BOOST_AUTO_TEST_CASE(overlapping_brackets_are_within_noise) {
+    const auto c = compare_sweeps(sweep({2, 4, 6, 8}, 4), sweep({3, 5, 7}, 5));
+    BOOST_TEST(named(c, "knee").verdict == "within noise");  // [4, 6) and [5, 7)
+    const auto worse = compare_sweeps(sweep({2, 4, 6, 8}, 6), sweep({1, 2, 3, 4}, 2));
+    BOOST_TEST(named(worse, "knee").verdict == "worse");     // [2, 3) below [6, 8)
+}
+
+BOOST_AUTO_TEST_CASE(a_knee_not_found_lies_above_the_range) {
+    const auto c = compare_sweeps(sweep({2, 4, 6}, 0), sweep({2, 4, 6, 8}, 4));
+    const auto& k = named(c, "knee");
+    BOOST_TEST(k.base.low == 6.0);
+    BOOST_TEST(std::isinf(k.base.high));
+    BOOST_TEST(k.verdict == "worse");  // [4, 6) lies below [6, inf)
+}
+
+BOOST_AUTO_TEST_CASE(slo_knees_and_gates) {
+    const auto c = compare_sweeps(sweep({2, 4, 6, 8}, 8, 6), sweep({2, 4, 6, 8}, 8, 2));
+    BOOST_TEST(named(c, "slo_knee").verdict == "worse");
+    const gate g = parse_gate("slo_knee<-5%", compared_knee_names());
+    BOOST_TEST(knee_gate_failure(g, c).has_value());
+    BOOST_TEST(!knee_gate_failure(parse_gate("slo_knee<-90%", compared_knee_names()), c).has_value());
+    BOOST_TEST(!knee_gate_failure(parse_gate("knee<-5%", compared_knee_names()), c).has_value());  // unchanged
+    BOOST_CHECK_THROW(parse_gate("ttft_p99>+5%", compared_knee_names()), std::invalid_argument);
+    BOOST_CHECK_THROW(compare_sweeps(json::object{}, sweep({1}, 1)), std::invalid_argument);
+    const std::string md = sweep_compare_markdown("a", "b", c);
+    BOOST_TEST(md.find("| slo_knee | 6 | 6 .. 8 | 2 | 2 .. 4 | -66.7 % | worse |") != std::string::npos, md);
+}

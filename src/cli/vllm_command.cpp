@@ -14,6 +14,8 @@
 #include <fstream>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <vector>
 
 namespace openloop {
 
@@ -62,6 +64,53 @@ double peak_output_per_s(const std::filesystem::path& timeseries) {
     return peak;
 }
 
+// vLLM's per-request arrays (--save-detailed), in request order, from the
+// run's request log: warm-up requests left out, times in seconds.
+void add_detail(boost::json::object& summary, const std::filesystem::path& requests_jsonl) {
+    namespace json = boost::json;
+    std::vector<json::object> rows;
+    std::ifstream in(requests_jsonl);
+    for (std::string line; std::getline(in, line);) {
+        boost::system::error_code ec;
+        json::value v = json::parse(line, ec);
+        if (ec || !v.is_object()) continue;
+        const json::object& o = v.get_object();
+        if (const json::value* w = o.if_contains("warmup"); w && w->is_bool() && w->get_bool()) continue;
+        rows.push_back(o);
+    }
+    const auto index = [](const json::object& o) {
+        const json::value* i = o.if_contains("index");
+        return i && i->is_number() ? i->to_number<double>() : 0.0;
+    };
+    std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return index(a) < index(b); });
+    const auto ns = [](const json::object& o, const char* key) -> std::optional<double> {
+        const json::value* v = o.if_contains(key);
+        if (!v || !v->is_number()) return std::nullopt;
+        return v->to_number<double>();
+    };
+    json::array input_lens, output_lens, ttfts, itls, latencies, start_times, errors;
+    for (const auto& o : rows) {
+        const double intended = ns(o, "intended_ns").value_or(0);
+        const bool ok = o.contains("status") && o.at("status") == "ok";
+        input_lens.push_back(ns(o, "input_tokens").value_or(0));
+        output_lens.push_back(ok ? ns(o, "output_tokens").value_or(0) : 0.0);
+        const auto first = ns(o, "first_token_ns"), last = ns(o, "last_token_ns");
+        ttfts.push_back(ok && first ? (*first - intended) / 1e9 : 0.0);
+        latencies.push_back(ok && last ? (*last - intended) / 1e9 : 0.0);
+        itls.push_back(json::array{});
+        start_times.push_back(intended / 1e9);
+        const json::value* e = o.if_contains("error");
+        errors.push_back(ok ? json::value("") : json::value(e && e->is_string() ? e->get_string() : "failed"));
+    }
+    summary["input_lens"] = std::move(input_lens);
+    summary["output_lens"] = std::move(output_lens);
+    summary["ttfts"] = std::move(ttfts);
+    summary["itls"] = std::move(itls);
+    summary["latencies"] = std::move(latencies);
+    summary["start_times"] = std::move(start_times);
+    summary["errors"] = std::move(errors);
+}
+
 }  // namespace
 
 int vllm_main(const std::vector<std::string>& args) {
@@ -82,6 +131,8 @@ int vllm_main(const std::vector<std::string>& args) {
     const std::filesystem::path out(cmd.options.out_dir);
     summary["max_output_tokens_per_s"] = out.empty() ? 0.0 : peak_output_per_s(out / "timeseries.csv");
     if (!out.empty()) write_json_file((out / "summary.json").string(), summary);
+    // The arrays go into vLLM's result file only: summary.json keeps openloop's errors by class.
+    if (t.detailed && !out.empty()) add_detail(summary, out / "requests.jsonl");
     if (!t.result_file.empty()) {
         const std::filesystem::path file(t.result_file);
         if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());

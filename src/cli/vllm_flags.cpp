@@ -26,7 +26,6 @@ const std::map<std::string, std::string> ignored = {
     {"--trust-remote-code", "openloop loads no model code: it counts tokens with the server's tokenize endpoint"},
     {"--ready-check-timeout-sec", "openloop checks the server once before the run"},
     {"--disable-shuffle", "openloop reads a dataset in file order"},
-    {"--save-detailed", "the per-request detail is in requests.jsonl, one line per request"},
     {"--percentile-metrics", "openloop reports TTFT, TPOT, ITL and E2E, each at p50, p90, p95, p99 and p99.9"},
     {"--metric-percentiles", "openloop reports p50, p90, p95, p99 and p99.9 of every latency"},
 };
@@ -37,7 +36,9 @@ const std::set<std::string> known = {
     "--random-prefix-len", "--num-prompts", "--request-rate", "--burstiness", "--max-concurrency", "--seed",
     "--ignore-eos", "--goodput", "--save-result", "--result-dir", "--result-filename", "--label", "--metadata",
     "--header", "--num-warmups", "--ramp-up-strategy", "--ramp-up-start-rps", "--ramp-up-end-rps", "--temperature",
-    "--request-id-prefix", "--sharegpt-output-len", "--custom-output-len"};
+    "--request-id-prefix", "--sharegpt-output-len", "--custom-output-len", "--save-detailed",
+    "--prefix-repetition-prefix-len", "--prefix-repetition-suffix-len", "--prefix-repetition-num-prefixes",
+    "--prefix-repetition-output-len"};
 const std::set<std::string> unsupported = {"--profile", "--use-beam-search", "--lora-modules", "--logprobs",
                                            "--append-result", "--no-stream"};
 
@@ -159,6 +160,14 @@ vllm_translation translate_vllm_args(const std::vector<std::string>& args, const
         };
         a.insert(a.end(), {"--input-len", spread(in, prefix), "--output-len", spread(out, 0)});
         if (prefix > 0) a.insert(a.end(), {"--prefix-len", std::to_string(prefix)});
+    } else if (dataset == "prefix_repetition") {
+        // A few shared prefixes, each prompt one of them plus its own suffix.
+        const long prefix = whole("--prefix-repetition-prefix-len", f.get("--prefix-repetition-prefix-len", "256"));
+        const long suffix = whole("--prefix-repetition-suffix-len", f.get("--prefix-repetition-suffix-len", "256"));
+        const long groups = whole("--prefix-repetition-num-prefixes", f.get("--prefix-repetition-num-prefixes", "10"));
+        const long out = whole("--prefix-repetition-output-len", f.get("--prefix-repetition-output-len", "128"));
+        a.insert(a.end(), {"--input-len", std::to_string(prefix + suffix), "--prefix-len", std::to_string(prefix),
+                           "--prefix-groups", std::to_string(groups), "--output-len", std::to_string(out)});
     } else if (dataset == "sharegpt" || dataset == "custom") {
         if (path.empty()) throw usage_error("vLLM flags: --dataset-name " + dataset + " needs --dataset-path");
         a.insert(a.end(), {dataset == "sharegpt" ? "--sharegpt" : "--prompts", path});
@@ -166,7 +175,7 @@ vllm_translation translate_vllm_args(const std::vector<std::string>& args, const
         if (!fixed.empty()) a.insert(a.end(), {"--output-len", fixed});
     } else {
         throw usage_error("vLLM flags: --dataset-name " + dataset +
-                          " is not supported (random, sharegpt and custom are; openloop's own --trace replays "
+                          " is not supported (random, prefix_repetition, sharegpt and custom are; openloop's own --trace replays "
                           "BurstGPT with its timestamps)");
     }
 
@@ -254,6 +263,11 @@ vllm_translation translate_vllm_args(const std::vector<std::string>& args, const
             if (eq == std::string::npos || eq == 0) throw usage_error("vLLM flags: --metadata '" + pair + "': write KEY=VALUE");
             t.result_keys[pair.substr(0, eq)] = pair.substr(eq + 1);
         }
+    }
+    if (f.has("--save-detailed")) {
+        t.detailed = true;
+        t.notes.push_back("--save-detailed: the per-request arrays come from requests.jsonl; TTFT and latency from the "
+                          "intended send time, and itls empty (openloop keeps no per-chunk times on disk)");
     }
     if (f.has("--save-result")) {
         // vLLM's name: LABEL-RATEqps[-concurrencyN]-MODEL-DATE.json, unless --result-filename.

@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(lines_from_vllms_documentation_run_unchanged) {
                                 "--dataset-name", "random", "--random-input-len", "128", "--random-output-len", "16",
                                 "--request-rate", "inf", "--max-concurrency", "8", "--num-prompts", "40", "--goodput",
                                 "ttft:500", "tpot:50", "--percentile-metrics", "ttft,tpot,itl,e2el",
-                                "--metric-percentiles", "50,90,99", "--save-result", "--result-dir", "chat",
+                                "--metric-percentiles", "50,90,99", "--save-result", "--save-detailed", "--result-dir", "chat",
                                 "--result-filename", "chat.json"},
                    server.extra, dir.file("chat.log"));
     BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("chat.log")));
@@ -173,6 +173,14 @@ BOOST_AUTO_TEST_CASE(lines_from_vllms_documentation_run_unchanged) {
     BOOST_TEST(chat.at("completed").as_int64() == 40);
     BOOST_TEST(chat.at("backend").as_string() == "openai-chat");
     BOOST_TEST(chat.at("request_goodput").is_number());
+    // --save-detailed: vLLM's per-request arrays, one entry per request.
+    for (const char* key : {"input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "errors"}) {
+        BOOST_TEST_REQUIRE(chat.contains(key), key);
+        BOOST_TEST(chat.at(key).as_array().size() == 40u, key);
+    }
+    BOOST_TEST(chat.at("errors").as_array()[0].as_string() == "");
+    BOOST_TEST(chat.at("ttfts").as_array()[0].as_double() > 0.0);
+    BOOST_TEST(chat.at("input_lens").as_array()[0].to_number<double>() == 128.0);
 
     // A linear ramp.
     rc = vllm_line(dir.path.string(), {"--model", model, "--random-input-len", "64", "--random-output-len", "8",

@@ -18,6 +18,7 @@ struct vllm_translation {
     std::vector<std::string> notes;     // printed once, before the run
     boost::json::object result_keys;    // vLLM's top-level keys, with vLLM's types
     std::string result_file;            // --save-result: where the vLLM-shaped result goes; empty: none
+    bool detailed = false;              // --save-detailed: add vLLM's per-request arrays
 };
 
 // args: everything after `openloop` (no command). now: the date as vLLM

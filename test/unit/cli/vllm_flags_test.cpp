@@ -95,6 +95,12 @@ BOOST_AUTO_TEST_CASE(datasets_results_and_metadata) {
     BOOST_TEST(t.result_keys.at("label").as_string() == "nightly");
     BOOST_TEST(t.result_keys.at("gpu").as_string() == "h100");
     BOOST_TEST(t.result_keys.at("tp").as_string() == "2");
+    t = tr({"--dataset-name", "prefix_repetition", "--prefix-repetition-prefix-len", "100",
+            "--prefix-repetition-num-prefixes", "4"});
+    BOOST_TEST(value(t, "--input-len") == "356");  // the prefix + vLLM's default 256-token suffix
+    BOOST_TEST(value(t, "--prefix-len") == "100");
+    BOOST_TEST(value(t, "--prefix-groups") == "4");
+    BOOST_TEST(value(t, "--output-len") == "128");
     t = tr({"--dataset-name", "custom", "--dataset-path", "p.jsonl", "--save-result", "--result-filename", "r.json"});
     BOOST_TEST(value(t, "--prompts") == "p.jsonl");
     BOOST_TEST(t.result_file == "r.json");

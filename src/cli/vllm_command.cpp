@@ -3,12 +3,14 @@
 #include "openloop/cli/run_command.hpp"
 #include "openloop/cli/vllm_flags.hpp"
 #include "openloop/measure/json_text.hpp"
+#include "openloop/results/run_result.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/results/table.hpp"
 
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -127,6 +129,16 @@ int vllm_main(const std::vector<std::string>& args) {
     boost::json::object summary = summary_json(outcome.result);
     for (const auto& [key, value] : t.result_keys) summary[key] = value;
     summary["failed"] = outcome.result.stats.failed;
+    // The percentiles asked for, named as vLLM names them (p99, p99.9); none without samples.
+    for (const auto& metric : t.percentile_metrics)
+        for (const auto& f : latency_families)
+            if (f.key == metric)
+                for (double p : t.percentiles) {
+                    char name[48], stat[24];
+                    std::snprintf(name, sizeof name, "p%g_%s_ms", p, metric.c_str());
+                    std::snprintf(stat, sizeof stat, "p%g", p);
+                    if (const auto v = latency_ms(outcome.result.stats.*f.member, stat)) summary[name] = *v;
+                }
     summary["max_concurrent_requests"] = outcome.result.stats.max_inflight;
     const std::filesystem::path out(cmd.options.out_dir);
     summary["max_output_tokens_per_s"] = out.empty() ? 0.0 : peak_output_per_s(out / "timeseries.csv");

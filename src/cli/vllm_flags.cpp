@@ -2,6 +2,7 @@
 
 #include "openloop/cli/usage.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -26,8 +27,6 @@ const std::map<std::string, std::string> ignored = {
     {"--trust-remote-code", "openloop loads no model code: it counts tokens with the server's tokenize endpoint"},
     {"--ready-check-timeout-sec", "openloop checks the server once before the run"},
     {"--disable-shuffle", "openloop reads a dataset in file order"},
-    {"--percentile-metrics", "openloop reports TTFT, TPOT, ITL and E2E, each at p50, p90, p95, p99 and p99.9"},
-    {"--metric-percentiles", "openloop reports p50, p90, p95, p99 and p99.9 of every latency"},
 };
 // vLLM's flags that openloop reads.
 const std::set<std::string> known = {
@@ -38,7 +37,7 @@ const std::set<std::string> known = {
     "--header", "--num-warmups", "--ramp-up-strategy", "--ramp-up-start-rps", "--ramp-up-end-rps", "--temperature",
     "--request-id-prefix", "--sharegpt-output-len", "--custom-output-len", "--save-detailed",
     "--prefix-repetition-prefix-len", "--prefix-repetition-suffix-len", "--prefix-repetition-num-prefixes",
-    "--prefix-repetition-output-len"};
+    "--prefix-repetition-output-len", "--percentile-metrics", "--metric-percentiles"};
 const std::set<std::string> unsupported = {"--profile", "--use-beam-search", "--lora-modules", "--logprobs",
                                            "--append-result", "--no-stream"};
 
@@ -263,6 +262,25 @@ vllm_translation translate_vllm_args(const std::vector<std::string>& args, const
             if (eq == std::string::npos || eq == 0) throw usage_error("vLLM flags: --metadata '" + pair + "': write KEY=VALUE");
             t.result_keys[pair.substr(0, eq)] = pair.substr(eq + 1);
         }
+    }
+    // vLLM's p<N>_<metric>_ms keys: for these metrics at these percentiles (vLLM's defaults).
+    const auto split = [](const std::string& text) {
+        std::vector<std::string> out;
+        for (std::size_t from = 0; from <= text.size();) {
+            const std::size_t comma = std::min(text.find(',', from), text.size());
+            if (comma > from) out.push_back(text.substr(from, comma - from));
+            from = comma + 1;
+        }
+        return out;
+    };
+    t.percentile_metrics = split(f.get("--percentile-metrics", "ttft,tpot,itl"));
+    for (const auto& m : t.percentile_metrics)
+        if (m != "ttft" && m != "tpot" && m != "itl" && m != "e2el")
+            throw usage_error("vLLM flags: --percentile-metrics: unknown metric '" + m + "' (ttft, tpot, itl, e2el)");
+    for (const auto& p : split(f.get("--metric-percentiles", "99"))) {
+        const double v = number("--metric-percentiles", p);
+        if (!(v > 0 && v <= 100)) throw usage_error("vLLM flags: --metric-percentiles: " + p + " is not in (0, 100]");
+        t.percentiles.push_back(v);
     }
     if (f.has("--save-detailed")) {
         t.detailed = true;

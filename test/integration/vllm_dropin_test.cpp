@@ -179,6 +179,8 @@ BOOST_AUTO_TEST_CASE(lines_from_vllms_documentation_run_unchanged) {
         BOOST_TEST(chat.at(key).as_array().size() == 40u, key);
     }
     BOOST_TEST(chat.at("errors").as_array()[0].as_string() == "");
+    // --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,90,99: vLLM's names.
+    for (const char* key : {"p50_ttft_ms", "p90_tpot_ms", "p99_itl_ms", "p90_e2el_ms"}) BOOST_TEST(chat.contains(key), key);
     BOOST_TEST(chat.at("ttfts").as_array()[0].as_double() > 0.0);
     BOOST_TEST(chat.at("input_lens").as_array()[0].to_number<double>() == 128.0);
 

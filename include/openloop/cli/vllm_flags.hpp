@@ -19,6 +19,8 @@ struct vllm_translation {
     boost::json::object result_keys;    // vLLM's top-level keys, with vLLM's types
     std::string result_file;            // --save-result: where the vLLM-shaped result goes; empty: none
     bool detailed = false;              // --save-detailed: add vLLM's per-request arrays
+    std::vector<std::string> percentile_metrics;  // --percentile-metrics: ttft, tpot, itl, e2el
+    std::vector<double> percentiles;              // --metric-percentiles, e.g. 50, 99
 };
 
 // args: everything after `openloop` (no command). now: the date as vLLM

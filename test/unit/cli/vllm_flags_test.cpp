@@ -44,6 +44,13 @@ BOOST_AUTO_TEST_CASE(vllm_defaults_become_explicit) {
     BOOST_TEST(t.result_keys.at("model_id").as_string() == "org/m");
     BOOST_TEST(t.result_keys.at("num_prompts").as_int64() == 1000);
     BOOST_TEST(t.result_file.empty());
+    BOOST_TEST(t.percentile_metrics == (std::vector<std::string>{"ttft", "tpot", "itl"}));
+    BOOST_TEST(t.percentiles == std::vector<double>{99.0});
+    const auto p = tr({"--percentile-metrics", "ttft,e2el", "--metric-percentiles", "25,50,99.9"});
+    BOOST_TEST(p.percentile_metrics == (std::vector<std::string>{"ttft", "e2el"}));
+    BOOST_TEST(p.percentiles == (std::vector<double>{25.0, 50.0, 99.9}));
+    BOOST_CHECK_THROW(tr({"--percentile-metrics", "ttft,queue"}), usage_error);
+    BOOST_CHECK_THROW(tr({"--metric-percentiles", "0"}), usage_error);
 }
 
 BOOST_AUTO_TEST_CASE(rates_lengths_and_slos_keep_their_meaning) {

@@ -1,7 +1,6 @@
 #include "openloop/cli/compare_command.hpp"
 
 #include "openloop/cli/result_dir.hpp"
-#include "openloop/cli/scenario.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/json_text.hpp"
 #include "openloop/results/compare.hpp"
@@ -14,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 namespace openloop {
 
@@ -42,6 +42,36 @@ constexpr const char* usage_text =
     "Exit status: 0 no gate failed; 10 + i when the i-th --fail-on (counting from 0) is the first that failed\n"
     "(each failure is printed); 2 bad usage or an unreadable run.\n\n";
 
+std::vector<gate> parse_gates(const std::vector<std::string>& texts, const std::vector<std::string>& metrics) {
+    std::vector<gate> gates;
+    for (const auto& g : texts) {
+        try {
+            gates.push_back(parse_gate(g, metrics));
+        } catch (const std::invalid_argument& e) {
+            throw usage_error(std::string("compare: ") + e.what());
+        }
+    }
+    return gates;
+}
+
+// Prints the comparison (and writes it to out, if named), then each gate that
+// failed; the exit status: 10 + the first failed gate's index, or 0.
+int finish(const std::string& text, const std::string& out, const std::vector<std::optional<std::string>>& failures) {
+    std::cout << text;
+    if (!out.empty()) {
+        std::ofstream file(out, std::ios::binary);
+        file << text;
+        if (!file.flush()) throw usage_error("compare: cannot write " + out);
+    }
+    int status = 0;
+    for (std::size_t i = 0; i < failures.size(); ++i) {
+        if (!failures[i]) continue;
+        std::cerr << "openloop compare: gate failed: " << *failures[i] << "\n";
+        if (status == 0) status = 10 + static_cast<int>(std::min<std::size_t>(i, 100));
+    }
+    return status;
+}
+
 json::object load_sweep(const std::string& dir) {
     const fs::path file = fs::path(dir) / "sweep.json";
     boost::system::error_code ec;
@@ -53,14 +83,7 @@ json::object load_sweep(const std::string& dir) {
 // Two sweeps, knee against knee (results/sweep_compare.hpp).
 int compare_sweep_dirs(const std::vector<std::string>& runs, const std::vector<std::string>& gate_texts, bool as_json,
                        const std::string& out) {
-    std::vector<gate> gates;
-    for (const auto& g : gate_texts) {
-        try {
-            gates.push_back(parse_gate(g, compared_knee_names()));
-        } catch (const std::invalid_argument& e) {
-            throw usage_error(std::string("compare: ") + e.what());
-        }
-    }
+    const std::vector<gate> gates = parse_gates(gate_texts, compared_knee_names());
     std::vector<knee_change> changes;
     try {
         changes = compare_sweeps(load_sweep(runs[0]), load_sweep(runs[1]));
@@ -69,20 +92,9 @@ int compare_sweep_dirs(const std::vector<std::string>& runs, const std::vector<s
     }
     const std::string text = as_json ? pretty_json(sweep_compare_json(runs[0], runs[1], changes)) + "\n"
                                      : sweep_compare_markdown(runs[0], runs[1], changes);
-    std::cout << text;
-    if (!out.empty()) {
-        std::ofstream file(out, std::ios::binary);
-        file << text;
-        if (!file.flush()) throw usage_error("compare: cannot write " + out);
-    }
-    int status = 0;
-    for (std::size_t i = 0; i < gates.size(); ++i) {
-        if (const auto why = knee_gate_failure(gates[i], changes)) {
-            std::cerr << "openloop compare: gate failed: " << *why << "\n";
-            if (status == 0) status = 10 + static_cast<int>(std::min<std::size_t>(i, 100));
-        }
-    }
-    return status;
+    std::vector<std::optional<std::string>> failures;
+    for (const auto& g : gates) failures.push_back(knee_gate_failure(g, changes));
+    return finish(text, out, failures);
 }
 
 compared_run load(const std::string& dir) {
@@ -114,41 +126,22 @@ int compare_main(const std::vector<std::string>& args) {
         "out", po::value<std::string>(), "also write the comparison to this file")(
         "resamples", po::value<unsigned>()->default_value(1000), "bootstrap resamples (at least 100)")(
         "min-change", po::value<std::string>()->default_value("1%"), "the least relative change that counts, e.g. 2%");
-    po::options_description all;
-    all.add(opts).add_options()("runs", po::value<std::vector<std::string>>());
-    po::positional_options_description pos;
-    pos.add("runs", -1);
-    po::variables_map vm;
-    for (const auto& arg : args) refuse_placeholders(arg, "compare");
-    try {
-        po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    } catch (const po::error& e) {
-        throw usage_error(std::string("compare: ") + e.what());
-    }
+    const po::variables_map vm = parse_dirs_command(args, opts, -1, "compare");
     if (vm.count("help")) {
         std::cout << usage_text << opts;
         return 0;
     }
-    const auto runs = vm.count("runs") ? vm["runs"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    const auto runs = given_dirs(vm);
     if (runs.size() != 2) throw usage_error("compare: name two runs: openloop compare BASE NEW");
+    const auto gate_texts =
+        vm.count("fail-on") ? vm["fail-on"].as<std::vector<std::string>>() : std::vector<std::string>{};
     const bool sweep0 = fs::exists(fs::path(runs[0]) / "sweep.json"), sweep1 = fs::exists(fs::path(runs[1]) / "sweep.json");
     if (sweep0 != sweep1)
         throw usage_error("compare: " + runs[sweep0 ? 0 : 1] + " is a sweep and " + runs[sweep0 ? 1 : 0] +
                           " is not: compare two runs or two sweeps");
     if (sweep0)
-        return compare_sweep_dirs(runs,
-                                  vm.count("fail-on") ? vm["fail-on"].as<std::vector<std::string>>() : std::vector<std::string>{},
-                                  vm["json"].as<bool>(), vm.count("out") ? vm["out"].as<std::string>() : "");
-    std::vector<gate> gates;
-    if (vm.count("fail-on")) {
-        for (const auto& g : vm["fail-on"].as<std::vector<std::string>>()) {
-            try {
-                gates.push_back(parse_gate(g));
-            } catch (const std::invalid_argument& e) {
-                throw usage_error(std::string("compare: ") + e.what());
-            }
-        }
-    }
+        return compare_sweep_dirs(runs, gate_texts, vm["json"].as<bool>(), vm.count("out") ? vm["out"].as<std::string>() : "");
+    const std::vector<gate> gates = parse_gates(gate_texts, compared_metric_names());
     compare_options options;
     options.resamples = vm["resamples"].as<unsigned>();
     if (options.resamples < 100) throw usage_error("compare: --resamples must be at least 100");
@@ -170,21 +163,9 @@ int compare_main(const std::vector<std::string>& args) {
     const std::vector<metric_change> changes = compare_runs(base, now, options);
     const std::string text = vm["json"].as<bool>() ? pretty_json(compare_json(base, now, changes, options)) + "\n"
                                                    : compare_markdown(base, now, changes, options);
-    std::cout << text;
-    if (vm.count("out")) {
-        const std::string path = vm["out"].as<std::string>();
-        std::ofstream file(path, std::ios::binary);
-        file << text;
-        if (!file.flush()) throw usage_error("compare: cannot write " + path);
-    }
-    int status = 0;
-    for (std::size_t i = 0; i < gates.size(); ++i) {
-        if (const auto why = gate_failure(gates[i], changes)) {
-            std::cerr << "openloop compare: gate failed: " << *why << "\n";
-            if (status == 0) status = 10 + static_cast<int>(std::min<std::size_t>(i, 100));
-        }
-    }
-    return status;
+    std::vector<std::optional<std::string>> failures;
+    for (const auto& g : gates) failures.push_back(gate_failure(g, changes));
+    return finish(text, vm.count("out") ? vm["out"].as<std::string>() : "", failures);
 }
 
 }  // namespace openloop

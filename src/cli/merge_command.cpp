@@ -1,7 +1,6 @@
 #include "openloop/cli/merge_command.hpp"
 
 #include "openloop/cli/result_dir.hpp"
-#include "openloop/cli/scenario.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/json_text.hpp"
 #include "openloop/results/merge.hpp"
@@ -74,22 +73,12 @@ int merge_main(const std::vector<std::string>& args) {
     po::options_description opts("Options", help_width, help_width / 2);
     opts.add_options()("help,h", "show this help")("out", po::value<std::string>(), "the merged result's directory")(
         "json", po::bool_switch(), "print summary.json instead of the table");
-    po::options_description all;
-    all.add(opts).add_options()("dirs", po::value<std::vector<std::string>>());
-    po::positional_options_description pos;
-    pos.add("dirs", -1);
-    po::variables_map vm;
-    for (const auto& arg : args) refuse_placeholders(arg, "merge");
-    try {
-        po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    } catch (const po::error& e) {
-        throw usage_error(std::string("merge: ") + e.what());
-    }
+    const po::variables_map vm = parse_dirs_command(args, opts, -1, "merge");
     if (vm.count("help")) {
         std::cout << usage_text << opts;
         return 0;
     }
-    const auto dirs = vm.count("dirs") ? vm["dirs"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    const auto dirs = given_dirs(vm);
     if (dirs.empty()) throw usage_error("merge: name the runs to merge: openloop merge DIR... --out DIR");
     if (!vm.count("out")) throw usage_error("merge: --out DIR is needed: where the merged result goes");
     const fs::path out = vm["out"].as<std::string>();

@@ -1,7 +1,6 @@
 #include "openloop/cli/report_command.hpp"
 
 #include "openloop/cli/result_dir.hpp"
-#include "openloop/cli/scenario.hpp"
 #include "openloop/cli/soak_command.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/json_text.hpp"
@@ -41,23 +40,14 @@ int report_main(const std::vector<std::string>& args) {
     opts.add_options()("help,h", "show this help")("force", po::bool_switch(), "rebuild even when summary.json exists")(
         "json", po::bool_switch(), "print summary.json instead of the table")(
         "warmup-windows", po::value<std::size_t>()->default_value(2), "a soak's windows left out of its trends");
-    po::options_description all;
-    all.add(opts).add_options()("dir", po::value<std::string>());
-    po::positional_options_description pos;
-    pos.add("dir", 1);
-    po::variables_map vm;
-    for (const auto& arg : args) refuse_placeholders(arg, "report");
-    try {
-        po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    } catch (const po::error& e) {
-        throw usage_error(std::string("report: ") + e.what());
-    }
+    const po::variables_map vm = parse_dirs_command(args, opts, 1, "report");
     if (vm.count("help")) {
         std::cout << usage_text << opts;
         return 0;
     }
-    if (!vm.count("dir")) throw usage_error("report: name the result directory: openloop report DIR");
-    const fs::path dir = vm["dir"].as<std::string>();
+    const auto dirs = given_dirs(vm);
+    if (dirs.empty()) throw usage_error("report: name the result directory: openloop report DIR");
+    const fs::path dir = dirs.front();
     if (!fs::is_directory(dir)) throw usage_error("report: " + dir.string() + " is not a directory");
     if (fs::exists(dir / "summary.json") && !vm["force"].as<bool>()) {
         std::cout << dir.string() << " is a finished run: its summary.json stands (--force rebuilds it)\n";

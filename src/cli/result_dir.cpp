@@ -44,8 +44,8 @@ void require_request_log(const fs::path& dir, std::string_view command) {
     const std::string c(command);
     if (!fs::is_directory(dir)) throw usage_error(c + ": " + dir.string() + " is not a directory");
     if (fs::exists(dir / "sweep.json"))
-        throw usage_error(c + ": " + dir.string() + " is a sweep; give one of its stages (" + (dir / "stage-1").string() +
-                          "...)");
+        throw usage_error(c + ": " + dir.string() + " is a sweep; give one of its stage directories (" +
+                          (dir / "stage-NN-RATE").string() + ")");
     if (!fs::exists(dir / "requests.jsonl"))
         throw usage_error(c + ": " + (dir / "requests.jsonl").string() +
                           " is missing: not an openloop run's result directory");

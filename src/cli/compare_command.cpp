@@ -1,5 +1,6 @@
 #include "openloop/cli/compare_command.hpp"
 
+#include "openloop/base/quantity.hpp"
 #include "openloop/cli/result_dir.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/json_text.hpp"
@@ -125,7 +126,7 @@ int compare_main(const std::vector<std::string>& args) {
                                                                              "print JSON instead of Markdown")(
         "out", po::value<std::string>(), "also write the comparison to this file")(
         "resamples", po::value<unsigned>()->default_value(1000), "bootstrap resamples (at least 100)")(
-        "min-change", po::value<std::string>()->default_value("1%"), "the least relative change that counts, e.g. 2%");
+        "min-change", po::value<std::string>()->default_value("1%"), "the least relative change that counts, e.g. 2% or 0.02");
     const po::variables_map vm = parse_dirs_command(args, opts, -1, "compare");
     if (vm.count("help")) {
         std::cout << usage_text << opts;
@@ -145,19 +146,8 @@ int compare_main(const std::vector<std::string>& args) {
     compare_options options;
     options.resamples = vm["resamples"].as<unsigned>();
     if (options.resamples < 100) throw usage_error("compare: --resamples must be at least 100");
-    {
-        const std::string m = vm["min-change"].as<std::string>();
-        std::size_t used = 0;
-        double pct = -1;
-        try {
-            pct = std::stod(m, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (m.empty() || m.back() != '%' || used != m.size() - 1 || !(pct >= 0 && pct < 100))
-            throw usage_error("compare: --min-change '" + m + "': a percentage from 0% to under 100%, e.g. 1%");
-        options.min_change = pct / 100;
-    }
+    options.min_change = parse_fraction(vm["min-change"].as<std::string>(), "--min-change");
+    if (options.min_change >= 1) throw usage_error("compare: --min-change must be under 100%, e.g. 1%");
 
     const compared_run base = load(runs[0]), now = load(runs[1]);
     const std::vector<metric_change> changes = compare_runs(base, now, options);

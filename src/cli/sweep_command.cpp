@@ -11,6 +11,7 @@
 #include "openloop/results/slo.hpp"
 #include "openloop/results/sweep_json.hpp"
 #include "openloop/results/sweep_table.hpp"
+#include "openloop/results/sweep_threshold.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -57,7 +58,10 @@ po::options_description sweep_option_group() {
         ("abort-inflight", po::value<std::size_t>()->default_value(0),
          "abort a stage (overloaded) when more requests are in flight; 0 = 10 x rate x max(1 s, low-load E2E)")
         ("users-think-time", po::value<std::string>()->default_value("30s"),
-         "think time between one user's requests, for the users-served estimate");
+         "think time between one user's requests, for the users-served estimate")
+        ("threshold", po::value<std::vector<std::string>>()->composing(),
+         "pass/fail on the sweep's knees (repeatable): knee>RATE, slo_knee>RATE or latency_knee>RATE in req/s; holds "
+         "only when the knee's whole bracket between stages is past RATE; exit 6 when one fails");
     return sweep;
 }
 
@@ -78,6 +82,9 @@ void fill_sweep_options(const po::variables_map& vm, sweep_command& cmd) {
     o.base = cmd.run.options;
     o.rates = naming("--rates", [&] { return parse_rates(vm["rates"].as<std::string>()); });
     if (vm.count("slo")) o.slos = naming("--slo", [&] { return parse_slos(vm["slo"].as<std::vector<std::string>>()); });
+    if (vm.count("threshold"))
+        for (const auto& t : vm["threshold"].as<std::vector<std::string>>())
+            cmd.thresholds.push_back(naming("--threshold", [&] { return parse_sweep_threshold(t); }));
     o.precision = naming("--precision", [&] { return parse_precision(vm["precision"].as<std::string>()); });
     if (vm.count("concurrency"))
         o.concurrency = naming("--concurrency", [&] { return parse_concurrency_list(vm["concurrency"].as<std::string>()); });
@@ -153,7 +160,15 @@ int sweep_main(const std::vector<std::string>& args) {
         std::cerr << "openloop: the sweep stopped at its first stage that failed fast: " << result.stopped_early << "\n";
         return 3;
     }
-    return 0;
+    bool failed = false;
+    const boost::json::object sweep = to_json(result.report);
+    for (const auto& t : cmd.thresholds) {
+        if (const auto why = sweep_threshold_failure(t, sweep)) {
+            std::cerr << "openloop: threshold failed: " << *why << "\n";
+            failed = true;
+        }
+    }
+    return failed ? 6 : 0;
 }
 
 sweep_command parse_sweep_command(const std::vector<std::string>& args) {
@@ -177,7 +192,7 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
               "failed requests were answered, and a server that fails is not a server at capacity.\n"
               "With --concurrency 1,2,4,... it runs the closed-loop ladder instead.\n"
               "A stage that fails fast (its first 8 requests all refused alike: see openloop run --help) ends the\n"
-              "sweep there with the server's message; exit status 3.\n\n"
+              "sweep there with the server's message; exit status 3. A --threshold on a knee that fails: exit 6.\n\n"
            << value_syntax_help << everything;
         cmd.help = true;
         cmd.help_text = os.str();

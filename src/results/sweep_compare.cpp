@@ -66,6 +66,13 @@ std::string rate_text(double v) {
 
 std::vector<std::string> compared_knee_names() { return {"knee", "slo_knee", "latency_knee"}; }
 
+knee_bracket sweep_knee(const json::object& sweep, std::string_view name) {
+    for (const auto& [key, n] : {std::pair{"saturation", "knee"}, std::pair{"slo", "slo_knee"},
+                                 std::pair{"latency", "latency_knee"}})
+        if (name == n) return bracket(sweep, key, stage_rates(sweep));
+    throw std::invalid_argument("no knee '" + std::string(name) + "' (knee, slo_knee or latency_knee)");
+}
+
 std::optional<std::string> knee_gate_failure(const gate& g, const std::vector<knee_change>& changes) {
     for (const auto& c : changes) {
         if (c.name != g.metric || (c.verdict != "better" && c.verdict != "worse")) continue;
@@ -81,11 +88,9 @@ std::optional<std::string> knee_gate_failure(const gate& g, const std::vector<kn
 }
 
 std::vector<knee_change> compare_sweeps(const json::object& base, const json::object& now) {
-    const auto rb = stage_rates(base), rn = stage_rates(now);
     std::vector<knee_change> out;
-    for (const auto& [key, name] : {std::pair{"saturation", "knee"}, std::pair{"slo", "slo_knee"},
-                                    std::pair{"latency", "latency_knee"}}) {
-        knee_change c{name, bracket(base, key, rb), bracket(now, key, rn), "no data"};
+    for (const std::string& name : compared_knee_names()) {
+        knee_change c{name, sweep_knee(base, name), sweep_knee(now, name), "no data"};
         if (c.base.known && c.now.known) {
             if (c.now.low >= c.base.high) c.verdict = "better";
             else if (c.now.high <= c.base.low) c.verdict = "worse";

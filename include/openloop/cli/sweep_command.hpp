@@ -2,6 +2,7 @@
 // `openloop sweep [SCENARIO] [options]`: stages at rising rates, to find the knee.
 
 #include "openloop/cli/run_command.hpp"
+#include "openloop/results/sweep_threshold.hpp"
 #include "openloop/run/sweep_runner.hpp"
 
 #include <string>
@@ -12,6 +13,7 @@ namespace openloop {
 struct sweep_command {
     run_command run;        // target, workload and limits shared by every stage
     sweep_options options;
+    std::vector<sweep_threshold> thresholds;  // --threshold: gates on the knees
     bool json = false;
     bool help = false;
     std::string help_text;

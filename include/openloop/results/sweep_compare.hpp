@@ -13,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace openloop {
@@ -32,6 +33,9 @@ struct knee_change {
 };
 
 std::vector<std::string> compared_knee_names();  // knee, slo_knee, latency_knee
+// One knee of a sweep.json as its bracket between stages. Throws std::invalid_argument
+// for an unknown name or a sweep.json without stages or knees.
+knee_bracket sweep_knee(const boost::json::object& sweep, std::string_view name);
 // Why a --fail-on gate on a knee fails: the change beyond noise and past it; nullopt when it holds.
 std::optional<std::string> knee_gate_failure(const gate& g, const std::vector<knee_change>& changes);
 

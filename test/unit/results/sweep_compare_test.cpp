@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/results/sweep_compare.hpp"
+#include "openloop/results/sweep_threshold.hpp"
 
 #include <boost/json.hpp>
 
@@ -72,4 +73,30 @@ BOOST_AUTO_TEST_CASE(slo_knees_and_gates) {
     BOOST_CHECK_THROW(compare_sweeps(json::object{}, sweep({1}, 1)), std::invalid_argument);
     const std::string md = sweep_compare_markdown("a", "b", c);
     BOOST_TEST(md.find("| slo_knee | 6 | 6 .. 8 | 2 | 2 .. 4 | -66.7 % | worse |") != std::string::npos, md);
+}
+
+// sweep --threshold: a gate holds only when the knee's whole bracket is on its side.
+BOOST_AUTO_TEST_CASE(sweep_thresholds_need_the_whole_bracket_on_their_side) {
+    const json::object s = sweep({2, 4, 6, 8}, 4, 6);  // knee in [4, 6), SLO knee in [6, 8)
+    const auto fails = [&](const char* t) { return sweep_threshold_failure(parse_sweep_threshold(t), s); };
+    BOOST_TEST(!fails("knee>4"));
+    BOOST_TEST(!fails("knee>3.5"));
+    const auto why = fails("knee>5");  // it may lie under 5
+    BOOST_TEST_REQUIRE(why.has_value());
+    BOOST_TEST(*why == "knee>5: the knee lies between 4 and 6 req/s");
+    BOOST_TEST(!fails("knee<6"));
+    BOOST_TEST(fails("knee<5").has_value());
+    BOOST_TEST(!fails("slo_knee>6"));
+    BOOST_TEST(fails("slo_knee>7").has_value());
+    // Every stage held: the knee is at the top rate or above.
+    const json::object held = sweep({2, 4, 6}, 0);
+    BOOST_TEST(!sweep_threshold_failure(parse_sweep_threshold("knee>6"), held));
+    BOOST_TEST(*sweep_threshold_failure(parse_sweep_threshold("knee>7"), held) ==
+               "knee>7: the knee lies at 6 req/s or above");
+    // A knee the sweep does not have cannot hold.
+    BOOST_TEST(sweep_threshold_failure(parse_sweep_threshold("slo_knee>1"), held)->find("give --slo") != std::string::npos);
+    BOOST_CHECK_THROW(parse_sweep_threshold("ttft_p99<1s"), std::invalid_argument);
+    BOOST_CHECK_THROW(parse_sweep_threshold("knee>fast"), std::invalid_argument);
+    BOOST_CHECK_THROW(parse_sweep_threshold("knee>0"), std::invalid_argument);
+    BOOST_CHECK_THROW(parse_sweep_threshold("knee"), std::invalid_argument);
 }

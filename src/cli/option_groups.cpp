@@ -144,6 +144,10 @@ po::options_description load_options() {
                                                                  "statistics: a time (10s) or a request count (20)")
         ("max-inflight", po::value<std::size_t>()->default_value(10000), "safety cap on requests in flight; arrivals "
                                                                          "over it are refused, counted and reported")
+        ("max-concurrency", po::value<std::size_t>(), "open loop with at most N requests in flight (vLLM's "
+                                                      "--max-concurrency): arrivals past N wait client-side in "
+                                                      "arrival order and go as requests end; each wait is reported "
+                                                      "as queue time, and latency still counts from the arrival")
         ("concurrency", po::value<std::string>(), "closed loop instead: N workers, each sending its next request when "
                                                   "the last ends (sweep: a list, e.g. 1,2,4,8,16,32)")
         ("shard", po::value<std::string>(), "I/N: run the I-th of N independent sub-schedules (each at rate/N)");
@@ -211,6 +215,8 @@ po::options_description results_options() {
         ("out", po::value<std::string>(), "directory for summary.json, requests.jsonl and timeseries.csv "
                                           "(default results/run-TIMESTAMP; '-' writes no files)")
         ("json", po::bool_switch(), "print summary.json to stdout instead of the table")
+        ("log-chunk-gaps", po::bool_switch(), "requests.jsonl also lists each request's gaps between content "
+                                              "chunks (chunk_gaps_ms), for per-request ITL analysis")
         ("progress", po::value<std::string>()->default_value("auto"), "live progress line on stderr: auto (when a terminal), on, off")
         ("lag-bound", po::value<std::string>()->default_value("1ms"), "the run is INVALID when schedule lag p99 exceeds this")
         ("max-error-rate", po::value<std::string>()->default_value("1%"),
@@ -309,6 +315,18 @@ void fill_load(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
     }
     o.max_inflight = vm["max-inflight"].as<std::size_t>();
     if (o.max_inflight < 1) throw usage_error("--max-inflight must be at least 1");
+    if (vm.count("max-concurrency")) {
+        o.max_concurrency = vm["max-concurrency"].as<std::size_t>();
+        if (o.max_concurrency < 1) throw usage_error("--max-concurrency must be at least 1");
+        if (for_sweep)
+            throw usage_error("--max-concurrency: a sweep's stages find the knee from the queue the server builds, "
+                              "which a client-side cap would hide; use it with run or soak");
+        if (vm.count("concurrency"))
+            throw usage_error("--max-concurrency caps an open loop; --concurrency is a closed loop: give one of them");
+        if (o.max_concurrency > o.max_inflight)
+            throw usage_error("--max-concurrency " + std::to_string(o.max_concurrency) + " is above --max-inflight " +
+                              std::to_string(o.max_inflight) + ", which bounds those in flight and waiting together");
+    }
     if (vm.count("concurrency") && !for_sweep) {
         const auto n = parse_integer(vm["concurrency"].as<std::string>(), "--concurrency");
         if (n < 1 || n > std::numeric_limits<int>::max()) throw usage_error("--concurrency must be a whole number >= 1");
@@ -384,6 +402,7 @@ void fill_results(const po::variables_map& vm, run_command& cmd) {
     const std::string out = vm.count("out") ? vm["out"].as<std::string>() : default_out_dir("run");
     o.out_dir = out == "-" ? "" : out;
     cmd.json = vm["json"].as<bool>();
+    o.log_chunk_gaps = vm["log-chunk-gaps"].as<bool>();
     const std::string progress = vm["progress"].as<std::string>();
     if (progress == "auto") o.progress = isatty(STDERR_FILENO) && !cmd.json;
     else if (progress == "on") o.progress = true;

@@ -56,7 +56,11 @@ po::options_description trace_options() {
         ("trace-speed", po::value<double>()->default_value(1.0), "replay speed factor (2 = twice as fast)")
         ("loop", po::bool_switch(), "replay the selection lap after lap until --duration (default 60s) or "
                                     "--num-requests; without it a trace is sent once, and a longer --duration ends "
-                                    "at the trace's end (a soak always loops)");
+                                    "at the trace's end (a soak always loops)")
+        ("trace-lengths-only", po::bool_switch(), "take only the trace's requests (lengths, prompts, prefixes), in "
+                                                  "trace order lap after lap, and send them on the --arrival / --rate "
+                                                  "schedule instead of the trace's times (vLLM's burstgpt dataset); "
+                                                  "rows asking for no output are skipped");
     return trace;
 }
 
@@ -95,6 +99,16 @@ void fill_trace(const po::variables_map& vm, run_command& cmd) {
         if (w.trace_max_requests < 1) throw usage_error("--trace-max-requests must be at least 1");
     }
     w.trace_loop = vm["loop"].as<bool>();
+    w.trace_lengths_only = vm["trace-lengths-only"].as<bool>();
+    if (w.trace_lengths_only) {
+        if (!trace) throw usage_error("--trace-lengths-only applies to a --trace only");
+        for (const char* name : {"trace-speed", "loop"})
+            if (given(vm, name))
+                throw usage_error(std::string("--") + name + " replays a trace's times; --trace-lengths-only uses "
+                                  "the arrival schedule instead");
+        w.trace_loop = true;  // the run's bounds end it, as for a synthetic workload
+        return;
+    }
     if (trace && given(vm, "rate")) {
         if (given(vm, "trace-speed"))
             throw usage_error("--rate and --trace-speed both set how fast a --trace replays; give one");

@@ -1,5 +1,6 @@
 #include "openloop/cli/vllm_command.hpp"
 
+#include "openloop/cli/option_groups.hpp"
 #include "openloop/cli/run_command.hpp"
 #include "openloop/cli/vllm_flags.hpp"
 #include "openloop/measure/json_text.hpp"
@@ -66,9 +67,10 @@ double peak_output_per_s(const std::filesystem::path& timeseries) {
     return peak;
 }
 
-// vLLM's per-request arrays (--save-detailed), in request order, from the
-// run's request log: warm-up requests left out, times in seconds.
-void add_detail(boost::json::object& summary, const std::filesystem::path& requests_jsonl) {
+// vLLM's per-request arrays, in request order, from the run's request log:
+// warm-up requests left out, times in seconds. errors always (vLLM's list: ""
+// for a success, else what failed); the rest with --save-detailed.
+void add_detail(boost::json::object& summary, const std::filesystem::path& requests_jsonl, bool detailed) {
     namespace json = boost::json;
     std::vector<json::object> rows;
     std::ifstream in(requests_jsonl);
@@ -99,24 +101,32 @@ void add_detail(boost::json::object& summary, const std::filesystem::path& reque
         const auto first = ns(o, "first_token_ns"), last = ns(o, "last_token_ns");
         ttfts.push_back(ok && first ? (*first - intended) / 1e9 : 0.0);
         latencies.push_back(ok && last ? (*last - intended) / 1e9 : 0.0);
-        itls.push_back(json::array{});
+        json::array gaps;
+        if (const json::value* g = o.if_contains("chunk_gaps_ms"); ok && g && g->is_array())
+            for (const json::value& ms : g->get_array())
+                if (ms.is_number()) gaps.push_back(ms.to_number<double>() / 1e3);
+        itls.push_back(std::move(gaps));
         start_times.push_back(intended / 1e9);
         const json::value* e = o.if_contains("error");
         errors.push_back(ok ? json::value("") : json::value(e && e->is_string() ? e->get_string() : "failed"));
     }
+    summary["errors"] = std::move(errors);
+    if (!detailed) return;
     summary["input_lens"] = std::move(input_lens);
     summary["output_lens"] = std::move(output_lens);
     summary["ttfts"] = std::move(ttfts);
     summary["itls"] = std::move(itls);
     summary["latencies"] = std::move(latencies);
     summary["start_times"] = std::move(start_times);
-    summary["errors"] = std::move(errors);
 }
 
 }  // namespace
 
 int vllm_main(const std::vector<std::string>& args) {
-    const vllm_translation t = translate_vllm_args(args, vllm_date());
+    const auto run_flags = run_option_groups();
+    const vllm_translation t = translate_vllm_args(args, vllm_date(), [&](const std::string& flag) {
+        return run_flags.find_nothrow(flag.substr(2), false) != nullptr;
+    });
     std::string line;
     for (const auto& a : t.run_args) line += " " + (a.find(' ') == std::string::npos ? a : "'" + a + "'");
     std::cerr << "openloop: vLLM bench flags, run as: openloop run" << line << "\n";
@@ -142,9 +152,15 @@ int vllm_main(const std::vector<std::string>& args) {
     summary["max_concurrent_requests"] = outcome.result.stats.max_inflight;
     const std::filesystem::path out(cmd.options.out_dir);
     summary["max_output_tokens_per_s"] = out.empty() ? 0.0 : peak_output_per_s(out / "timeseries.csv");
-    if (!out.empty()) write_json_file((out / "summary.json").string(), summary);
-    // The arrays go into vLLM's result file only: summary.json keeps openloop's errors by class.
-    if (t.detailed && !out.empty()) add_detail(summary, out / "requests.jsonl");
+    // vLLM's errors is a list, one entry per request; openloop's count by class moves beside it.
+    summary["errors_by_class"] = summary["errors"];
+    summary["errors"] = boost::json::array{};
+    if (!out.empty()) {
+        add_detail(summary, out / "requests.jsonl", false);
+        write_json_file((out / "summary.json").string(), summary);
+        // The other per-request arrays go into vLLM's result file only, as vLLM writes them.
+        if (t.detailed) add_detail(summary, out / "requests.jsonl", true);
+    }
     if (!t.result_file.empty()) {
         const std::filesystem::path file(t.result_file);
         if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());

@@ -43,6 +43,7 @@ const std::set<std::string> unsupported = {"--profile", "--use-beam-search", "--
 
 struct parsed_flags {
     std::map<std::string, std::vector<std::string>> values;
+    std::vector<std::string> notes;
     bool has(const std::string& f) const { return values.count(f) > 0; }
     std::string get(const std::string& f, const std::string& fallback) const {
         const auto it = values.find(f);
@@ -50,7 +51,25 @@ struct parsed_flags {
     }
 };
 
-parsed_flags parse(const std::vector<std::string>& args) {
+bool is_vllm_flag(const std::string& f) {
+    return known.count(f) || switches.count(f) || list_flags.count(f) || ignored.count(f) || unsupported.count(f);
+}
+
+// argparse reads an unambiguous prefix of a flag as the flag (--random-input is
+// --random-input-len): the one vLLM flag that starts with f, or f itself.
+std::string unabbreviated(const std::string& f, parsed_flags& p) {
+    std::set<std::string> matches;
+    for (const auto* names : {&known, &switches, &list_flags, &unsupported})
+        for (const auto& name : *names)
+            if (name.rfind(f, 0) == 0) matches.insert(name);
+    for (const auto& [name, why] : ignored)
+        if (name.rfind(f, 0) == 0) matches.insert(name);
+    if (matches.size() != 1) return f;
+    p.notes.push_back(f + ": read as " + *matches.begin() + ", as vLLM's argparse reads an abbreviation");
+    return *matches.begin();
+}
+
+parsed_flags parse(const std::vector<std::string>& args, const std::function<bool(const std::string&)>& openloop_flag) {
     parsed_flags p;
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string flag = args[i], inline_value;
@@ -61,6 +80,7 @@ parsed_flags parse(const std::vector<std::string>& args) {
             flag = flag.substr(0, eq);
             has_inline = true;
         }
+        if (!is_vllm_flag(flag) && !(openloop_flag && openloop_flag(flag))) flag = unabbreviated(flag, p);
         auto& slot = p.values[flag];
         if (switches.count(flag)) continue;
         if (has_inline) {
@@ -72,7 +92,7 @@ parsed_flags parse(const std::vector<std::string>& args) {
             continue;
         }
         // Not vLLM's: an openloop run flag, with a value unless a flag follows.
-        if (!known.count(flag) && !ignored.count(flag) && !unsupported.count(flag)) {
+        if (!is_vllm_flag(flag)) {
             if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) slot.push_back(args[++i]);
             continue;
         }
@@ -102,8 +122,26 @@ long whole(const std::string& flag, const std::string& text) {
 
 std::string text_of(double v) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
+    std::snprintf(buf, sizeof buf, "%.9g", v);
     return buf;
+}
+
+constexpr int ramp_pieces = 16;
+
+// vLLM's ramp: request i of n asks rate(i / (n - 1)), from `from` to `to`
+// linearly, or geometrically (from * (to / from)^x). Piece k covers the
+// requests of [k/K, (k+1)/K] of the curve; a piece whose rate moves linearly
+// in time from r0 to r1 expects d (r0 + r1) / 2 requests, which fixes its
+// length d. The end rate holds after, for as long as requests remain.
+std::string ramp_profile(bool exponential, double from, double to, long prompts) {
+    const auto rate_at = [&](double x) { return exponential ? from * std::pow(to / from, x) : from + (to - from) * x; };
+    const double per_piece = static_cast<double>(std::max(prompts, 1L)) / ramp_pieces;
+    std::string profile;
+    for (int k = 0; k < ramp_pieces; ++k) {
+        const double r0 = rate_at(static_cast<double>(k) / ramp_pieces), r1 = rate_at(static_cast<double>(k + 1) / ramp_pieces);
+        profile += text_of(r0) + "-" + text_of(r1) + ":" + text_of(2 * per_piece / (r0 + r1)) + ",";
+    }
+    return profile + text_of(to) + ":inf";
 }
 
 }  // namespace
@@ -112,9 +150,11 @@ bool looks_like_vllm_args(const std::vector<std::string>& args) {
     return !args.empty() && args.front().rfind("--", 0) == 0 && args.front() != "--help" && args.front() != "--version";
 }
 
-vllm_translation translate_vllm_args(const std::vector<std::string>& args, const std::string& now) {
-    const parsed_flags f = parse(args);
+vllm_translation translate_vllm_args(const std::vector<std::string>& args, const std::string& now,
+                                     const std::function<bool(const std::string&)>& openloop_flag) {
+    const parsed_flags f = parse(args, openloop_flag);
     vllm_translation t;
+    t.notes = f.notes;
     std::vector<std::string>& a = t.run_args;
     for (const auto& [flag, values] : f.values) {
         if (unsupported.count(flag)) throw usage_error("vLLM flags: " + flag + " is not supported by openloop");
@@ -172,10 +212,16 @@ vllm_translation translate_vllm_args(const std::vector<std::string>& args, const
         a.insert(a.end(), {dataset == "sharegpt" ? "--sharegpt" : "--prompts", path});
         const std::string fixed = f.get(dataset == "sharegpt" ? "--sharegpt-output-len" : "--custom-output-len", "");
         if (!fixed.empty()) a.insert(a.end(), {"--output-len", fixed});
+    } else if (dataset == "burstgpt") {
+        // vLLM takes BurstGPT's lengths and sends them at --request-rate, not at the log's times.
+        if (path.empty()) throw usage_error("vLLM flags: --dataset-name burstgpt needs --dataset-path (BurstGPT's CSV)");
+        a.insert(a.end(), {"--trace", path, "--trace-format", "burstgpt", "--trace-lengths-only"});
+        t.notes.push_back("--dataset-name burstgpt: openloop sends the CSV's rows in file order (those with a "
+                          "response), where vLLM keeps the GPT-4 rows and samples them at random; openloop's "
+                          "--trace without --trace-lengths-only replays BurstGPT at its own times");
     } else {
         throw usage_error("vLLM flags: --dataset-name " + dataset +
-                          " is not supported (random, prefix_repetition, sharegpt and custom are; openloop's own --trace replays "
-                          "BurstGPT with its timestamps)");
+                          " is not supported (random, prefix_repetition, sharegpt, custom and burstgpt are)");
     }
 
     // When: the arrival process.
@@ -185,14 +231,19 @@ vllm_translation translate_vllm_args(const std::vector<std::string>& args, const
     const std::string concurrency = f.get("--max-concurrency", "");
     if (f.has("--ramp-up-strategy")) {
         const std::string strategy = f.get("--ramp-up-strategy", "");
-        if (strategy != "linear")
-            throw usage_error("vLLM flags: --ramp-up-strategy " + strategy + " is not supported (linear is)");
+        if (strategy != "linear" && strategy != "exponential")
+            throw usage_error("vLLM flags: --ramp-up-strategy " + strategy + " is not supported (linear and exponential are)");
+        if (!f.has("--ramp-up-start-rps") || !f.has("--ramp-up-end-rps"))
+            throw usage_error("vLLM flags: --ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps");
         const double from = number("--ramp-up-start-rps", f.get("--ramp-up-start-rps", ""));
         const double to = number("--ramp-up-end-rps", f.get("--ramp-up-end-rps", ""));
-        if (from < 0 || to <= 0) throw usage_error("vLLM flags: --ramp-up-start-rps and --ramp-up-end-rps must be > 0");
-        // vLLM ramps over the whole benchmark: the ramp's length is what sends --num-prompts.
-        const double seconds = 2.0 * static_cast<double>(prompts) / (from + to);
-        a.insert(a.end(), {"--rate-profile", text_of(from) + "-" + text_of(to) + ":" + text_of(seconds)});
+        if (from < 0 || to <= 0) throw usage_error("vLLM flags: --ramp-up-start-rps must be >= 0 and --ramp-up-end-rps > 0");
+        if (strategy == "exponential" && from <= 0)
+            throw usage_error("vLLM flags: --ramp-up-strategy exponential needs --ramp-up-start-rps > 0");
+        a.insert(a.end(), {"--rate-profile", ramp_profile(strategy == "exponential", from, to, prompts)});
+        t.notes.push_back("--ramp-up-strategy " + strategy + ": vLLM sets the rate request by request; openloop follows "
+                          "the same curve over the requests expected so far, in " + std::to_string(ramp_pieces) +
+                          " linear pieces, then holds the end rate");
         t.result_keys["request_rate"] = "ramp-up";
     } else if (rate == "inf") {
         // All at once, at most --max-concurrency in flight: that is a closed loop of that many workers.
@@ -205,10 +256,11 @@ vllm_translation translate_vllm_args(const std::vector<std::string>& args, const
         a.insert(a.end(), {"--rate", rate});
         t.result_keys["request_rate"] = number("--request-rate", rate);
         if (!concurrency.empty()) {
-            a.insert(a.end(), {"--max-inflight", concurrency});
+            a.insert(a.end(), {"--max-concurrency", concurrency});
             t.notes.push_back("--max-concurrency " + concurrency +
-                              " with a rate: openloop refuses (and counts) arrivals over the cap instead of queueing "
-                              "them client-side as vLLM's semaphore does");
+                              " with a rate: arrivals past the cap wait client-side as with vLLM's semaphore; openloop "
+                              "reports each wait as queue time and counts TTFT and latency from the arrival, where "
+                              "vLLM starts them when the request leaves the queue");
         }
     }
     if (f.has("--burstiness")) a.insert(a.end(), {"--burstiness", f.get("--burstiness", "1")});
@@ -252,6 +304,7 @@ vllm_translation translate_vllm_args(const std::vector<std::string>& args, const
     t.result_keys["model_id"] = model;
     t.result_keys["tokenizer_id"] = f.get("--tokenizer", model);
     t.result_keys["num_prompts"] = prompts;
+    t.result_keys["rtfx"] = 0.0;  // vLLM's real-time factor of audio input: 0 for text
     // vLLM writes goodput only when SLOs were given.
     if (!f.has("--goodput")) t.result_keys["request_goodput"] = nullptr;
     t.result_keys["max_concurrency"] =
@@ -284,8 +337,9 @@ vllm_translation translate_vllm_args(const std::vector<std::string>& args, const
     }
     if (f.has("--save-detailed")) {
         t.detailed = true;
-        t.notes.push_back("--save-detailed: the per-request arrays come from requests.jsonl; TTFT and latency from the "
-                          "intended send time, and itls empty (openloop keeps no per-chunk times on disk)");
+        a.push_back("--log-chunk-gaps");
+        t.notes.push_back("--save-detailed: the per-request arrays come from requests.jsonl (itls from its "
+                          "chunk_gaps_ms); TTFT and latency from the intended send time");
     }
     if (f.has("--save-result")) {
         // vLLM's name: LABEL-RATEqps[-concurrencyN]-MODEL-DATE.json, unless --result-filename.

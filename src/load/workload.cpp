@@ -365,6 +365,12 @@ workload::workload(const workload_config& config) : state_(std::make_unique<stat
             throw input_error(config.trace_file + ": --rate: " + e.what());
         }
         s.entries = std::move(pick.entries);
+        if (config.trace_lengths_only) {
+            // A request for no output measures nothing (BurstGPT logs failures as 0 response tokens).
+            const std::size_t before = s.entries.size();
+            std::erase_if(s.entries, [](const trace_entry& e) { return e.output_tokens < 1; });
+            s.skipped += before - s.entries.size();
+        }
         info.speed = pick.speed;
         if (s.entries.empty()) throw input_error(config.trace_file + ": no requests in the selected window");
         info.requests = s.entries.size();

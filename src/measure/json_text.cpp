@@ -170,6 +170,8 @@ json_line& json_line::field(std::string_view k, std::string_view v) {
     return *this;
 }
 
+void json_line::number(double v) { append_double(out_, v); }
+
 json_line& json_line::null(std::string_view k) {
     key(k);
     out_.append("null");

@@ -76,7 +76,7 @@ struct reporter::impl {
             throw std::runtime_error("cannot create output directory " + options_.out_dir + ": " + ec.message());
         }
         const std::filesystem::path dir(options_.out_dir);
-        requests_.open((dir / "requests.jsonl").string(), options_.request_id_prefix);
+        requests_.open((dir / "requests.jsonl").string(), options_.request_id_prefix, options_.chunk_gaps);
         windows_.open((dir / "timeseries.csv").string());
         if (soaking()) soak_.open(options_.out_dir);
     }
@@ -182,14 +182,25 @@ struct reporter::impl {
                 r->connect = e.v;
             }
             break;
+        case event_kind::released:
+            if (auto* r = find(e.request); r != nullptr && r->released < 0) {
+                r->released = e.t_ns;
+                if (!r->warmup) {
+                    ++stats_.queued;
+                    stats_.queue.record(e.t_ns - r->intended);
+                }
+            }
+            break;
         case event_kind::sent:
             if (auto* r = find(e.request); r != nullptr && r->sent < 0) {
                 r->sent = e.t_ns;
                 // Lag measures the generator, not the server: every measured
-                // request that went out counts, whatever became of it.
+                // request that went out counts, whatever became of it. One that
+                // waited for a slot was due when the slot freed.
                 if (!r->warmup) {
-                    stats_.lag.record(e.t_ns - r->intended);
-                    soak_.lag(e.t_ns - r->intended);
+                    const std::int64_t due = r->released >= 0 ? r->released : r->intended;
+                    stats_.lag.record(e.t_ns - due);
+                    soak_.lag(e.t_ns - due);
                     r->reusable_at_send = stats_.fidelity.sent(e.request, e.t_ns);
                     if (last_sent_ns_ > 0) stats_.sent_gap.record(e.t_ns - last_sent_ns_);
                     last_sent_ns_ = e.t_ns;

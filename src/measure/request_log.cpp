@@ -30,8 +30,9 @@ void put_ms(json_line& o, std::string_view key, std::int64_t from, std::int64_t 
 
 }  // namespace
 
-void request_log::open(const std::string& path, std::string request_id_prefix) {
+void request_log::open(const std::string& path, std::string request_id_prefix, bool chunk_gaps) {
     path_ = path;
+    chunk_gaps_ = chunk_gaps;
     id_prefix_ = std::move(request_id_prefix);
     out_.open(path_, std::ios::out | std::ios::trunc);
     if (!out_) {
@@ -65,6 +66,7 @@ void request_log::write(std::uint64_t index, const request_timeline& r, const re
         o.null("http_status");
     }
     put_ns(o, "intended_ns", r.intended);
+    if (r.released >= 0) put_ns(o, "released_ns", r.released);  // absent unless it waited for a slot
     put_ns(o, "sent_ns", r.sent);
     put_ns(o, "headers_ns", r.headers);
     put_ns(o, "first_token_ns", r.first_chunk);
@@ -84,7 +86,12 @@ void request_log::write(std::uint64_t index, const request_timeline& r, const re
     }
     o.field("chunks", r.chunks);
     put_ns(o, "cached_tokens", end.cached_tokens);
-    put_ms(o, "lag_ms", r.intended, r.sent);
+    if (r.released >= 0) {
+        put_ms(o, "queue_ms", r.intended, r.released);
+        put_ms(o, "lag_ms", r.released, r.sent);
+    } else {
+        put_ms(o, "lag_ms", r.intended, r.sent);
+    }
     put_ms(o, "ttft_ms", r.intended, r.first_chunk);
     if (end.tpot_ns >= 0) {
         o.field("tpot_ms", ms(end.tpot_ns));
@@ -92,6 +99,7 @@ void request_log::write(std::uint64_t index, const request_timeline& r, const re
         o.null("tpot_ms");
     }
     put_ms(o, "e2e_ms", r.intended, r.last_chunk);
+    if (chunk_gaps_) o.numbers("chunk_gaps_ms", r.gaps, [](const chunk_gap& g) { return ms(g.ns); });
     o.field("retried", r.retried);
     if (r.connect >= 0) {
         o.field("connect_ms", ms(r.connect));

@@ -52,7 +52,12 @@ void add(run_stats& s, const json::object& o, std::vector<request_sample>* sampl
     const std::string_view status = status_v && status_v->is_string() ? std::string_view(status_v->get_string()) : "";
     ++s.started;
     if (s.started == 1 || intended < s.first_intended_ns) s.first_intended_ns = intended;
-    if (sent >= 0) s.lag.record(sent - intended);
+    const std::int64_t released = ns(o, "released_ns");
+    if (released >= 0) {
+        ++s.queued;
+        s.queue.record(released - intended);
+    }
+    if (sent >= 0) s.lag.record(sent - (released >= 0 ? released : intended));
     if (status == "unfinished") {
         ++s.unfinished;
         return;

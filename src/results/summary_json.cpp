@@ -91,7 +91,8 @@ boost::json::object summary_json(const run_result& r) {
         s["steady_request_throughput"] = stats.steady_rate();
     }
     s["arrival"] = context.arrival;
-    if (context.mode == "open-loop") {
+    // Sends that waited for a free slot (--max-concurrency) follow completions, not the schedule.
+    if (context.mode == "open-loop" && stats.queued == 0) {
         const arrival_shape a = judge_arrivals(stats.asked_gap, stats.sent_gap);
         s["arrival_shape"] = boost::json::object{{"gaps", a.gaps},
                                                  {"short_gap_ms", static_cast<double>(a.short_ns) / 1e6},
@@ -136,6 +137,7 @@ boost::json::object summary_json(const run_result& r) {
 
     s["started"] = stats.started;
     s["refused"] = stats.refused;
+    s["queued"] = stats.queued;  // waited client-side for a free slot (--max-concurrency)
     s["unfinished"] = stats.unfinished;
     s["skipped"] = context.skipped;
     s["lost_events"] = stats.lost_events;

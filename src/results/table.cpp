@@ -15,8 +15,8 @@ namespace openloop {
 
 namespace {
 
-// Row order: TTFT, TPOT, ITL, ICL, E2E, lag, connect.
-constexpr std::array<std::string_view, 7> table_rows = {"ttft", "tpot", "itl", "icl", "e2el", "lag", "connect"};
+// Row order: TTFT, TPOT, ITL, ICL, E2E, queue (only when requests waited for a slot), lag, connect.
+constexpr std::array<std::string_view, 8> table_rows = {"ttft", "tpot", "itl", "icl", "e2el", "queue", "lag", "connect"};
 constexpr std::array<std::string_view, 8> table_columns = {"mean", "p50", "p90", "p95", "p99", "p99.9", "min", "max"};
 
 constexpr std::size_t name_w = 14;
@@ -63,6 +63,7 @@ void latency_rows(std::string& out, const run_stats& stats) {
     out += header + '\n';
     const std::vector<std::string_view> columns(table_columns.begin(), table_columns.end());
     for (const std::string_view row : table_rows) {
+        if (row == "queue" && stats.queued == 0) continue;
         const auto f = std::find_if(latency_families.begin(), latency_families.end(),
                                     [&](const latency_family& x) { return x.key == row; });
         out += pad_right(std::string(f->label), name_w) + cells(stats.*f->member, columns, col_w) + '\n';
@@ -159,7 +160,12 @@ std::string format_table(const run_result& r) {
         line("bad usage      " + std::to_string(s.bad_usage) +
              " requests (counted by content chunks; see docs/metrics.md)");
     }
-    if (c.mode == "open-loop") {
+    if (s.queued > 0) {
+        line("queued         " + std::to_string(s.queued) + " requests waited for one of the " +
+             std::to_string(c.max_concurrency) + " slots (--max-concurrency): latency counts their wait, lag "
+             "counts from the slot freeing, and the arrival-shape test does not apply");
+    }
+    if (c.mode == "open-loop" && s.queued == 0) {
         if (const arrival_shape a = judge_arrivals(s.asked_gap, s.sent_gap); a.judged) {
             line("arrivals       gaps under a quarter of the mean (" + fmt_ms(static_cast<double>(a.short_ns) / 1e6) +
                  " ms): asked " + fmt("%.1f", a.asked_short * 100) + " %, sent " + fmt("%.1f", a.sent_short * 100) +

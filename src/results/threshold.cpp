@@ -68,7 +68,7 @@ threshold parse_threshold(std::string_view text) {
         probe.stats.ttft.record(1);
         if (h == nullptr || !latency_ms(probe.stats.ttft, stat))
             throw bad("no metric '" + t.metric +
-                      "' (ttft, tpot, itl, e2e, lag or connect with _mean, _median, _max or _pN; error_rate; "
+                      "' (ttft, tpot, itl, e2e, lag, connect or queue with _mean, _median, _max or _pN; error_rate; "
                       "request_throughput, output_throughput, goodput)");
         t.limit = parse_duration_ms(limit, "--threshold " + t.metric);
     }

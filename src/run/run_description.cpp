@@ -14,7 +14,7 @@ run_context describe_run(const run_options& o, const std::string& target, const 
     ctx.environment = environment_info();
     ctx.target = o.target_label.empty() ? target : o.target_label;
     ctx.mode = o.concurrency > 0 ? "closed-loop" : "open-loop";
-    const bool trace = !o.workload.trace_file.empty();
+    const bool trace = !o.workload.trace_file.empty() && !o.workload.trace_lengths_only;
     ctx.request_rate = o.concurrency > 0 ? 0 : trace ? offered_rate : o.arrival.rate;
     ctx.burstiness = o.arrival.burstiness;
     char words[160];
@@ -31,7 +31,9 @@ run_context describe_run(const run_options& o, const std::string& target, const 
         std::snprintf(words, sizeof words, "%s %g req/s", std::string(to_string(o.arrival.kind)).c_str(), o.arrival.rate);
     }
     ctx.arrival = words;
-    ctx.max_concurrency = o.concurrency > 0 ? o.concurrency : static_cast<int>(o.max_inflight);
+    ctx.max_concurrency = o.concurrency > 0       ? o.concurrency
+                          : o.max_concurrency > 0 ? static_cast<int>(o.max_concurrency)
+                                                  : static_cast<int>(o.max_inflight);
     ctx.lag_bound_ms = o.lag_bound_ms;
     ctx.max_error_rate = o.max_error_rate;
     ctx.tokenizer = tokenizer;

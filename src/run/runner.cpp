@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -140,6 +141,7 @@ private:
             f.request.bytes.clear();
             spare_bytes_.push_back(std::move(f.request.bytes));
         }
+        release_waiting();
         maybe_finish();
     }
 
@@ -147,7 +149,7 @@ private:
     // ended, a trace was replayed once (no --loop), or (outside a sweep stage, whose end is
     // judged as its predecessor goes) the next is past the run's bounds.
     bool prepare_next(arrival_process& arrivals, send_queue& queue) {
-        const bool trace = !o_.workload.trace_file.empty();
+        const bool trace = !o_.workload.trace_file.empty() && !o_.workload.trace_lengths_only;
         if (trace && !o_.workload.trace_loop && prepared_ >= workload_.size()) return false;
         workload_.next(spec_);
         const request_spec& spec = spec_;
@@ -219,9 +221,15 @@ private:
                 ++offered_;
                 ++measured;
             }
-            if (client_.in_flight() >= o_.max_inflight) {
+            if (client_.in_flight() + waiting_.size() >= o_.max_inflight) {
                 client_.emit(event{intended, flags, r.index, r.request.input_tokens, r.request.max_tokens,
                                    event_kind::refused});
+                continue;
+            }
+            if (o_.max_concurrency > 0 && (client_.in_flight() >= o_.max_concurrency || !waiting_.empty())) {
+                // vLLM's semaphore: it waits its turn, in arrival order; its clock already runs.
+                r.offset_ns = intended;
+                waiting_.push_back(std::move(r));
                 continue;
             }
             note_send();
@@ -232,7 +240,49 @@ private:
             if (queue.next(to_ns(steady::now()) - origin, source_open) != send_step::send)
                 co_await net::post(io_, net::use_awaitable);
         }
-        schedule_done();
+        if (waiting_.empty() || stopping_) {
+            drop_waiting();
+            schedule_done();
+        } else {
+            schedule_ended_ = true;  // done once the last waiting request is sent
+        }
+    }
+
+    // --max-concurrency: a request ended, so the longest waiting one goes, its wait ending now.
+    // Posted: this runs inside the ended request's coroutine, whose connection is not yet idle.
+    void release_waiting() {
+        if (waiting_.empty()) return;
+        net::post(io_, [this] {
+            if (stopping_) {
+                drop_waiting();
+                if (schedule_ended_) schedule_done();
+                return;
+            }
+            while (!waiting_.empty() && client_.in_flight() < o_.max_concurrency) {
+                queued_request r = std::move(waiting_.front());
+                waiting_.pop_front();
+                note_send();
+                client_.send(r.index, std::move(r.request), r.offset_ns, r.warmup ? std::int64_t{flag_warmup} : 0,
+                             to_ns(steady::now()));
+            }
+            if (waiting_.empty() && schedule_ended_) {
+                schedule_ended_ = false;
+                schedule_done();
+            }
+        });
+    }
+
+    // The run stopped with requests still waiting their turn: each is counted, never sent, as
+    // openloop's own cancellation.
+    void drop_waiting() {
+        for (const queued_request& r : waiting_) {
+            const std::int64_t flags = r.warmup ? std::int64_t{flag_warmup} : 0;
+            client_.emit(event{r.offset_ns, flags, r.index, r.request.input_tokens, r.request.max_tokens,
+                               event_kind::start});
+            client_.emit(event{to_ns(steady::now()), 0, r.index, static_cast<std::int64_t>(error_class::cancelled), 0,
+                               event_kind::failed});
+        }
+        waiting_.clear();
     }
 
     // Closed loop: each worker sends its next request when the last one ends.
@@ -369,6 +419,9 @@ private:
         timer_.cancel();
         std::fprintf(stderr, "\nopenloop: stopping; up to %.0f s for %zu in-flight requests to finish "
                              "(Ctrl-C again aborts them)\n", o_.grace_s, client_.in_flight());
+        if (!waiting_.empty())
+            std::fprintf(stderr, "openloop: %zu requests waiting for a slot (--max-concurrency) are not sent: "
+                                 "counted as cancelled\n", waiting_.size());
         grace_.expires_after(std::chrono::milliseconds(static_cast<std::int64_t>(o_.grace_s * 1000)));
         grace_.async_wait([this](const boost::system::error_code& e) {
             if (!e) client_.close_all();
@@ -388,6 +441,10 @@ private:
     // Ended requests' bytes, for the next ones built: a run in its stride allocates none.
     static constexpr std::size_t max_spare_bytes = 256;
     std::vector<std::string> spare_bytes_;
+    // --max-concurrency: arrivals waiting for a request to end, oldest first; offset_ns holds
+    // each one's intended send time.
+    std::deque<queued_request> waiting_;
+    bool schedule_ended_ = false;  // the schedule is over but requests still wait
     steady_timer timer_;
     steady_timer grace_;
     net::signal_set signals_;
@@ -485,6 +542,7 @@ run_outcome run_load(const run_options& o) {
     ro.out_dir = o.out_dir;
     ro.progress = o.progress;
     ro.request_id_prefix = o.request_id_prefix;
+    ro.chunk_gaps = o.log_chunk_gaps;
     ro.slo = o.slo;
     ro.steady_throughput = o.steady_throughput;
     const auto run_start = steady::now();
@@ -493,7 +551,8 @@ run_outcome run_load(const run_options& o) {
     ro.window_lines = o.window_lines;
     ro.live = o.live.get();
     ro.lost_events = [&cl] { return cl.lost_events(); };
-    if (!w.trace_entries().empty()) ro.trace = &w.trace_entries();
+    // Its fidelity report holds the sends against the trace's times: not for --trace-lengths-only.
+    if (!w.trace_entries().empty() && !o.workload.trace_lengths_only) ro.trace = &w.trace_entries();
     if (watch.enabled()) ro.signals = [&watch] { return watch.latest(); };
     reporter rep(ring, ro);
     rep.start();

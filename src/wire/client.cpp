@@ -80,6 +80,7 @@ net::awaitable<std::pair<int, std::string>> setup_call(client::impl& i, http::ve
 void client::impl::send(request_job job) {
     owner.emit(event{job.intended_ns, job.flags, job.index, job.request.input_tokens, job.request.max_tokens,
                      event_kind::start});
+    if (job.released_ns >= 0) owner.emit(event{job.released_ns, 0, job.index, 0, 0, event_kind::released});
     ++in_flight;
     worker* w = closing ? nullptr : take_idle();
     if (!w) {
@@ -231,8 +232,10 @@ void client::want_connections(std::size_t n) {
     impl_->keep_spares();
 }
 
-void client::send(std::uint64_t index, prepared_request req, std::int64_t intended_ns, std::int64_t flags) {
+void client::send(std::uint64_t index, prepared_request req, std::int64_t intended_ns, std::int64_t flags,
+                  std::int64_t released_ns) {
     request_job job;
+    job.released_ns = released_ns;
     job.index = index;
     job.request = std::move(req);
     job.intended_ns = intended_ns;

@@ -36,6 +36,7 @@ struct request_job {
     prepared_request request;
     std::int64_t intended_ns = 0;
     std::int64_t flags = 0;
+    std::int64_t released_ns = -1;  // >= 0: when it left the client-side queue (--max-concurrency)
     bool sent = false;     // its sent event went out: a retry is not a second send
     bool retried = false;  // it went again once on a fresh connection
     std::size_t written = 0;  // bytes already written by send() on the connection it was given

@@ -8,6 +8,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,11 @@ struct vllm_translation {
 
 // args: everything after `openloop` (no command). now: the date as vLLM
 // writes it (YYYYMMDD-HHMMSS), used in the result's name and "date".
-// Throws usage_error.
-vllm_translation translate_vllm_args(const std::vector<std::string>& args, const std::string& now);
+// openloop_flag: whether a flag is one of openloop run's, which is never read
+// as an abbreviation of a vLLM flag (--sharegpt is openloop's, not
+// --sharegpt-output-len). Throws usage_error.
+vllm_translation translate_vllm_args(const std::vector<std::string>& args, const std::string& now,
+                                     const std::function<bool(const std::string&)>& openloop_flag = {});
 
 // Whether args (after `openloop`) are a vLLM bench command line: flags, no command.
 bool looks_like_vllm_args(const std::vector<std::string>& args);

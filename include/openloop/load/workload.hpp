@@ -102,6 +102,10 @@ struct workload_config {
     // Replay the selection lap after lap (the run's bounds end it); without,
     // the run sends each entry once (see runner.cpp's open loop).
     bool trace_loop = false;
+    // Only the trace's requests (lengths, prompts, prefixes), lap after lap in
+    // trace order; their send times come from the arrival schedule (vLLM's
+    // burstgpt dataset). Entries asking for no output are skipped.
+    bool trace_lengths_only = false;
 
     std::uint64_t seed = 0;
 };

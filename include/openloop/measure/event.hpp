@@ -26,6 +26,8 @@ enum class event_kind : std::uint8_t {
     drain_over,  // t = when the drain limit after the last send ran out: the requests still in
                  //     flight are being cancelled, and their cancelled failures that follow in
                  //     the ring are cancelled_at_end
+    released,  // t = when it left the client-side queue (--max-concurrency): a request ended and
+               //     freed its slot. Follows its start event; schedule lag counts from here
 };
 
 // Flags carried in a start/refused event's v.

@@ -34,10 +34,25 @@ public:
     json_line& field(std::string_view key, std::string_view v);
     json_line& field(std::string_view key, const char* v) { return field(key, std::string_view(v)); }
     json_line& null(std::string_view key);
+    // An array of numbers: to_number(x) for each x of items.
+    template <class Range, class ToNumber>
+    json_line& numbers(std::string_view k, const Range& items, ToNumber to_number) {
+        key(k);
+        out_.push_back('[');
+        bool first = true;
+        for (const auto& x : items) {
+            if (!first) out_.push_back(',');
+            first = false;
+            number(to_number(x));
+        }
+        out_.push_back(']');
+        return *this;
+    }
     void end() { out_.push_back('}'); }
 
 private:
     void key(std::string_view k);
+    void number(double v);
     std::string& out_;
     bool first_ = true;
 };

@@ -26,6 +26,7 @@ struct reporter_options {
     std::chrono::milliseconds progress_interval{1000};
     std::chrono::milliseconds window{1000};  // timeseries.csv interval
     std::string request_id_prefix = "openloop-";
+    bool chunk_gaps = false;  // requests.jsonl lists each request's gaps between content chunks
     goodput_slo slo;
     // Keep every completion's end time (8 bytes each), to count the
     // completions inside the measured send window: the steady-state

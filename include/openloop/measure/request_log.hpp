@@ -27,7 +27,8 @@ struct request_end {
 class request_log {
 public:
     // Truncates path; throws std::runtime_error naming it when it cannot.
-    void open(const std::string& path, std::string request_id_prefix);
+    // chunk_gaps: each line also lists the gaps between its content chunks (chunk_gaps_ms).
+    void open(const std::string& path, std::string request_id_prefix, bool chunk_gaps = false);
     bool is_open() const { return out_.is_open(); }
     // No-op while not open.
     void write(std::uint64_t index, const request_timeline& r, const request_end& end);
@@ -40,6 +41,7 @@ private:
     std::ofstream out_;
     std::string path_;
     std::string id_prefix_;
+    bool chunk_gaps_ = false;
     std::string line_, id_;  // reused for every line
 };
 

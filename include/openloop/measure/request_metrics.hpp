@@ -32,6 +32,7 @@ struct chunk_gap {
 struct request_timeline {
     std::int64_t intended = 0;
     std::int64_t connect = -1;  // duration, ns (only when it opened a connection)
+    std::int64_t released = -1;  // left the client-side queue (--max-concurrency); -1: never waited
     std::int64_t sent = -1;
     std::int64_t headers = -1;
     std::int64_t first_chunk = -1;

@@ -28,6 +28,10 @@ struct latency_set {
 struct run_stats {
     histogram ttft, tpot, itl, icl, e2e, lag, connect, ttfb;  // ns (ttfb = time to response headers)
     histogram ttft_from_send, e2e_from_send;                 // from the actual send, as closed-loop tools measure
+    // --max-concurrency: how long each request that waited client-side for a free slot waited
+    // (intended send time to release); its lag counts from the release.
+    histogram queue;
+    std::uint64_t queued = 0;
     // Gaps between consecutive measured requests: as the schedule asked
     // (intended send times, in order) and as they went out (results/arrival_shape).
     histogram asked_gap, sent_gap;

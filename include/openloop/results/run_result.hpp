@@ -22,7 +22,7 @@ struct latency_family {
     histogram run_stats::*member;
 };
 
-inline constexpr std::array<latency_family, 10> latency_families = {{
+inline constexpr std::array<latency_family, 11> latency_families = {{
     {"ttft", "TTFT", &run_stats::ttft},
     {"tpot", "TPOT", &run_stats::tpot},
     {"itl", "ITL", &run_stats::itl},
@@ -33,6 +33,7 @@ inline constexpr std::array<latency_family, 10> latency_families = {{
     {"ttfb", "", &run_stats::ttfb},
     {"ttft_from_send", "", &run_stats::ttft_from_send},
     {"e2el_from_send", "", &run_stats::e2e_from_send},
+    {"queue", "queue", &run_stats::queue},  // --max-concurrency: the wait for a free slot
 }};
 
 // One statistic of a histogram of ns, in ms: mean, std, median, p<N> (p50,

@@ -1,7 +1,7 @@
 #pragma once
 // Absolute pass/fail thresholds on one run, as k6 has them: `--threshold
 // ttft_p99<1s` passes when the run's TTFT p99 is under a second. Latency
-// metrics are FAMILY_STAT (ttft, tpot, itl, e2e, lag, connect; mean, median,
+// metrics are FAMILY_STAT (ttft, tpot, itl, e2e, lag, connect, queue; mean, median,
 // max, p50, p99.9, ...) against a duration; error_rate against a fraction
 // (1%, 0.01); request_throughput, output_throughput and goodput (req/s, tok/s)
 // against a number. A metric the run has no sample of fails its threshold: it

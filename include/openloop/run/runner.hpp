@@ -58,6 +58,9 @@ struct run_options {
     double warmup_s = 0;
     std::uint64_t warmup_requests = 0;
     std::size_t max_inflight = 10'000;
+    // > 0: open loop with at most this many in flight; arrivals past it wait client-side in
+    // arrival order (vLLM's --max-concurrency), their wait reported as queue time.
+    std::size_t max_concurrency = 0;
 
     // Limits.
     std::chrono::milliseconds connect_timeout{10'000};
@@ -74,6 +77,7 @@ struct run_options {
     // Results.
     std::string out_dir;  // empty: no files
     bool progress = false;
+    bool log_chunk_gaps = false;  // --log-chunk-gaps: requests.jsonl lists each request's chunk gaps
     double lag_bound_ms = 1.0;
     double max_error_rate = 0.01;  // a run with more failed requests is INVALID (exit 4)
     goodput_slo slo;

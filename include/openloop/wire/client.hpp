@@ -63,7 +63,9 @@ public:
     // Sends one request now, on an idle connection or a new one; every
     // outcome ends in a done or failed event, and then in on_end's call with
     // the request handed back. A failure's message goes into messages().
-    void send(std::uint64_t index, prepared_request req, std::int64_t intended_ns, std::int64_t flags);
+    // released_ns >= 0: it waited client-side (--max-concurrency) until then.
+    void send(std::uint64_t index, prepared_request req, std::int64_t intended_ns, std::int64_t flags,
+              std::int64_t released_ns = -1);
     // What runs as each request sent with send() ends (on the io thread).
     void on_end(std::function<void(finished_request&)> handler);
     // One request, start to end, for a closed-loop worker that waits for it.

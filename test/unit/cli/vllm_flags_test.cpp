@@ -5,6 +5,7 @@
 #include "openloop/cli/vllm_flags.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -65,8 +66,10 @@ BOOST_AUTO_TEST_CASE(rates_lengths_and_slos_keep_their_meaning) {
     BOOST_TEST(value(t, "--input-len") == "uniform:80:180");  // [50, 150] + the 30-token prefix
     BOOST_TEST(value(t, "--output-len") == "uniform:10:30");
     BOOST_TEST(value(t, "--prefix-len") == "30");
-    BOOST_TEST(value(t, "--max-inflight") == "8");  // with a rate: refused over the cap, and a note says so
-    BOOST_TEST(std::any_of(t.notes.begin(), t.notes.end(), [](const std::string& n) { return n.find("refuses") != std::string::npos; }));
+    // With a rate: arrivals past the cap wait client-side, as behind vLLM's semaphore, and a note says how the clocks differ.
+    BOOST_TEST(value(t, "--max-concurrency") == "8");
+    BOOST_TEST(!has(t, "--max-inflight"));
+    BOOST_TEST(std::any_of(t.notes.begin(), t.notes.end(), [](const std::string& n) { return n.find("queue time") != std::string::npos; }));
     BOOST_TEST(value(t, "--warmup") == "3");
     BOOST_TEST(value(t, "--seed") == "5");
     BOOST_TEST(has(t, "--ignore-eos"));
@@ -85,12 +88,79 @@ BOOST_AUTO_TEST_CASE(inf_with_a_concurrency_is_a_closed_loop_of_that_many) {
     BOOST_TEST(t.result_keys.at("max_concurrency").as_int64() == 16);
 }
 
-BOOST_AUTO_TEST_CASE(a_linear_ramp_lasts_as_long_as_its_requests_take) {
-    const auto t = tr({"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "2", "--ramp-up-end-rps", "8",
-                       "--num-prompts", "100"});
-    BOOST_TEST(value(t, "--rate-profile") == "2-8:20");  // mean 5 req/s x 20 s = 100
-    BOOST_CHECK_THROW(tr({"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "4"}),
+namespace {
+
+struct piece {
+    double from, to, seconds;
+};
+
+// "A-B:S,...,R:inf" back into its pieces; the last (flat, for ever) left out.
+std::vector<piece> pieces_of(const std::string& profile) {
+    std::vector<piece> out;
+    std::size_t at = 0;
+    while (at < profile.size()) {
+        const std::size_t comma = std::min(profile.find(',', at), profile.size());
+        const std::string item = profile.substr(at, comma - at);
+        at = comma + 1;
+        const std::size_t dash = item.find('-'), colon = item.find(':');
+        if (dash == std::string::npos) {
+            BOOST_TEST(item.substr(colon + 1) == "inf");
+            BOOST_TEST(at >= profile.size());
+            break;
+        }
+        out.push_back({std::stod(item.substr(0, dash)), std::stod(item.substr(dash + 1, colon - dash - 1)),
+                       std::stod(item.substr(colon + 1))});
+    }
+    return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(ramps_follow_vllms_curve_over_the_requests_they_send) {
+    // vLLM sets request i's rate from i / (n - 1): linearly, or geometrically for exponential.
+    for (const bool exponential : {false, true}) {
+        const auto t = tr({"--ramp-up-strategy", exponential ? "exponential" : "linear", "--ramp-up-start-rps", "2",
+                           "--ramp-up-end-rps", "8", "--num-prompts", "100"});
+        const std::string profile = value(t, "--rate-profile");
+        BOOST_TEST(profile.substr(profile.size() - 6) == ",8:inf", profile);  // then the end rate holds
+        const auto pieces = pieces_of(profile);
+        BOOST_TEST_REQUIRE(pieces.size() == 16u);
+        double expected = 0;
+        for (std::size_t k = 0; k < pieces.size(); ++k) {
+            const double x0 = static_cast<double>(k) / 16, x1 = static_cast<double>(k + 1) / 16;
+            const double r0 = exponential ? 2 * std::pow(4.0, x0) : 2 + 6 * x0;
+            const double r1 = exponential ? 2 * std::pow(4.0, x1) : 2 + 6 * x1;
+            BOOST_TEST(pieces[k].from == r0, boost::test_tools::tolerance(1e-6));
+            BOOST_TEST(pieces[k].to == r1, boost::test_tools::tolerance(1e-6));
+            if (k > 0) BOOST_TEST(pieces[k].from == pieces[k - 1].to);
+            // Each piece lasts as long as its sixteenth of the requests takes at its mean rate.
+            expected += pieces[k].seconds * (pieces[k].from + pieces[k].to) / 2;
+        }
+        BOOST_TEST(expected == 100.0, boost::test_tools::tolerance(1e-6));
+        BOOST_TEST(t.result_keys.at("request_rate").as_string() == "ramp-up");
+    }
+    BOOST_CHECK_THROW(tr({"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "4"}),
                       usage_error);
+    BOOST_CHECK_THROW(tr({"--ramp-up-strategy", "stepped", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "4"}),
+                      usage_error);
+    BOOST_CHECK_THROW(tr({"--ramp-up-strategy", "linear", "--ramp-up-end-rps", "4"}), usage_error);
+}
+
+BOOST_AUTO_TEST_CASE(abbreviations_read_as_argparse_reads_them) {
+    // vLLM's argparse takes an unambiguous prefix for the flag.
+    const auto t = tr({"--random-input", "200", "--num-prom", "20"});
+    BOOST_TEST(value(t, "--input-len") == "200");
+    BOOST_TEST(value(t, "--num-requests") == "20");
+    BOOST_TEST(std::any_of(t.notes.begin(), t.notes.end(), [](const std::string& n) {
+        return n.find("--random-input: read as --random-input-len") != std::string::npos;
+    }));
+    // An ambiguous prefix is no vLLM flag: it passes through for openloop run to judge.
+    BOOST_TEST(has(tr({"--random", "x"}), "--random"));
+    // openloop's own flags are never taken for an abbreviation.
+    const auto own = translate_vllm_args({"--sharegpt", "s.json"}, "20261202-120000",
+                                         [](const std::string& f) { return f == "--sharegpt"; });
+    BOOST_TEST(value(own, "--sharegpt") == "s.json");
+    BOOST_TEST(std::none_of(own.notes.begin(), own.notes.end(), [](const std::string& n) { return n.find("read as") != std::string::npos; }));
 }
 
 BOOST_AUTO_TEST_CASE(datasets_results_and_metadata) {
@@ -108,6 +178,12 @@ BOOST_AUTO_TEST_CASE(datasets_results_and_metadata) {
     BOOST_TEST(value(t, "--prefix-len") == "100");
     BOOST_TEST(value(t, "--prefix-groups") == "4");
     BOOST_TEST(value(t, "--output-len") == "128");
+    t = tr({"--dataset-name", "burstgpt", "--dataset-path", "BurstGPT_1.csv", "--request-rate", "3"});
+    BOOST_TEST(value(t, "--trace") == "BurstGPT_1.csv");
+    BOOST_TEST(value(t, "--trace-format") == "burstgpt");
+    BOOST_TEST(has(t, "--trace-lengths-only"));  // lengths from the log, times from the rate
+    BOOST_TEST(value(t, "--rate") == "3");
+    BOOST_CHECK_THROW(tr({"--dataset-name", "burstgpt"}), usage_error);
     t = tr({"--dataset-name", "custom", "--dataset-path", "p.jsonl", "--save-result", "--result-filename", "r.json"});
     BOOST_TEST(value(t, "--prompts") == "p.jsonl");
     BOOST_TEST(t.result_file == "r.json");

@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/reporter.hpp"
+#include "openloop/results/rebuild.hpp"
 #include "events.hpp"
 
 #include <boost/json/parse.hpp>
@@ -257,6 +258,50 @@ BOOST_AUTO_TEST_CASE(refused_requests_are_counted) {
     BOOST_TEST(s.refused == 2u);
     BOOST_TEST(s.started == 1u);
     BOOST_TEST(s.completed == 1u);
+}
+
+// --max-concurrency: a request that waited for a slot counts its wait as queue time, its lag
+// from the slot freeing, and its latency from its arrival as any other.
+BOOST_AUTO_TEST_CASE(a_queued_request_waits_apart_from_its_lag) {
+    temp_dir dir;
+    reporter_options o;
+    o.out_dir = dir.path.string();
+    o.chunk_gaps = true;
+    std::vector<event> events;
+    add_ok(events, 0, base, {{10, 1}, {25, 1}}, 2);
+    events.push_back(ev(event_kind::start, 1, base + 2 * ms_ns, 100, 256));
+    events.push_back(ev(event_kind::released, 1, base + 12 * ms_ns));
+    events.push_back(ev(event_kind::sent, 1, base + 12 * ms_ns + 300'000));
+    events.push_back(ev(event_kind::chunk, 1, base + 40 * ms_ns, 1, 4));
+    events.push_back(ev(event_kind::done, 1, base + 41 * ms_ns, 1, 100, -1));
+    const run_stats s = replay(events, o);
+    BOOST_TEST(s.queued == 1u);
+    BOOST_TEST(s.queue.count() == 1u);
+    BOOST_TEST(mean_ms(s.queue) == 10.0, boost::test_tools::tolerance(0.001));
+    BOOST_TEST(s.lag.max() == 1 * ms_ns);  // request 0's 1 ms; request 1's 0.3 ms counts from its release
+    BOOST_TEST(s.ttft.max() == 38 * ms_ns);  // from its arrival at +2 ms
+
+    const auto lines = read_lines(dir.path / "requests.jsonl");
+    BOOST_TEST_REQUIRE(lines.size() == 2u);
+    const auto plain = boost::json::parse(lines[0]).as_object();
+    BOOST_TEST(!plain.contains("queue_ms"));
+    BOOST_TEST(!plain.contains("released_ns"));
+    BOOST_TEST(plain.at("chunk_gaps_ms").as_array().size() == 1u);
+    BOOST_TEST(plain.at("chunk_gaps_ms").as_array()[0].as_double() == 15.0, boost::test_tools::tolerance(1e-9));
+    const auto queued = boost::json::parse(lines[1]).as_object();
+    BOOST_TEST(queued.at("released_ns").as_int64() == base + 12 * ms_ns);
+    BOOST_TEST(queued.at("queue_ms").as_double() == 10.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(queued.at("lag_ms").as_double() == 0.3, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(queued.at("ttft_ms").as_double() == 38.0, boost::test_tools::tolerance(1e-9));
+    BOOST_TEST(queued.at("chunk_gaps_ms").as_array().empty());
+    // What merge, compare and report rebuild from the log: the same queue and lag.
+    std::ifstream in(dir.path / "requests.jsonl");
+    std::ostringstream text;
+    text << in.rdbuf();
+    const run_stats rebuilt = rebuild_stats(text.str()).stats;
+    BOOST_TEST(rebuilt.queued == 1u);
+    BOOST_TEST((rebuilt.queue == s.queue));
+    BOOST_TEST((rebuilt.lag == s.lag));
 }
 
 BOOST_AUTO_TEST_CASE(requests_without_an_end_are_unfinished_and_logged) {

@@ -114,7 +114,7 @@ BOOST_AUTO_TEST_CASE(summary_histograms_merge_back) {
     BOOST_TEST((histogram::from_json(h.at("itl")) == st.itl));
     BOOST_TEST((histogram::from_json(h.at("e2el")) == st.e2e));
     BOOST_TEST((histogram::from_json(h.at("lag")) == st.lag));
-    BOOST_TEST(h.size() == 10u);
+    BOOST_TEST(h.size() == 11u);
 }
 
 // The summary says whether the server saw the lengths that were asked for.

@@ -25,6 +25,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace openloop {
@@ -253,7 +254,7 @@ private:
         net::post(io_, [this] {
             if (stopping_) {
                 drop_waiting();
-                if (schedule_ended_) schedule_done();
+                if (std::exchange(schedule_ended_, false)) schedule_done();
                 return;
             }
             while (!waiting_.empty() && client_.in_flight() < o_.max_concurrency) {

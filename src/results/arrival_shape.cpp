@@ -32,4 +32,8 @@ arrival_shape judge_arrivals(const histogram& asked, const histogram& sent) {
     return a;
 }
 
+bool arrival_shape_applies(const run_stats& stats, std::string_view mode) {
+    return mode == "open-loop" && stats.queued == 0;
+}
+
 }  // namespace openloop

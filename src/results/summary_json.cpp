@@ -91,8 +91,7 @@ boost::json::object summary_json(const run_result& r) {
         s["steady_request_throughput"] = stats.steady_rate();
     }
     s["arrival"] = context.arrival;
-    // Sends that waited for a free slot (--max-concurrency) follow completions, not the schedule.
-    if (context.mode == "open-loop" && stats.queued == 0) {
+    if (arrival_shape_applies(stats, context.mode)) {
         const arrival_shape a = judge_arrivals(stats.asked_gap, stats.sent_gap);
         s["arrival_shape"] = boost::json::object{{"gaps", a.gaps},
                                                  {"short_gap_ms", static_cast<double>(a.short_ns) / 1e6},

@@ -1,5 +1,6 @@
 #include "openloop/results/sweep_threshold.hpp"
 
+#include "openloop/base/quantity.hpp"
 #include "openloop/results/sweep_compare.hpp"
 
 #include <cmath>
@@ -32,15 +33,11 @@ sweep_threshold parse_sweep_threshold(std::string_view text) {
         throw bad("a sweep is gated on its knees: knee (saturation), slo_knee or latency_knee, not '" + t.knee +
                   "' (a run's metrics are gated with openloop run --threshold)");
     t.below = text[op] == '<';
-    const std::string limit(text.substr(op + 1));
-    std::size_t used = 0;
-    try {
-        t.rate = std::stod(limit, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != limit.size() || !(t.rate > 0) || !std::isfinite(t.rate))
-        throw bad("'" + limit + "' is not a rate in req/s above 0");
+    const std::string_view limit = text.substr(op + 1);
+    const auto rate = as_number(limit);
+    if (!rate || !(*rate > 0) || !std::isfinite(*rate))
+        throw bad("'" + std::string(limit) + "' is not a rate in req/s above 0");
+    t.rate = *rate;
     return t;
 }
 

@@ -165,7 +165,7 @@ std::string format_table(const run_result& r) {
              std::to_string(c.max_concurrency) + " slots (--max-concurrency): latency counts their wait, lag "
              "counts from the slot freeing, and the arrival-shape test does not apply");
     }
-    if (c.mode == "open-loop" && s.queued == 0) {
+    if (arrival_shape_applies(s, c.mode)) {
         if (const arrival_shape a = judge_arrivals(s.asked_gap, s.sent_gap); a.judged) {
             line("arrivals       gaps under a quarter of the mean (" + fmt_ms(static_cast<double>(a.short_ns) / 1e6) +
                  " ms): asked " + fmt("%.1f", a.asked_short * 100) + " %, sent " + fmt("%.1f", a.sent_short * 100) +

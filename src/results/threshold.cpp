@@ -54,13 +54,9 @@ threshold parse_threshold(std::string_view text) {
     if (t.metric == "error_rate") {
         t.limit = parse_fraction(limit, "--threshold error_rate");
     } else if (is_rate(t.metric)) {
-        std::size_t used = 0;
-        try {
-            t.limit = std::stod(std::string(limit), &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != limit.size()) throw bad("'" + std::string(limit) + "' is not a number");
+        const auto v = as_number(limit);
+        if (!v) throw bad("'" + std::string(limit) + "' is not a number");
+        t.limit = *v;
     } else {
         run_result probe;
         std::string stat;

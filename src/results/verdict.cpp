@@ -82,8 +82,7 @@ verdict judge(const run_stats& stats, const run_context& context) {
                 " ms bound: the generator fell behind its schedule");
         }
     }
-    // Sends that waited for a free slot (--max-concurrency) follow completions, not the schedule.
-    if (context.mode == "open-loop" && stats.queued == 0) {
+    if (arrival_shape_applies(stats, context.mode)) {
         if (const arrival_shape a = judge_arrivals(stats.asked_gap, stats.sent_gap); a.smoothed) {
             v.generator_ok = false;
             add("the sends smoothed the schedule's bursts: " + fmt("%.1f", a.sent_short * 100) +

@@ -10,8 +10,10 @@
 // reported beside it. Pure.
 
 #include "openloop/measure/histogram.hpp"
+#include "openloop/measure/run_stats.hpp"
 
 #include <cstdint>
+#include <string_view>
 
 namespace openloop {
 
@@ -31,5 +33,10 @@ inline constexpr std::uint64_t arrival_shape_min_gaps = 200;
 // asked: the gaps between measured requests' intended send times, in order;
 // sent: the gaps between their actual sends (ns).
 arrival_shape judge_arrivals(const histogram& asked, const histogram& sent);
+
+// Whether a run's sends can be held against its schedule: an open loop none of
+// whose requests waited for a slot (--max-concurrency sends those as requests
+// end, not when the schedule says). mode: run_context's "open-loop" or "closed-loop".
+bool arrival_shape_applies(const run_stats& stats, std::string_view mode);
 
 }  // namespace openloop

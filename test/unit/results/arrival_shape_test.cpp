@@ -61,3 +61,12 @@ BOOST_AUTO_TEST_CASE(too_few_gaps_are_not_judged) {
     BOOST_TEST(!a.smoothed);
     BOOST_TEST(!judge_arrivals(histogram{}, histogram{}).judged);
 }
+
+// Sends held against a schedule only where one set them.
+BOOST_AUTO_TEST_CASE(only_an_open_loop_without_queued_requests_is_judged) {
+    run_stats s;
+    BOOST_TEST(arrival_shape_applies(s, "open-loop"));
+    BOOST_TEST(!arrival_shape_applies(s, "closed-loop"));
+    s.queued = 1;  // --max-concurrency sent it when a slot freed
+    BOOST_TEST(!arrival_shape_applies(s, "open-loop"));
+}

@@ -5,8 +5,10 @@
 #include "openloop/cli/trace_options.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/load/calibration.hpp"
+#include "openloop/load/shard.hpp"
 #include "openloop/load/trace.hpp"
 #include "openloop/load/workload.hpp"
+#include "openloop/run/start_clock.hpp"
 #include "openloop/wire/target.hpp"
 
 #include <boost/json.hpp>
@@ -29,6 +31,11 @@ namespace openloop {
 namespace po = boost::program_options;
 
 namespace {
+
+std::int64_t wall_now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
 
 std::chrono::milliseconds parse_ms(const po::variables_map& vm, const char* name) {
     return std::chrono::milliseconds(
@@ -150,7 +157,17 @@ po::options_description load_options() {
                                                       "as queue time, and latency still counts from the arrival")
         ("concurrency", po::value<std::string>(), "closed loop instead: N workers, each sending its next request when "
                                                   "the last ends (sweep: a list, e.g. 1,2,4,8,16,32)")
-        ("shard", po::value<std::string>(), "I/N: run the I-th of N independent sub-schedules (each at rate/N)");
+        ("shard", po::value<std::string>(), "I/N: this process is shard I of N of one run (0 <= I < N): every "
+                                            "shard walks the same global schedule (same --seed, --rate, bounds, "
+                                            "trace) and sends the requests whose global index is I mod N, so N "
+                                            "processes together send exactly what one would; --rate, "
+                                            "--num-requests and --warmup are the whole run's. Start them together "
+                                            "with --start-at, then `openloop merge` their results")
+        ("start-at", po::value<std::string>(), "start the schedule at this wall-clock instant: RFC 3339 "
+                                               "(2026-12-03T10:40:00Z), @UNIX_SECONDS or +30s from now; shards given "
+                                               "the same instant line their schedules up (hosts' clocks NTP-synced)")
+        ("start-tolerance", po::value<std::string>()->default_value("100ms"),
+         "a run ready later than --start-at by more than this is INVALID: its schedule no longer lines up");
     return load;
 }
 
@@ -283,10 +300,16 @@ void fill_load(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
         throw usage_error(std::string("--arrival: ") + e.what());
     }
     try {
-        if (vm.count("shard")) o.arrival.shard = parse_shard(vm["shard"].as<std::string>());
+        if (vm.count("shard")) o.shard = parse_shard(vm["shard"].as<std::string>());
     } catch (const std::invalid_argument& e) {
         throw usage_error(std::string("--shard: ") + e.what());
     }
+    try {
+        if (vm.count("start-at")) o.start_at_ns = parse_start_at(vm["start-at"].as<std::string>(), wall_now_ns());
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(e.what());
+    }
+    o.start_tolerance_s = parse_duration_s(vm["start-tolerance"].as<std::string>(), "--start-tolerance");
     if (vm.count("rate-profile")) {
         try {
             o.arrival.profile = parse_rate_profile(vm["rate-profile"].as<std::string>());

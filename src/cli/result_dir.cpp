@@ -2,6 +2,8 @@
 
 #include "openloop/cli/scenario.hpp"
 #include "openloop/cli/usage.hpp"
+#include "openloop/base/input_error.hpp"
+#include "openloop/run/result_files.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -41,14 +43,11 @@ std::string read_result_file(const fs::path& path, std::string_view command) {
 }
 
 void require_request_log(const fs::path& dir, std::string_view command) {
-    const std::string c(command);
-    if (!fs::is_directory(dir)) throw usage_error(c + ": " + dir.string() + " is not a directory");
-    if (fs::exists(dir / "sweep.json"))
-        throw usage_error(c + ": " + dir.string() + " is a sweep; give one of its stage directories (" +
-                          (dir / "stage-NN-RATE").string() + ")");
-    if (!fs::exists(dir / "requests.jsonl"))
-        throw usage_error(c + ": " + (dir / "requests.jsonl").string() +
-                          " is missing: not an openloop run's result directory");
+    try {
+        check_result_dir(dir);
+    } catch (const input_error& e) {
+        throw usage_error(std::string(command) + ": " + e.what());
+    }
 }
 
 }  // namespace openloop

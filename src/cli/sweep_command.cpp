@@ -55,6 +55,10 @@ po::options_description sweep_option_group() {
          "measured requests per stage, at least; 0 = enough for a bounded 95% confidence interval of the "
          "highest percentile in the SLOs (368 for p99)")
         ("cooldown", po::value<std::string>()->default_value("2s"), "pause between stages")
+        ("barrier-timeout", po::value<std::string>()->default_value("10m"),
+         "sharded sweep (--shard I/N, every shard with the same --start-at and --out on a shared volume): how "
+         "long a shard that ended a stage waits for the others; each stage is then judged on all shards' parts "
+         "merged, and the next starts together after --cooldown")
         ("abort-inflight", po::value<std::size_t>()->default_value(0),
          "abort a stage (overloaded) when more requests are in flight; 0 = 10 x rate x max(1 s, low-load E2E)")
         ("users-think-time", po::value<std::string>()->default_value("30s"),
@@ -93,6 +97,7 @@ void fill_sweep_options(const po::variables_map& vm, sweep_command& cmd) {
         if (vm.count("duration")) o.stage_s = parse_duration_s(vm["duration"].as<std::string>(), "--duration");
         o.cooldown_s = parse_duration_s(vm["cooldown"].as<std::string>(), "--cooldown");
         o.think_time_s = parse_duration_s(vm["users-think-time"].as<std::string>(), "--users-think-time");
+        o.barrier_timeout_s = parse_duration_s(vm["barrier-timeout"].as<std::string>(), "--barrier-timeout");
     } catch (const quantity_error& e) {
         throw usage_error(std::string("sweep: ") + e.what());
     }
@@ -126,6 +131,13 @@ void fill_sweep_options(const po::variables_map& vm, sweep_command& cmd) {
     // A sweep stage always warms up: its measured window must start in steady state.
     o.warmup_s = vm["warmup"].defaulted() ? 5.0 : o.base.warmup_s;
     if (o.stage_s <= 0) throw usage_error("sweep: --stage-duration must be positive");
+    if (o.base.shard.sharded() && o.base.start_at_ns < 0)
+        throw usage_error("sweep --shard: give every shard the same --start-at, so that their first stages start "
+                          "together (the later ones start together by themselves)");
+    if (o.base.shard.sharded() && !o.concurrency.empty())
+        throw usage_error("sweep --shard: a --concurrency ladder is not sharded; shard an open-loop sweep (--rates)");
+    if (o.base.shard.sharded() && !vm.count("out"))
+        throw usage_error("sweep --shard: --out DIR is needed: the directory every shard shares (a volume all mount)");
     if (!vm.count("out")) o.base.out_dir = default_out_dir("sweep");
     o.out_dir = o.base.out_dir;
     cmd.json = cmd.run.json;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -17,19 +16,6 @@ namespace {
 
 [[noreturn]] void invalid(const std::string& what) {
     throw std::invalid_argument(what);
-}
-
-void check_shard(const shard_spec& shard, std::string_view who) {
-    if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count) {
-        invalid(std::string(who) + ": shard " + std::to_string(shard.index) + "/" + std::to_string(shard.count) +
-                " is not i/N with 0 <= i < N");
-    }
-}
-
-bool parse_int(std::string_view text, int& out) {
-    const auto* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, out);
-    return !text.empty() && ec == std::errc() && ptr == end;
 }
 
 // Seconds into a segment at which its integrated rate reaches x, for
@@ -137,21 +123,9 @@ std::vector<rate_segment> parse_rate_profile(std::string_view text) {
     return profile;
 }
 
-shard_spec parse_shard(std::string_view text) {
-    const auto slash = text.find('/');
-    shard_spec shard;
-    if (slash == std::string_view::npos || !parse_int(text.substr(0, slash), shard.index) ||
-        !parse_int(text.substr(slash + 1), shard.count)) {
-        invalid("shard \"" + std::string(text) + "\": expected i/N, e.g. 0/4");
-    }
-    check_shard(shard, "shard \"" + std::string(text) + "\"");
-    return shard;
-}
-
 arrival_process::arrival_process(const arrival_params& params)
-    : kind_(params.kind), rng_(params.seed), segments_(params.profile), shard_(params.shard),
+    : kind_(params.kind), rng_(params.seed), segments_(params.profile),
       count_block_(params.kind == arrival_kind::poisson ? params.count_block : 0) {
-    check_shard(shard_, "arrival");
     if (count_block_ > max_count_block) {
         invalid("arrival: count block must be at most " + std::to_string(max_count_block) + " arrivals, got " +
                 std::to_string(count_block_));
@@ -185,7 +159,7 @@ arrival_process::arrival_process(const arrival_params& params)
     segment_end_u_ = segment_mass(segments_.front());
 }
 
-double arrival_process::next_global_u() {
+double arrival_process::next_u() {
     const auto n = drawn_++;
     switch (kind_) {
     case arrival_kind::constant:
@@ -231,12 +205,7 @@ std::optional<std::int64_t> arrival_process::next_ns() {
     if (done_) {
         return std::nullopt;
     }
-    const int draws = drawn_ == 0 ? shard_.index + 1 : shard_.count;
-    double u = 0;
-    for (int i = 0; i < draws; ++i) {
-        u = next_global_u();
-    }
-    const auto seconds = seconds_at(u);
+    const auto seconds = seconds_at(next_u());
     // Past ~292 years the time no longer fits in int64 ns: treat it as the end.
     if (!seconds || *seconds >= 9.2e9) {
         done_ = true;

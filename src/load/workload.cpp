@@ -35,17 +35,21 @@ constexpr std::string_view length_syntax =
 constexpr std::uint64_t prefix_salt = 0x3c6ef372fe94f82bULL;
 constexpr std::uint64_t unique_salt = 0xa54ff53a5f1d36f1ULL;
 constexpr std::uint64_t order_salt = 0x510e527fade682d1ULL;
+constexpr std::uint64_t length_salt = 0x9b05688c2b3e6c1fULL;
 
 // Uniform in (0, 1), from the top 53 bits.
-double unit_open(std::mt19937_64& rng) { return (double(rng() >> 11) + 0.5) * 0x1.0p-53; }
+template <class Rng>
+double unit_open(Rng& rng) { return (double(rng() >> 11) + 0.5) * 0x1.0p-53; }
 
 // Uniform integer in [0, n) by multiply-shift; the bias is below 2^-32 for any
 // n that fits in 32 bits.
-std::uint64_t below(std::mt19937_64& rng, std::uint64_t n) {
+template <class Rng>
+std::uint64_t below(Rng& rng, std::uint64_t n) {
     return std::uint64_t((static_cast<unsigned __int128>(rng()) * n) >> 64);
 }
 
-double std_normal(std::mt19937_64& rng) {
+template <class Rng>
+double std_normal(Rng& rng) {
     const double r = std::sqrt(-2.0 * std::log(unit_open(rng)));
     return r * std::cos(2.0 * std::numbers::pi * unit_open(rng));
 }
@@ -245,7 +249,8 @@ length_dist length_dist::parse(std::string_view spec, std::string_view what) {
     return d;
 }
 
-int length_dist::sample(std::mt19937_64& rng) const {
+template <class Rng>
+int length_dist::draw(Rng& rng) const {
     double x = 0;
     switch (kind_) {
         case kind::fixed: return min_;
@@ -256,6 +261,9 @@ int length_dist::sample(std::mt19937_64& rng) const {
     // Clamp before rounding so a far tail cannot overflow the conversion.
     return int(std::llround(std::clamp(x, double(min_), double(max_))));
 }
+
+int length_dist::sample(std::mt19937_64& rng) const { return draw(rng); }
+int length_dist::sample(request_rng& rng) const { return draw(rng); }
 
 double length_dist::mean() const {
     const double lo = min_, hi = max_;
@@ -302,8 +310,7 @@ struct workload::state {
     workload_config config;
     source kind = source::synthetic;
     length_dist input, output;
-    std::mt19937_64 rng;
-    std::uint64_t index = 0;
+    std::uint64_t index = 0;  // next()'s next request
     std::size_t skipped = 0;
     prompt_builder builder;
 
@@ -318,7 +325,6 @@ struct workload::state {
 workload::workload(const workload_config& config) : state_(std::make_unique<state>()) {
     state& s = *state_;
     s.config = config;
-    s.rng.seed(config.seed);
     s.input = length_dist::parse(config.input_len, "--input-len");
     s.output = length_dist::parse(config.output_len, "--output-len");
 
@@ -399,22 +405,29 @@ workload& workload::operator=(workload&&) noexcept = default;
 
 request_spec workload::next() {
     request_spec spec;
-    next(spec);
+    at(state_->index++, spec);
     return spec;
 }
 
-void workload::next(request_spec& spec) {
+std::int64_t workload::trace_at_ns(std::uint64_t i) const {
+    const state& s = *state_;
+    if (s.kind != state::source::trace) return -1;
+    const std::uint64_t n = s.entries.size();
+    return s.entries[i % n].at_ns + std::int64_t(i / n) * s.period_ns;
+}
+
+void workload::at(std::uint64_t i, request_spec& spec) {
     state& s = *state_;
-    const std::uint64_t i = s.index++;
+    const workload_config& c = s.config;
+    request_rng rng(mix64(mix64(c.seed ^ length_salt) ^ (c.unique_from + i)));
     spec.prompt.clear();
     spec.prompt_ids.clear();
     spec.at_ns = -1;
     spec.prefix_group = -1;
     switch (s.kind) {
         case state::source::synthetic: {
-            const workload_config& c = s.config;
-            spec.input_tokens = s.input.sample(s.rng);
-            spec.max_tokens = s.output.sample(s.rng);
+            spec.input_tokens = s.input.sample(rng);
+            spec.max_tokens = s.output.sample(rng);
             // At least one unique word, so requests of a group differ.
             if (c.prefix_len > 0) spec.input_tokens = std::max(spec.input_tokens, c.prefix_len + 1);
             prompt_layout layout(s.builder, spec.prompt, spec.prompt_ids, spec.input_tokens);
@@ -430,13 +443,13 @@ void workload::next(request_spec& spec) {
             const file_item& item = s.items[s.order[i % s.items.size()]];
             spec.prompt = item.prompt;
             spec.input_tokens = item.input_tokens;
-            spec.max_tokens = item.max_tokens > 0 ? item.max_tokens : s.output.sample(s.rng);
+            spec.max_tokens = item.max_tokens > 0 ? item.max_tokens : s.output.sample(rng);
             break;
         }
         case state::source::trace: {
             const std::uint64_t n = s.entries.size();
-            trace_request(s.entries[i % n], s.config.seed, i, s.builder, spec);
-            spec.at_ns += std::int64_t(i / n) * s.period_ns;
+            trace_request(s.entries[i % n], c.seed, i, s.builder, spec);
+            spec.at_ns = trace_at_ns(i);
             break;
         }
     }

@@ -299,8 +299,9 @@ struct reporter::impl {
         const stream_usage usage{e.a, e.b, e.v, (e.flags & done_bad_usage) != 0};
         r.prompt_tokens = e.b;
         const request_metrics m = measure_request(r, usage);
+        const bool good = meets(options_.slo, r, m);
         if (!r.warmup) {
-            record_completed(stats_, r, m, usage, meets(options_.slo, r, m));
+            record_completed(stats_, r, m, usage, good);
             stats_.fidelity.completed({e.request, r.input_tokens, usage.prompt_tokens, r.max_tokens,
                                        m.output_from_usage ? m.output_tokens : -1, usage.cached_tokens,
                                        r.reusable_at_send});
@@ -317,6 +318,7 @@ struct reporter::impl {
         end.bad_usage = m.bad_usage;
         end.cached_tokens = e.v;
         end.tpot_ns = m.tpot;
+        end.good = good;
         requests_.write(e.request, r, end);
         retire(it);
     }

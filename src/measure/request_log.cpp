@@ -84,6 +84,7 @@ void request_log::write(std::uint64_t index, const request_timeline& r, const re
     if (end.bad_usage) {
         o.field("bad_usage", true);  // absent when false, so ordinary lines stay as they were
     }
+    if (!end.good) o.field("good", false);  // likewise: absent when the request met the goodput SLO
     o.field("chunks", r.chunks);
     put_ns(o, "cached_tokens", end.cached_tokens);
     if (r.released >= 0) {

@@ -1,8 +1,12 @@
 #include "openloop/results/merge.hpp"
 
 #include "openloop/measure/json_text.hpp"
+#include "openloop/results/summary_json.hpp"
+
+#include <boost/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <tuple>
 #include <utility>
 
@@ -10,9 +14,16 @@ namespace openloop {
 
 namespace {
 
-// Each record line gets "origin":NAME as its first field; anything else (a
+bool time_key(std::string_view key) {
+    for (std::string_view k : {"intended_ns", "released_ns", "sent_ns", "headers_ns", "first_token_ns", "last_token_ns",
+                               "end_ns"})
+        if (key == k) return true;
+    return false;
+}
+
+// Each record line gets "origin":NAME as its first field and its times shifted; anything else (a
 // blank or torn line) is kept as it was, for the rebuild to count.
-void append_tagged(std::string& out, std::string_view text, std::string_view name) {
+void append_tagged(std::string& out, std::string_view text, std::string_view name, std::int64_t shift_ns) {
     std::string tag = "{\"origin\":";
     tag += '"';
     append_json_escaped(tag, name);
@@ -23,7 +34,7 @@ void append_tagged(std::string& out, std::string_view text, std::string_view nam
         text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
         if (line.size() > 2 && line.front() == '{' && line[1] == '"') {
             out += tag;
-            out += line.substr(1);
+            append_shifted(out, line.substr(1), shift_ns);
         } else {
             out += line;
         }
@@ -57,6 +68,29 @@ std::pair<std::int64_t, double> union_of(std::vector<span> spans) {
 
 }  // namespace
 
+void append_shifted(std::string& out, std::string_view line, std::int64_t shift_ns) {
+    // A key is `"name":` after '{' or ','; inside a string every quote is escaped, so a
+    // `,"sent_ns":` there cannot be mistaken for the field.
+    std::size_t from = 0;
+    for (std::size_t at = line.find("_ns\":"); shift_ns != 0 && at != std::string_view::npos;
+         at = line.find("_ns\":", at + 1)) {
+        const std::size_t open = line.rfind('"', at);
+        if (open == std::string_view::npos || open == 0 || (line[open - 1] != ',' && line[open - 1] != '{')) continue;
+        if (!time_key(line.substr(open + 1, at + 3 - open - 1))) continue;
+        const std::size_t value = at + 5;
+        std::size_t end = value;
+        if (end < line.size() && line[end] == '-') ++end;
+        while (end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;
+        std::int64_t t = 0;
+        const auto [ptr, ec] = std::from_chars(line.data() + value, line.data() + end, t);
+        if (ec != std::errc() || ptr != line.data() + end) continue;  // null: no time to shift
+        out.append(line.substr(from, value - from));
+        out += std::to_string(t + shift_ns);
+        from = end;
+    }
+    out.append(line.substr(from));
+}
+
 merged_runs merge_runs(const std::vector<merge_part>& parts) {
     merged_runs m;
     std::vector<span> spans;
@@ -64,16 +98,78 @@ merged_runs merge_runs(const std::vector<merge_part>& parts) {
         m.parts.push_back(rebuild_stats(p.requests_jsonl));
         const run_stats& s = m.parts.back().stats;
         if (s.completed + s.failed > 0 && s.last_end_ns > s.first_intended_ns)
-            spans.push_back({s.first_intended_ns, s.last_end_ns, p.offered_rate});
-        append_tagged(m.requests_jsonl, p.requests_jsonl, p.name);
+            spans.push_back({s.first_intended_ns + p.clock_shift_ns, s.last_end_ns + p.clock_shift_ns, p.offered_rate});
+        append_tagged(m.requests_jsonl, p.requests_jsonl, p.name, p.clock_shift_ns);
     }
-    m.rebuilt = rebuild_stats(m.requests_jsonl);
+    m.rebuilt = rebuild_stats(m.requests_jsonl, nullptr, true);
     std::tie(m.window_ns, m.offered_rate) = union_of(std::move(spans));
     // run_stats measures its window from the first intended send to the last
     // end; the merged one is shorter by the gaps when no part was running.
     run_stats& s = m.rebuilt.stats;
     if (m.window_ns > 0) s.first_intended_ns = s.last_end_ns - m.window_ns;
     return m;
+}
+
+merged_result merge_results(const std::vector<merge_input>& inputs) {
+    namespace json = boost::json;
+    std::vector<merge_part> parts;
+    for (const merge_input& in : inputs) parts.push_back({in.name, in.requests_jsonl, in.context.request_rate});
+    // On the wall clock only when every part says where its schedule started on it.
+    const bool wall =
+        std::all_of(inputs.begin(), inputs.end(), [](const merge_input& in) { return in.context.clock.started(); });
+    std::int64_t first_start = 0, last_start = 0;
+    double latest = 0;
+    for (std::size_t i = 0; i < parts.size() && wall; ++i) {
+        const run_clock& c = inputs[i].context.clock;
+        parts[i].clock_shift_ns = c.wall_minus_steady_ns;
+        first_start = i == 0 ? c.origin_wall_ns() : std::min(first_start, c.origin_wall_ns());
+        last_start = i == 0 ? c.origin_wall_ns() : std::max(last_start, c.origin_wall_ns());
+        latest = std::max(latest, c.late_ms);
+    }
+    merged_result out;
+    run_context& ctx = out.context;
+    ctx = inputs.front().context;
+    if (const std::size_t cut = ctx.arrival.find(", shard "); !ctx.shard.empty() && cut != std::string::npos)
+        ctx.arrival = ctx.arrival.substr(0, cut) + ", " + std::to_string(parts.size()) + " shards merged";
+    ctx.shard.clear();
+    if (wall) {
+        ctx.clock.wall_minus_steady_ns = 0;  // the merged log's times are the wall clock's
+        ctx.clock.origin_steady_ns = first_start;
+        ctx.clock.late_ms = latest;
+    }
+    merged_runs merged = merge_runs(parts);
+    if (merged.offered_rate > 0) ctx.request_rate = merged.offered_rate;
+    out.result = make_run_result(merged.rebuilt.stats, ctx);
+
+    json::array rows;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const run_stats& s = merged.parts[i].stats;
+        const merge_input& in = inputs[i];
+        json::array reasons;
+        for (const std::string& r : in.reasons) {
+            reasons.emplace_back(r);
+            if (in.valid == false) out.result.validity.reasons.push_back("part " + in.name + ": " + r);
+        }
+        if (in.valid == false) out.result.validity.valid = false;
+        json::object row{{"dir", in.name}, {"completed", s.completed}, {"failed", s.failed}, {"duration", s.duration_s()}};
+        row["shard"] = in.context.shard.empty() ? json::value(nullptr) : json::value(in.context.shard);
+        row["start"] = run_clock_json(in.context.clock);
+        row["valid"] = in.valid ? json::value(*in.valid) : json::value(nullptr);
+        row["reasons"] = std::move(reasons);
+        rows.push_back(std::move(row));
+    }
+    out.summary = summary_json(out.result);
+    out.summary["merged"] =
+        json::object{{"parts", std::move(rows)},
+                     {"window", static_cast<double>(merged.window_ns) / 1e9},
+                     {"clock", wall ? "wall" : "monotonic: a part has no start clock"},
+                     {"start_spread_ms",
+                      wall ? json::value(static_cast<double>(last_start - first_start) / 1e6) : json::value(nullptr)},
+                     {"lines", merged.rebuilt.lines},
+                     {"bad_lines", merged.rebuilt.bad_lines},
+                     {"itl", "not merged: no per-chunk times on disk"}};
+    out.requests_jsonl = std::move(merged.requests_jsonl);
+    return out;
 }
 
 }  // namespace openloop

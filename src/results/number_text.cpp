@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 
 namespace openloop {
 
@@ -26,5 +27,17 @@ const char* ms_format(double scale) {
 }
 
 std::string fmt_ms(double v) { return fmt(ms_format(v), v); }
+
+std::string utc_text(std::int64_t ns) {
+    const std::int64_t us = ns / 1000 - (ns % 1000 < 0 ? 1 : 0);
+    const std::time_t seconds = static_cast<std::time_t>(us / 1'000'000 - (us % 1'000'000 < 0 ? 1 : 0));
+    const auto micros = static_cast<long>(us - static_cast<std::int64_t>(seconds) * 1'000'000);
+    std::tm t{};
+    gmtime_r(&seconds, &t);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday,
+                  t.tm_hour, t.tm_min, t.tm_sec, micros);
+    return buf;
+}
 
 }  // namespace openloop

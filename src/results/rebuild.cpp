@@ -73,6 +73,7 @@ void add(run_stats& s, const json::object& o, std::vector<request_sample>* sampl
         return;
     }
     ++s.completed;
+    if (const json::value* good = o.if_contains("good"); !(good && good->is_bool() && !good->get_bool())) ++s.good;
     if (sample) sample->ok = true;
     const std::int64_t input = integer(o, "input_tokens"), output = integer(o, "output_tokens");
     const std::int64_t max_tokens = integer(o, "max_tokens"), prompt = ns(o, "prompt_tokens");
@@ -131,13 +132,57 @@ bool plausible(const json::object& o) {
     return true;
 }
 
+// As the reporter keeps them under steady_throughput: the send window's completions, and the
+// in-flight count every 100 ms from the first request (each in flight from its intended
+// time to its end; one without an end, to the last sample).
+void add_stage_view(run_stats& s, std::vector<std::int64_t> starts, std::vector<std::int64_t> ends,
+                    const std::vector<std::int64_t>& completions, std::int64_t last_intended) {
+    if (s.started > 1 && last_intended > s.first_intended_ns) {
+        s.steady_window_s = static_cast<double>(last_intended - s.first_intended_ns) / 1e9;
+        s.steady_completed = static_cast<std::uint64_t>(std::count_if(
+            completions.begin(), completions.end(),
+            [&](std::int64_t t) { return t >= s.first_intended_ns && t <= last_intended; }));
+    }
+    if (starts.empty()) return;
+    std::sort(starts.begin(), starts.end());
+    std::sort(ends.begin(), ends.end());
+    // 100 ms as the reporter samples; coarser past 100,000 samples (2.8 h), since a log's times
+    // are anyone's and one wild end must not make the series endless.
+    constexpr std::int64_t max_samples = 100'000;
+    const std::int64_t first = starts.front();
+    const std::int64_t span = std::max(ends.empty() ? starts.back() : ends.back(), starts.back()) - first;
+    const std::int64_t step = std::max<std::int64_t>(100'000'000, span / max_samples + 1);
+    s.inflight_step_ns = step;
+    s.inflight_origin_ns = first;
+    std::size_t begun = 0, ended = 0;
+    for (std::int64_t k = 0; k <= span / step; ++k) {
+        const std::int64_t t = first + k * step;
+        while (begun < starts.size() && starts[begun] <= t) ++begun;
+        while (ended < ends.size() && ends[ended] <= t) ++ended;
+        s.inflight_samples.push_back(static_cast<std::uint32_t>(begun - std::min(begun, ended)));
+    }
+}
+
 }  // namespace
 
-rebuilt_stats rebuild_stats(std::string_view text, std::vector<request_sample>* samples) {
+rebuilt_stats rebuild_stats(std::string_view text, std::vector<request_sample>* samples, bool stage_view) {
     rebuilt_stats r;
+    // The stage view: every request's span (warm-up ones too: the server's queue holds them),
+    // completions' ends, and the measured sends' last intended time.
+    std::vector<std::int64_t> starts, ends, completions;
+    std::int64_t last_intended = -1;
     const jsonl_tally tally = read_jsonl(text, [&](const json::object& o) {
         if (ns(o, "intended_ns") < 0 || !o.contains("status") || !plausible(o)) return false;
         ++r.lines;
+        if (stage_view) {
+            const std::int64_t intended = ns(o, "intended_ns"), end = ns(o, "end_ns");
+            starts.push_back(intended);
+            if (end >= 0) ends.push_back(end);
+            const json::value* status = o.if_contains("status");
+            if (end >= 0 && status && status->is_string() && status->get_string() == "ok") completions.push_back(end);
+            const json::value* w = o.if_contains("warmup");
+            if (!(w && w->is_bool() && w->get_bool())) last_intended = std::max(last_intended, intended);
+        }
         if (const json::value* w = o.if_contains("warmup"); w && w->is_bool() && w->get_bool()) {
             ++r.stats.warmup_started;
         } else {
@@ -147,6 +192,7 @@ rebuilt_stats rebuild_stats(std::string_view text, std::vector<request_sample>* 
     });
     r.bad_lines = tally.bad_lines;
     r.first_bad_line = tally.first_bad_line;
+    if (stage_view) add_stage_view(r.stats, std::move(starts), std::move(ends), completions, last_intended);
     return r;
 }
 

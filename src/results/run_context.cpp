@@ -1,5 +1,7 @@
 #include "openloop/results/run_context.hpp"
 
+#include "openloop/results/number_text.hpp"
+
 #include <stdexcept>
 
 namespace openloop {
@@ -17,7 +19,44 @@ boost::json::object run_context_json(const run_context& c) {
                         {"max_concurrency", c.max_concurrency},
                         {"lag_bound_ms", c.lag_bound_ms},
                         {"max_error_rate", c.max_error_rate},
-                        {"tokenizer", c.tokenizer}};
+                        {"tokenizer", c.tokenizer},
+                        {"shard", c.shard.empty() ? json::value(nullptr) : json::value(c.shard)},
+                        {"start", run_clock_json(c.clock)}};
+}
+
+boost::json::object run_clock_json(const run_clock& c) {
+    json::object o;
+    o["start_at"] = c.start_at_ns >= 0 ? json::value(utc_text(c.start_at_ns)) : json::value(nullptr);
+    o["start_at_ns"] = c.start_at_ns >= 0 ? json::value(c.start_at_ns) : json::value(nullptr);
+    o["origin_wall"] = c.started() ? json::value(utc_text(c.origin_wall_ns())) : json::value(nullptr);
+    o["origin_wall_ns"] = c.started() ? json::value(c.origin_wall_ns()) : json::value(nullptr);
+    o["origin_steady_ns"] = c.started() ? json::value(c.origin_steady_ns) : json::value(nullptr);
+    o["wall_minus_steady_ns"] = c.wall_minus_steady_ns;
+    o["late_ms"] = c.late_ms;
+    o["tolerance_ms"] = c.tolerance_ms;
+    return o;
+}
+
+run_clock run_clock_from_json(const boost::json::object& start) {
+    run_clock c;
+    const auto integer = [&](const char* name, std::int64_t fallback) {
+        const json::value* v = start.if_contains(name);
+        if (v == nullptr || v->is_null()) return fallback;
+        if (!v->is_int64()) throw std::invalid_argument(std::string("\"start\".\"") + name + "\" is not an integer");
+        return v->get_int64();
+    };
+    const auto number = [&](const char* name, double fallback) {
+        const json::value* v = start.if_contains(name);
+        if (v == nullptr || v->is_null()) return fallback;
+        if (!v->is_number()) throw std::invalid_argument(std::string("\"start\".\"") + name + "\" is not a number");
+        return v->to_number<double>();
+    };
+    c.wall_minus_steady_ns = integer("wall_minus_steady_ns", 0);
+    c.origin_steady_ns = integer("origin_steady_ns", 0);
+    c.start_at_ns = integer("start_at_ns", -1);
+    c.late_ms = number("late_ms", 0);
+    c.tolerance_ms = number("tolerance_ms", c.tolerance_ms);
+    return c;
 }
 
 run_context run_context_from_json(const boost::json::value& v) {
@@ -55,6 +94,9 @@ run_context run_context_from_json(const boost::json::value& v) {
     c.lag_bound_ms = number("lag_bound_ms");
     c.max_error_rate = number("max_error_rate");
     c.tokenizer = text("tokenizer");
+    if (const json::value* shard = o->if_contains("shard"); shard && shard->is_string()) c.shard = shard->get_string();
+    if (const json::value* start = o->if_contains("start"); start && start->is_object())
+        c.clock = run_clock_from_json(start->get_object());
     return c;
 }
 

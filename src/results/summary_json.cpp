@@ -102,6 +102,8 @@ boost::json::object summary_json(const run_result& r) {
                                                  {"judged", a.judged},
                                                  {"smoothed", a.smoothed}};
     }
+    s["shard"] = context.shard.empty() ? boost::json::value(nullptr) : boost::json::value(context.shard);
+    s["start"] = run_clock_json(context.clock);
     s["partial"] = context.partial;
     if (context.partial) {
         s["partial_reason"] = context.partial_reason;

@@ -59,6 +59,11 @@ verdict judge(const run_stats& stats, const run_context& context) {
     if (context.partial) {
         add(context.partial_reason.empty() ? "run cut short" : "run cut short: " + context.partial_reason);
     }
+    if (context.clock.start_at_ns >= 0 && context.clock.late_ms > context.clock.tolerance_ms) {
+        v.generator_ok = false;
+        add("started " + fmt_ms(context.clock.late_ms) + " ms after --start-at (more than the " +
+            fmt("%g", context.clock.tolerance_ms) + " ms --start-tolerance): its schedule is not the other shards'");
+    }
     if (stats.lost_events > 0) {
         v.generator_ok = false;
         add(std::to_string(stats.lost_events) + " events lost to a full ring");

@@ -6,6 +6,7 @@
 // failing fast. Everything here runs on the one io thread.
 
 #include "openloop/base/executor.hpp"
+#include "openloop/load/shard.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/measure/event.hpp"
 #include "openloop/run/drain.hpp"
@@ -13,6 +14,7 @@
 #include "openloop/run/request_body.hpp"
 #include "openloop/run/runner.hpp"
 #include "openloop/run/send_queue.hpp"
+#include "openloop/run/start_clock.hpp"
 #include "openloop/run/stage_end.hpp"
 #include "openloop/wire/client.hpp"
 #include "openloop/wire/request_writer.hpp"
@@ -44,20 +46,24 @@ public:
         : o_(o), co_(co), io_(io), client_(cl), workload_(w), body_(o), timer_(io), grace_(io),
           signals_(io, SIGINT, SIGTERM) {}
 
-    void start(std::string model) {
+    // The schedule starts at clock's origin (start_clock.hpp).
+    void start(std::string model, const start_clock& clock) {
         model_ = std::move(model);
+        origin_ = steady::time_point(std::chrono::nanoseconds(clock.origin_steady_ns));
         client_.on_end([this](finished_request& f) { ended(f); });
         signals_.async_wait([this](const boost::system::error_code& ec, int) { on_signal(ec); });
         if (o_.concurrency > 0) {
             workers_ = o_.concurrency;
-            origin_ = steady::now();
-            for (int i = 0; i < o_.concurrency; ++i) {
-                client_.spawn(worker(), [this](std::exception_ptr e) {
-                    if (!e) return;
-                    report("a closed-loop worker", e);
-                    worker_ended();
-                });
-            }
+            timer_.expires_at(origin_);
+            timer_.async_wait([this](const boost::system::error_code&) {
+                for (int i = 0; i < o_.concurrency; ++i) {
+                    client_.spawn(worker(), [this](std::exception_ptr e) {
+                        if (!e) return;
+                        report("a closed-loop worker", e);
+                        worker_ended();
+                    });
+                }
+            });
         } else {
             net::co_spawn(io_, open_loop(), [this](std::exception_ptr e) {
                 if (!e) return;
@@ -108,24 +114,9 @@ private:
         return p;
     }
 
-    bool is_warmup(std::int64_t offset_ns, std::uint64_t index) const {
-        return index < o_.warmup_requests || offset_ns < static_cast<std::int64_t>(o_.warmup_s * 1e9);
-    }
-
-    // True when the measured window is over for a request at offset_ns, the
-    // measured-th after warm-up.
-    bool past_bounds(std::int64_t offset_ns, std::uint64_t measured) const {
-        const bool count = o_.num_requests > 0 && measured >= o_.num_requests;
-        const bool time =
-            o_.duration_s > 0 && offset_ns >= static_cast<std::int64_t>((o_.warmup_s + o_.duration_s) * 1e9);
-        if (o_.all_bounds) return (count || o_.num_requests == 0) && (time || o_.duration_s == 0);
-        return count || time;
-    }
-
-    // Past the measured window: the run's bounds, or a sweep stage's end rule.
+    // A sweep stage's end rule says its window is over (the run's own bounds are the walk's).
     bool stage_done(std::int64_t offset_ns, std::uint64_t measured) {
-        if (!stage_end_) return past_bounds(offset_ns, measured);
-        if (measured == 0) return false;
+        if (!stage_end_ || measured == 0) return false;
         stage_window_s_ = static_cast<double>(offset_ns - first_offset_) / 1e9;
         return stage_end_->done(stage_window_s_, measured);
     }
@@ -144,25 +135,19 @@ private:
         maybe_finish();
     }
 
-    // Builds the schedule's next request into the queue; false when there is none: the arrivals
-    // ended, a trace was replayed once (no --loop), or (outside a sweep stage, whose end is
-    // judged as its predecessor goes) the next is past the run's bounds.
-    bool prepare_next(arrival_process& arrivals, send_queue& queue) {
+    // Builds this shard's next request of the schedule into the queue; false when there is none:
+    // the arrivals ended, a trace was replayed once (no --loop), or (outside a sweep stage, whose
+    // end is judged as its predecessor goes) the next is past the run's bounds.
+    bool prepare_next(arrival_process& arrivals, shard_walk& walk, send_queue& queue) {
         const bool trace = !o_.workload.trace_file.empty() && !o_.workload.trace_lengths_only;
-        if (trace && !o_.workload.trace_loop && prepared_ >= workload_.size()) return false;
-        workload_.next(spec_);
-        const request_spec& spec = spec_;
-        std::int64_t offset = spec.at_ns;
-        if (!trace) {
-            const auto next = arrivals.next_ns();
-            if (!next) return false;
-            offset = *next;
-        }
-        const bool warm = is_warmup(offset, prepared_);
-        if (!warm && !stage_end_ && past_bounds(offset, prepared_measured_)) return false;
-        queue.push(queued_request{prepare(spec, prepared_), prepared_, offset, warm});
-        ++prepared_;
-        if (!warm) ++prepared_measured_;
+        const auto arrival = walk.next([&](std::uint64_t g) -> std::optional<std::int64_t> {
+            if (!trace) return arrivals.next_ns();
+            if (!o_.workload.trace_loop && g >= workload_.size()) return std::nullopt;
+            return workload_.trace_at_ns(g);
+        });
+        if (!arrival) return false;
+        workload_.at(arrival->index, spec_);
+        queue.push(queued_request{prepare(spec_, arrival->index), arrival->index, arrival->offset_ns, arrival->warmup});
         return true;
     }
 
@@ -171,10 +156,9 @@ private:
     net::awaitable<void> open_loop() {
         constexpr std::chrono::nanoseconds connect_ahead = std::chrono::seconds(1);
         arrival_process arrivals(o_.arrival);
+        shard_walk walk(o_.shard, bounds_, !stage_end_);
         send_queue queue;
         bool source_open = true, admitted = false;  // admitted: the front passed the end-of-stage check
-        // A short lead-in lets the spare connections open before the first send.
-        origin_ = steady::now() + std::chrono::milliseconds(200);
         const std::int64_t origin = to_ns(origin_);
         std::uint64_t measured = 0;
         while (!stopping_) {
@@ -188,7 +172,7 @@ private:
             const send_step step = queue.next(to_ns(now) - origin, source_open);
             if (step == send_step::done) break;
             if (step == send_step::prepare) {
-                source_open = prepare_next(arrivals, queue);
+                source_open = prepare_next(arrivals, walk, queue);
                 queue.note_preparation(to_ns(steady::now()) - to_ns(now));
                 // Responses read meanwhile keep timestamps near their arrival.
                 co_await net::post(io_, net::use_awaitable);
@@ -284,16 +268,18 @@ private:
         waiting_.clear();
     }
 
-    // Closed loop: each worker sends its next request when the last one ends.
+    // Closed loop: each worker sends its next request when the last one ends. A shard's requests
+    // are every count-th of the global indexes, so the shards' ids and contents never collide.
     net::awaitable<void> worker() {
+        const auto count = static_cast<std::uint64_t>(o_.shard.count), first = static_cast<std::uint64_t>(o_.shard.index);
         while (!stopping_) {
             const std::int64_t offset = to_ns(steady::now()) - to_ns(origin_);
-            const std::uint64_t index = next_index_;
-            const bool warm = is_warmup(offset, index);
-            if (!warm && past_bounds(offset, measured_)) break;
+            const std::uint64_t index = next_index_ * count + first;
+            const bool warm = bounds_.is_warmup(offset, index);
+            if (!warm && bounds_.past(offset, measured_ * count + first)) break;
             ++next_index_;
             if (!warm) ++measured_;
-            workload_.next(spec_);
+            workload_.at(index, spec_);
             prepared_request p = prepare(spec_, index);
             const std::int64_t sent = to_ns(steady::now());
             note_send();
@@ -429,7 +415,12 @@ private:
         maybe_finish();
     }
 
+    static schedule_bounds bounds_of(const run_options& o) {
+        return {o.warmup_requests, o.warmup_s, o.num_requests, o.duration_s, o.all_bounds};
+    }
+
     const run_options& o_;
+    const schedule_bounds bounds_ = bounds_of(o_);
     const client_options& co_;
     net::io_context& io_;
     client& client_;
@@ -449,9 +440,7 @@ private:
     net::signal_set signals_;
     std::string model_;
     steady::time_point origin_ = steady::now();
-    std::uint64_t next_index_ = 0;
-    std::uint64_t prepared_ = 0;           // open loop: requests built so far, the next one's index
-    std::uint64_t prepared_measured_ = 0;  // of them, past warm-up
+    std::uint64_t next_index_ = 0;  // closed loop: this shard's requests begun
     std::uint64_t offered_ = 0;
     std::int64_t first_offset_ = 0;
     std::int64_t last_offset_ = 0;

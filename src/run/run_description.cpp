@@ -1,5 +1,6 @@
 #include "openloop/run/run_description.hpp"
 
+#include "openloop/results/number_text.hpp"
 #include "openloop/run/environment.hpp"
 
 #include <cstdio>
@@ -15,7 +16,9 @@ run_context describe_run(const run_options& o, const std::string& target, const 
     ctx.target = o.target_label.empty() ? target : o.target_label;
     ctx.mode = o.concurrency > 0 ? "closed-loop" : "open-loop";
     const bool trace = !o.workload.trace_file.empty() && !o.workload.trace_lengths_only;
-    ctx.request_rate = o.concurrency > 0 ? 0 : trace ? offered_rate : o.arrival.rate;
+    // A shard offers its share of the schedule's rate; a trace's rate is measured, its share already.
+    const double share = 1.0 / o.shard.count;
+    ctx.request_rate = o.concurrency > 0 ? 0 : trace ? offered_rate : o.arrival.rate * share;
     ctx.burstiness = o.arrival.burstiness;
     char words[160];
     if (o.concurrency > 0) {
@@ -31,6 +34,13 @@ run_context describe_run(const run_options& o, const std::string& target, const 
         std::snprintf(words, sizeof words, "%s %g req/s", std::string(to_string(o.arrival.kind)).c_str(), o.arrival.rate);
     }
     ctx.arrival = words;
+    if (o.shard.sharded()) {
+        ctx.shard = std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count);
+        ctx.arrival += ", shard " + ctx.shard;
+        if (!trace && o.concurrency == 0 && o.arrival.profile.empty()) ctx.arrival += " (" + fmt("%g", ctx.request_rate) + " req/s)";
+    }
+    ctx.clock.start_at_ns = o.start_at_ns;
+    ctx.clock.tolerance_ms = o.start_tolerance_s * 1e3;
     ctx.max_concurrency = o.concurrency > 0       ? o.concurrency
                           : o.max_concurrency > 0 ? static_cast<int>(o.max_concurrency)
                                                   : static_cast<int>(o.max_inflight);

@@ -9,6 +9,8 @@
 #include "openloop/run/run_description.hpp"
 #include "openloop/run/server_watch.hpp"
 #include "openloop/run/server_setup.hpp"
+#include "openloop/run/start_clock.hpp"
+#include "openloop/results/number_text.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/wire/client.hpp"
 
@@ -24,6 +26,44 @@
 namespace openloop {
 
 namespace json = boost::json;
+
+namespace {
+
+// The wall clock's offset from the steady one, read between two steady readings.
+std::int64_t wall_minus_steady_ns() {
+    const std::int64_t before = to_ns(steady::now());
+    const std::int64_t wall =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    const std::int64_t after = to_ns(steady::now());
+    return wall - (before + (after - before) / 2);
+}
+
+// When the schedule starts: a lead-in for the spare connections to open, or --start-at.
+start_clock schedule_start(const run_options& o) {
+    constexpr std::int64_t lead_in_ns = 200'000'000;
+    const start_clock clock = plan_start(o.start_at_ns, wall_minus_steady_ns(), to_ns(steady::now()), lead_in_ns);
+    if (clock.start_at_ns < 0) return clock;
+    const std::string at = utc_text(clock.start_at_ns);
+    const double wait_s = static_cast<double>(clock.origin_steady_ns - to_ns(steady::now())) / 1e9;
+    if (clock.late_ns > 0) {
+        std::fprintf(stderr, "openloop: ready %.3f s after --start-at %s: the schedule starts now%s\n",
+                     static_cast<double>(clock.late_ns) / 1e9, at.c_str(),
+                     static_cast<double>(clock.late_ns) / 1e9 > o.start_tolerance_s
+                         ? ", later than --start-tolerance (the run will be INVALID)"
+                         : "");
+    } else if (wait_s > 1) {
+        std::fprintf(stderr, "openloop: waiting %.1f s for --start-at %s\n", wait_s, at.c_str());
+    }
+    return clock;
+}
+
+void note_start(run_context& ctx, const start_clock& clock) {
+    ctx.clock.wall_minus_steady_ns = clock.wall_minus_steady_ns;
+    ctx.clock.origin_steady_ns = clock.origin_steady_ns;
+    ctx.clock.late_ms = static_cast<double>(clock.late_ns) / 1e6;
+}
+
+}  // namespace
 
 run_outcome run_load(const run_options& o) {
     if (o.endpoint != "chat" && o.endpoint != "completions")
@@ -73,15 +113,6 @@ run_outcome run_load(const run_options& o) {
         w.set_prompt_builder(tokenizer.builder);
     }
 
-    if (!o.out_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(o.out_dir, ec);
-        if (ec) throw std::runtime_error("cannot create --out directory " + o.out_dir + ": " + ec.message());
-        // Before the first request: what `openloop report` rebuilds a killed run's summary with.
-        write_json_file((std::filesystem::path(o.out_dir) / "run.json").string(),
-                        run_context_json(describe_run(o, co.target.display(), model, tokenizer.label, 0,
-                                                      w.trace_details().speed)));
-    }
     watch.sample_before();
 
     load_run run(o, co, io, cl, w);
@@ -89,6 +120,16 @@ run_outcome run_load(const run_options& o) {
         if (e) std::fprintf(stderr, "openloop: opening spare connections failed: %s\n", cancel_group::describe(e).c_str());
     });
 
+    const start_clock clock = schedule_start(o);
+    if (!o.out_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(o.out_dir, ec);
+        if (ec) throw std::runtime_error("cannot create --out directory " + o.out_dir + ": " + ec.message());
+        // Before the first request: what `openloop report` rebuilds a killed run's summary with.
+        run_context ctx = describe_run(o, co.target.display(), model, tokenizer.label, 0, w.trace_details().speed);
+        note_start(ctx, clock);
+        write_json_file((std::filesystem::path(o.out_dir) / "run.json").string(), run_context_json(ctx));
+    }
     reporter_options ro;
     ro.out_dir = o.out_dir;
     ro.progress = o.progress;
@@ -96,7 +137,9 @@ run_outcome run_load(const run_options& o) {
     ro.chunk_gaps = o.log_chunk_gaps;
     ro.slo = o.slo;
     ro.steady_throughput = o.steady_throughput;
-    const auto run_start = steady::now();
+    // A --start-at run's windows begin with its schedule, so the shards' windows line up.
+    const auto run_start =
+        clock.start_at_ns >= 0 ? steady::time_point(std::chrono::nanoseconds(clock.origin_steady_ns)) : steady::now();
     ro.run_start_ns = to_ns(run_start);
     ro.soak_window = o.soak_window;
     ro.window_lines = o.window_lines;
@@ -108,7 +151,7 @@ run_outcome run_load(const run_options& o) {
     reporter rep(ring, ro);
     rep.start();
     if (o.soak_window.count() > 0) watch.start(o.soak_window, run_start);
-    run.start(model);
+    run.start(model, clock);
     io.run();
     watch.stop();
     rep.finish();
@@ -131,6 +174,7 @@ run_outcome run_load(const run_options& o) {
     ctx.skipped_lines = w.trace_details().skipped_lines;
     ctx.first_skipped = w.trace_details().first_skipped;
     ctx.drain_s = run.drain_s();
+    note_start(ctx, clock);
     ctx.partial = out.interrupted || out.overloaded || out.stopped_early;
     ctx.stopped_early = out.stopped_early;
     if (out.stopped_early) ctx.partial_reason = run.stop_reason();

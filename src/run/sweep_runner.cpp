@@ -1,18 +1,19 @@
 #include "openloop/run/sweep_runner.hpp"
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/measure/json_text.hpp"
 #include "openloop/results/sweep_json.hpp"
 #include "openloop/results/sweep_table.hpp"
+#include "openloop/run/result_files.hpp"
+#include "openloop/run/shard_barrier.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <csignal>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
-
-#include <pthread.h>
 
 namespace openloop {
 
@@ -21,20 +22,14 @@ namespace {
 // Sleeps between stages with SIGINT/SIGTERM held, so Ctrl-C then ends the
 // sweep cleanly instead of killing it; true when one arrived.
 bool cool_down(double seconds) {
-    sigset_t set, old;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, &old);
-    const auto ns = static_cast<std::int64_t>(seconds * 1e9);
-    const timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-    int got = -1;
-    do {
-        got = sigtimedwait(&set, nullptr, &timeout);
-    } while (got < 0 && errno == EINTR);
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    if (got > 0) std::fprintf(stderr, "\nopenloop: interrupted between stages; the report covers the stages so far\n");
-    return got > 0;
+    const bool got = sleep_unless_signalled(seconds);
+    if (got) std::fprintf(stderr, "\nopenloop: interrupted between stages; the report covers the stages so far\n");
+    return got;
+}
+
+std::int64_t wall_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 void write_text(const std::filesystem::path& path, const std::string& text) {
@@ -70,10 +65,24 @@ sweep_result run_sweep(const sweep_options& opt) {
 
     double warmup = opt.warmup_s;
     double e2e_base_s = 0;  // E2E p50 at the first stage: the low-load latency
+    // A sharded sweep's shards take every decision together (shard_barrier.hpp); shard 0 writes the report.
+    const shard_spec shard = opt.base.shard;
+    shard_barrier barrier(out, shard, opt.barrier_timeout_s);
+    std::int64_t next_start_ns = opt.base.start_at_ns;
+    if (shard.sharded()) {
+        if (opt.out_dir.empty()) throw input_error("sweep --shard: the shards meet in --out, a directory they share");
+        // Marks left by an earlier sweep would let this one's barriers pass at once.
+        bool used = std::filesystem::exists(out / "stop");
+        for (const auto& e : std::filesystem::directory_iterator(out))
+            used = used || (e.is_directory() && std::filesystem::exists(e.path() / barrier.part_dir("x").filename()));
+        if (used)
+            throw input_error("sweep --shard: --out " + out.string() +
+                              " already holds a sharded sweep's files; give every shard a new, empty directory");
+    }
     auto publish = [&] {
         report.analysis = analyse_sweep(rows, opt.slos, closed, opt.think_time_s);
         report.interrupted = result.interrupted;
-        if (!opt.out_dir.empty()) {
+        if (!opt.out_dir.empty() && shard.index == 0) {
             write_json_file((out / "sweep.json").string(), to_json(report));
             write_text(out / "sweep.md", sweep_markdown(report));
             write_text(out / "sweep.csv", sweep_csv(report));
@@ -117,6 +126,7 @@ sweep_result run_sweep(const sweep_options& opt) {
                                   ? opt.abort_inflight
                                   : static_cast<std::size_t>(std::max(64.0, 30 * (closed ? concurrency : rate) *
                                                                                 std::max(1.0, e2e_base_s)));
+        o.start_at_ns = next_start_ns;
         char dir[64];
         if (closed) {
             std::snprintf(dir, sizeof dir, "stage-%02zu-c%d", index, concurrency);
@@ -124,6 +134,13 @@ sweep_result run_sweep(const sweep_options& opt) {
             std::snprintf(dir, sizeof dir, "stage-%02zu-%gps", index, rate);
         }
         o.out_dir = opt.out_dir.empty() ? "" : (out / dir).string();
+        if (shard.sharded()) {
+            // Every shard's part of the stage ends where the global schedule's window does: a fixed
+            // window (the queue's own end rule would end each part at another time).
+            o.stage_end.reset();
+            o.overload_inflight = (o.overload_inflight + shard.count - 1) / shard.count;
+            o.out_dir = barrier.part_dir(dir).string();
+        }
         o.config["sweep_stage"] = index;
         if (closed) {
             std::fprintf(stderr, "stage %zu: concurrency %d, %llu requests after %.0f s warm-up\n", index, concurrency,
@@ -132,10 +149,41 @@ sweep_result run_sweep(const sweep_options& opt) {
             std::fprintf(stderr, "stage %zu: %.3g req/s, at least %.0f s and %llu requests, after %.0f s warm-up\n", index,
                          rate, o.duration_s, static_cast<unsigned long long>(o.num_requests), warmup);
         }
-        const run_outcome outcome = run_load(o);
+        run_outcome outcome = run_load(o);
+        std::string row_dir = dir;
+        if (shard.sharded()) {
+            // The stage is judged on every shard's part merged: the same rows on every shard.
+            const auto marks = barrier.meet(dir, {shard.index, wall_ns(), outcome.interrupted, outcome.overloaded,
+                                                  outcome.stopped_early ? outcome.result.context.partial_reason : ""});
+            if (!marks) {
+                std::fprintf(stderr, "openloop: %s; the report covers the stages so far\n", barrier.stop_reason().c_str());
+                result.interrupted = true;
+                return false;
+            }
+            std::vector<merge_input> parts;
+            for (int i = 0; i < shard.count; ++i) parts.push_back(read_result_dir(barrier.part_dir(dir, i)));
+            const merged_result merged = merge_results(parts);
+            if (shard.index == 0) write_merged(merged, out / dir / "merged");
+            row_dir = std::string(dir) + "/merged";
+            outcome.result = merged.result;
+            std::int64_t last_end = 0;
+            for (const stage_mark& m : *marks) {
+                outcome.interrupted = outcome.interrupted || m.interrupted;
+                outcome.overloaded = outcome.overloaded || m.overloaded;
+                if (!m.stopped_early.empty() && !outcome.stopped_early) {
+                    outcome.stopped_early = true;
+                    outcome.result.context.partial_reason = m.stopped_early;
+                }
+                last_end = std::max(last_end, m.end_wall_ns);
+            }
+            // The next stage starts together, a cool-down after the last shard ended this one.
+            next_start_ns = last_end + static_cast<std::int64_t>(std::llround(opt.cooldown_s * 1e9));
+        } else {
+            next_start_ns = -1;  // --start-at is the first stage's; the others follow its cool-down
+        }
         stage_row row = make_stage_row(index, rate, concurrency, outcome.result, outcome.overloaded, opt.slos,
                                        opt.follow_ratio, e2e_base_s * 1000);
-        row.dir = dir;
+        row.dir = row_dir;
         row.undecided = outcome.stage_undecided;
         row.warmup_s = warmup;
         std::fprintf(stderr, "  -> achieved %.3g req/s, TTFT p99 %s ms, E2E p99 %s ms, %llu errors: %s; %s\n",
@@ -156,7 +204,9 @@ sweep_result run_sweep(const sweep_options& opt) {
         // Every request refused the same way (fail_fast.hpp): higher rates would only repeat it.
         if (outcome.stopped_early) result.stopped_early = outcome.result.context.partial_reason;
         publish();
-        if (!outcome.interrupted && !outcome.stopped_early && opt.cooldown_s > 0 && cool_down(opt.cooldown_s)) result.interrupted = true;
+        if (!shard.sharded() && !outcome.interrupted && !outcome.stopped_early && opt.cooldown_s > 0 &&
+            cool_down(opt.cooldown_s))
+            result.interrupted = true;
         return good;
     };
 

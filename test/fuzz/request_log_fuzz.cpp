@@ -6,7 +6,8 @@
 // add up (each measured line is completed, failed or unfinished; failures by
 // class sum to the failures); the result and summary.json are built from the
 // default run_context, and summary.json as written (pretty_json) parses
-// back with the same counts.
+// back with the same counts; the stage view keeps those counts and a bounded
+// in-flight series, whatever times the lines hold.
 
 #include "fuzz_input.hpp"
 
@@ -33,6 +34,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(s.completed + s.failed + s.unfinished == s.started);
     FUZZ_CHECK(std::accumulate(s.failed_by_class.begin(), s.failed_by_class.end(), std::uint64_t{0}) == s.failed);
     FUZZ_CHECK(s.ttft.count() <= s.completed);
+
+    // The stage view (a merged sweep stage): the same counts, a bounded in-flight series.
+    const openloop::run_stats staged = openloop::rebuild_stats(text, nullptr, true).stats;
+    FUZZ_CHECK(staged.completed == s.completed && staged.good == s.good);
+    FUZZ_CHECK(staged.inflight_samples.size() <= 100'001);
+    FUZZ_CHECK(staged.steady_completed <= r.lines);
 
     const std::uint64_t completed = s.completed, failed = s.failed;
     const openloop::run_result result = openloop::make_run_result(std::move(r.stats), openloop::run_context{});

@@ -140,7 +140,9 @@ BOOST_AUTO_TEST_CASE(run_flags) {
     flag("--endpoint", {"embeddings"});
     flag("--progress", {"maybe"});
     flag("--arrival", {"weird"});
-    flag("--shard", {"3/2", "x"});
+    flag("--shard", {"3/2", "x", "-1/2", "1/0"});
+    flag("--start-at", {"soon", "+x", "@-1", "2026-13-40T10:00:00Z", "10:40"});
+    flag("--start-tolerance", {"-1", "x"});
     flag("--rate-profile", {"fast", "2:-1"});
     flag("--trace-format", {"parquet"});
     flag("--tokenizer", {"magic"});

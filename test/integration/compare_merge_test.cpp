@@ -36,13 +36,6 @@ std::string verdict(const json::object& comparison, const char* metric) {
     return std::string(comparison.at("metrics").at(metric).at("verdict").as_string());
 }
 
-// Nearest-rank percentile of raw values, as the histograms report it.
-double nearest_rank(std::vector<std::int64_t> v, double p) {
-    std::sort(v.begin(), v.end());
-    const auto rank = static_cast<std::size_t>(std::ceil(p / 100 * static_cast<double>(v.size())));
-    return static_cast<double>(v[std::max<std::size_t>(rank, 1) - 1]);
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(compare_sees_no_change_between_twins_and_the_regression_of_a_slower_server) {

@@ -6,6 +6,9 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/json.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -52,6 +55,13 @@ inline int openloop_cli(const std::vector<std::string>& args, const std::string&
     cmd += " > " + log + " 2>&1";
     const int rc = std::system(cmd.c_str());
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+// Nearest-rank percentile of raw values, as the histograms report it.
+inline double nearest_rank(std::vector<std::int64_t> v, double p) {
+    std::sort(v.begin(), v.end());
+    const auto rank = static_cast<std::size_t>(std::ceil(p / 100 * static_cast<double>(v.size())));
+    return static_cast<double>(v[std::max<std::size_t>(rank, 1) - 1]);
 }
 
 // A loopback port free at the time of asking, for a server a test starts.

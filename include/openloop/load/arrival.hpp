@@ -13,11 +13,10 @@
 // Times are computed from the accumulated u, never by adding rounded gaps, so
 // there is no drift: the n-th constant arrival is at round(n / rate · 1e9).
 //
-// Sharding takes every count-th arrival of the one global schedule (shard i
-// gets arrivals i, i + count, …), so the shards together send exactly the
-// schedule an unsharded run sends, for every kind (independent gamma
-// sub-schedules would superpose to something closer to Poisson). A shard
-// draws count gaps per arrival it keeps: cheap next to sending a request.
+// A shard (shard.hpp) walks this one global schedule and keeps every N-th
+// arrival, so the shards together send exactly what one process sends, for
+// every kind (independent gamma sub-schedules would superpose to something
+// closer to Poisson).
 
 #include <cstddef>
 #include <cstdint>
@@ -51,24 +50,12 @@ struct rate_segment {
 // segment. Throws std::invalid_argument naming the bad item.
 std::vector<rate_segment> parse_rate_profile(std::string_view text);
 
-// Process index of count (0 <= index < count).
-struct shard_spec {
-    int index = 0;
-    int count = 1;
-
-    friend bool operator==(const shard_spec&, const shard_spec&) = default;
-};
-
-// "i/N", e.g. "0/4"; throws std::invalid_argument.
-shard_spec parse_shard(std::string_view text);
-
 struct arrival_params {
     arrival_kind kind = arrival_kind::poisson;
     double rate = 1.0;        // req/s; used when profile is empty
     double burstiness = 1.0;  // gamma shape k: CV² = 1/k, 1 = Poisson, < 1 burstier
     std::uint64_t seed = 0;
     std::vector<rate_segment> profile;  // when non-empty, replaces rate; the schedule ends with it
-    shard_spec shard;
     // Poisson only: > 0 holds the count to exactly count_block arrivals in
     // every count_block expected ones (a Poisson process conditioned on its
     // count per block: uniform, sorted, within each block). Bursts inside a
@@ -82,16 +69,16 @@ inline constexpr std::uint32_t max_count_block = 100'000;
 
 class arrival_process {
 public:
-    // Throws std::invalid_argument on a bad rate, burstiness, profile or shard.
+    // Throws std::invalid_argument on a bad rate, burstiness or profile.
     explicit arrival_process(const arrival_params& params);
 
-    // The next intended send time of this shard in ns from the run start,
+    // The next intended send time in ns from the run start,
     // never before the previous one; nullopt once a finite profile is over.
     // Constant arrivals start at 0; random ones after their first gap.
     std::optional<std::int64_t> next_ns();
 
 private:
-    double next_global_u();
+    double next_u();
     std::optional<double> seconds_at(double u);
 
     arrival_kind kind_;
@@ -99,12 +86,11 @@ private:
     std::exponential_distribution<double> exponential_{1.0};
     std::gamma_distribution<double> gamma_;
     std::vector<rate_segment> segments_;
-    shard_spec shard_;
 
     std::uint32_t count_block_ = 0;
     std::vector<double> block_;  // the current block's arrivals in u, latest first
     double block_start_u_ = 0;
-    std::uint64_t drawn_ = 0;  // global arrivals generated so far
+    std::uint64_t drawn_ = 0;  // arrivals generated so far
     double u_ = 0;             // operational time of the last random arrival
     std::size_t segment_ = 0;
     double segment_start_s_ = 0;

@@ -17,6 +17,26 @@ namespace openloop {
 
 struct trace_entry;  // trace.hpp
 
+// One request's own random stream (SplitMix64: one word of state), seeded
+// from the run's seed and the request's global index, so its lengths do not
+// depend on which requests were drawn before it (shard.hpp).
+class request_rng {
+public:
+    using result_type = std::uint64_t;
+    explicit request_rng(std::uint64_t seed) : state_(seed) {}
+    static constexpr result_type min() { return 0; }
+    static constexpr result_type max() { return ~result_type{0}; }
+    result_type operator()() {
+        std::uint64_t z = state_ += 0x9e3779b97f4a7c15ULL;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+
+private:
+    std::uint64_t state_;
+};
+
 // A distribution of token counts, parsed from a flag value:
 //   N                              always N
 //   uniform:MIN:MAX                integers in [MIN, MAX], each equally likely
@@ -37,6 +57,7 @@ public:
     static length_dist parse(std::string_view spec, std::string_view what = {});
 
     int sample(std::mt19937_64& rng) const;
+    int sample(request_rng& rng) const;
     // Mean of the clamped distribution (before rounding to integers).
     double mean() const;
     int min() const { return min_; }
@@ -46,6 +67,9 @@ public:
     std::string describe() const;
 
 private:
+    template <class Rng>
+    int draw(Rng& rng) const;
+
     kind kind_ = kind::fixed;
     double a_ = 1;  // fixed value, uniform MIN, normal MEAN or lognormal MEDIAN
     double b_ = 0;  // uniform MAX, normal SD or lognormal SIGMA
@@ -147,10 +171,16 @@ public:
     workload(workload&&) noexcept;
     workload& operator=(workload&&) noexcept;
 
+    // Request i's content, a function of the configuration and i alone: the
+    // shards of a run (shard.hpp) build each request as one process would.
+    // Into out, whose memory is reused: a run in its stride builds prompts
+    // without allocating.
+    void at(std::uint64_t index, request_spec& out);
+    // Request i's send time from a trace source (at().at_ns without building
+    // the prompt); -1 for other sources.
+    std::int64_t trace_at_ns(std::uint64_t index) const;
+    // The requests in turn from 0: at(0), at(1), ...
     request_spec next();
-    // The same into out, whose memory is reused: a run in its stride builds
-    // prompts without allocating.
-    void next(request_spec& out);
 
     // How synthetic and trace prompts turn lengths into content (default:
     // one word per token). Set before the first next().

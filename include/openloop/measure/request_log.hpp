@@ -20,6 +20,7 @@ struct request_end {
     std::int64_t output_tokens = 0;
     bool output_from_usage = false;
     bool bad_usage = false;  // written only when true: "bad_usage": true
+    bool good = true;        // met the goodput SLO (--goodput); written only when false: "good": false
     std::int64_t cached_tokens = -1;
     std::int64_t tpot_ns = -1;
 };

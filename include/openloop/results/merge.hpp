@@ -4,13 +4,20 @@
 // (each line tagged with its origin), so counts, token totals and every
 // histogram the log carries are exact, as if one run had made every request.
 // The window is the time at least one part was running (the union of the
-// parts' windows, on the host's monotonic clock): shards that ran together
-// add their rates, repeats add their durations. ITL is not merged (the logs
+// parts' windows): shards that ran together add their rates, repeats add
+// their durations. Each part's times are on its host's monotonic clock; a
+// part's clock shift (its wall clock's offset, from summary.json's "start")
+// moves them onto the wall clock, where shards on other hosts meet. ITL is not merged (the logs
 // keep no per-chunk times). Pure: text in, statistics and text out.
 
 #include "openloop/results/rebuild.hpp"
+#include "openloop/results/run_context.hpp"
+#include "openloop/results/run_result.hpp"
+
+#include <boost/json/object.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +27,12 @@ struct merge_part {
     std::string name;            // shown in the origin tag and the reasons
     std::string requests_jsonl;  // the part's request log
     double offered_rate = 0;     // req/s its schedule offered; 0 unknown
+    std::int64_t clock_shift_ns = 0;  // added to every time of its log
 };
+
+// line's request times (intended_ns ... end_ns, as request_log writes them)
+// plus shift, appended to out; anything else in the line is kept as it is.
+void append_shifted(std::string& out, std::string_view line, std::int64_t shift_ns);
 
 struct merged_runs {
     rebuilt_stats rebuilt;       // over every part's lines; its window is the union (above)
@@ -33,5 +45,25 @@ struct merged_runs {
 };
 
 merged_runs merge_runs(const std::vector<merge_part>& parts);
+
+// A result directory as merging reads it (run/result_reader.hpp).
+struct merge_input {
+    std::string name;
+    std::string requests_jsonl;
+    run_context context;               // its run.json; the default when it has none
+    std::optional<bool> valid;         // its summary.json's verdict, when it has one
+    std::vector<std::string> reasons;
+};
+
+struct merged_result {
+    run_result result;           // the verdict: the merged run's own, and every INVALID part's reasons
+    boost::json::object summary; // summary.json: the result, and "merged" (the parts, window, clock, start spread)
+    run_context context;         // run.json's: the first part's, its shard gone, on the wall clock
+    std::string requests_jsonl;
+};
+
+// Merges results: on the wall clock when every part says where its schedule
+// started on it (run_clock), else on the host's monotonic clock. parts is not empty.
+merged_result merge_results(const std::vector<merge_input>& parts);
 
 }  // namespace openloop

@@ -2,6 +2,7 @@
 // How results print numbers: printf of one value, and milliseconds at about
 // four significant digits, shared by the verdict's reasons and the tables.
 
+#include <cstdint>
 #include <string>
 
 namespace openloop {
@@ -15,5 +16,8 @@ const char* ms_format(double scale);
 
 // v ms at its own magnitude's precision.
 std::string fmt_ms(double v);
+
+// ns since 1970 as RFC 3339 in UTC to the microsecond: "2026-12-03T10:40:00.000250Z".
+std::string utc_text(std::int64_t ns);
 
 }  // namespace openloop

@@ -32,7 +32,11 @@ struct request_sample {
 };
 
 // Never throws: a line that is not a request is counted and skipped. With
-// samples, each measured request that ended is also appended to it.
-rebuilt_stats rebuild_stats(std::string_view requests_jsonl, std::vector<request_sample>* samples = nullptr);
+// samples, each measured request that ended is also appended to it. With
+// stage_view, also what a sweep stage is judged on (the reporter's
+// steady_throughput): the send window's completions and the in-flight
+// series, rebuilt from each request's intended time and end.
+rebuilt_stats rebuild_stats(std::string_view requests_jsonl, std::vector<request_sample>* samples = nullptr,
+                            bool stage_view = false);
 
 }  // namespace openloop

@@ -5,10 +5,25 @@
 #include <boost/json/object.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace openloop {
+
+// When a run's schedule started (run/start_clock.hpp): requests.jsonl's
+// times are on the host's monotonic clock, and wall_minus_steady_ns puts them
+// on its wall clock, where the shards of one run meet.
+struct run_clock {
+    std::int64_t wall_minus_steady_ns = 0;
+    std::int64_t origin_steady_ns = 0;  // the schedule's instant 0; 0: not started yet
+    std::int64_t start_at_ns = -1;      // --start-at; -1: none
+    double late_ms = 0;                 // started this long after start_at
+    double tolerance_ms = 100;          // later than this is invalid
+
+    bool started() const { return origin_steady_ns != 0; }
+    std::int64_t origin_wall_ns() const { return origin_steady_ns + wall_minus_steady_ns; }
+};
 
 struct run_context {
     boost::json::object config;       // every parameter, secrets already redacted
@@ -30,7 +45,14 @@ struct run_context {
     bool stopped_early = false;       // failed fast: the first requests all failed the same non-retryable way
     double drain_s = 0;               // the drain limit applied after the last send; 0: none was armed
     boost::json::object server_signals;  // before/after the run (run/server_watch); empty: not watched
+    std::string shard;                // "I/N" of a sharded run (load/shard.hpp); empty: not sharded
+    run_clock clock;
 };
+
+// The clock as summary.json and run.json write it ("start"), and back: an
+// object without it (an older file) gives the default.
+boost::json::object run_clock_json(const run_clock& clock);
+run_clock run_clock_from_json(const boost::json::object& start);
 
 // run.json: the context as a run starts, written before its first request
 // so `openloop report` can rebuild the summary of a run that never finished.

@@ -4,6 +4,7 @@
 // Ctrl-C handling and the results. `openloop run` is one call; a sweep is many.
 
 #include "openloop/load/arrival.hpp"
+#include "openloop/load/shard.hpp"
 #include "openloop/measure/reporter.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/results/run_result.hpp"
@@ -48,6 +49,14 @@ struct run_options {
 
     // When.
     arrival_params arrival;
+    // This process's share of one global schedule (load/shard.hpp): rate, --num-requests and
+    // warm-up are the whole run's; the requests whose global index is shard.index mod count
+    // are sent here.
+    shard_spec shard;
+    // --start-at: the schedule's instant 0 on the wall clock, ns since 1970 (run/start_clock.hpp);
+    // -1: a short lead-in from when the run is ready. Later than start_tolerance_s is invalid.
+    std::int64_t start_at_ns = -1;
+    double start_tolerance_s = 0.1;
     int concurrency = 0;  // > 0: closed loop with this many workers
     double duration_s = 0;          // measured window; 0: no time bound
     std::uint64_t num_requests = 0; // measured requests; 0: no count bound

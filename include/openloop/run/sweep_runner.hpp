@@ -33,6 +33,7 @@ struct sweep_options {
                                     // expected arrivals (arrival_params::count_block); 0: plain
     double warmup_s = 5;            // per stage, at least; grows with the last stage's E2E p90
     double cooldown_s = 2;
+    double barrier_timeout_s = 600;  // sharded (base.shard): how long a shard waits for the others after a stage
     std::size_t abort_inflight = 0; // 0: derived from the rate and the low-load latency
     double think_time_s = 30;       // for the users-served estimate
     double follow_ratio = 0.95;     // achieved / offered below this: throughput stopped following

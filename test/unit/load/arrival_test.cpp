@@ -310,44 +310,4 @@ BOOST_AUTO_TEST_CASE(bad_params_throw) {
     BOOST_CHECK_THROW(arrival_process{params}, std::invalid_argument);
     params.profile = {{INFINITY, 1, 2}};
     BOOST_CHECK_THROW(arrival_process{params}, std::invalid_argument);
-    params.profile = {{10, 1, 1}};
-    params.shard = {2, 2};
-    BOOST_CHECK_THROW(arrival_process{params}, std::invalid_argument);
-}
-
-BOOST_AUTO_TEST_CASE(parse_shards) {
-    BOOST_TEST((parse_shard("0/1") == shard_spec{0, 1}));
-    BOOST_TEST((parse_shard("3/4") == shard_spec{3, 4}));
-    for (const char* bad : {"4/4", "-1/4", "1/0", "1", "a/b", "1/2/3", "/2"}) {
-        BOOST_TEST_CONTEXT(bad) {
-            BOOST_CHECK_THROW(parse_shard(bad), std::invalid_argument);
-        }
-    }
-}
-
-BOOST_AUTO_TEST_CASE(shards_together_are_the_whole_schedule) {
-    for (const auto kind : {arrival_kind::constant, arrival_kind::poisson, arrival_kind::gamma}) {
-        BOOST_TEST_CONTEXT(to_string(kind)) {
-            auto params = params_of(kind, 400, 0.25, 21);
-            const std::int64_t end = 20'000'000'000;
-            const auto whole = until(params, end);
-            std::vector<std::int64_t> merged;
-            params.shard.count = 4;
-            for (int i = 0; i < 4; ++i) {
-                params.shard.index = i;
-                const auto part = until(params, end);
-                // Each shard carries a quarter of the load, to one arrival.
-                BOOST_TEST(part.size() >= whole.size() / 4);
-                BOOST_TEST(part.size() <= (whole.size() + 3) / 4);
-                merged.insert(merged.end(), part.begin(), part.end());
-            }
-            std::sort(merged.begin(), merged.end());
-            BOOST_TEST(merged == whole);
-            if (kind == arrival_kind::constant) {
-                BOOST_TEST(merged.size() == 8000u);
-            } else if (kind == arrival_kind::poisson) {
-                BOOST_TEST(inside_99(merged.size(), 8000));
-            }
-        }
-    }
 }

@@ -59,3 +59,46 @@ BOOST_AUTO_TEST_CASE(lines_are_tagged_with_their_origin_and_torn_ones_stay_torn)
     BOOST_TEST(m.rebuilt.stats.completed == 2u);
     BOOST_TEST(m.rebuilt.bad_lines == 1u);
 }
+
+BOOST_AUTO_TEST_CASE(only_the_request_times_move_onto_the_wall_clock) {
+    std::string out;
+    append_shifted(out,
+                   R"({"id":"r1","error":"x,\"sent_ns\":5","intended_ns":100,"released_ns":null,"sent_ns":-3,)"
+                   R"("first_token_ns":7,"end_ns":9,"queue_ns":1,"cached_tokens":4})",
+                   1000);
+    BOOST_TEST(out == R"({"id":"r1","error":"x,\"sent_ns\":5","intended_ns":1100,"released_ns":null,"sent_ns":997,)"
+                      R"("first_token_ns":1007,"end_ns":1009,"queue_ns":1,"cached_tokens":4})");
+    out.clear();
+    append_shifted(out, R"({"intended_ns":100})", 0);
+    BOOST_TEST(out == R"({"intended_ns":100})");
+}
+
+// Two shards of one run on hosts whose monotonic clocks differ by 1000 s: on
+// the wall clock their requests interleave in one window.
+BOOST_AUTO_TEST_CASE(shards_on_other_hosts_meet_on_the_wall_clock) {
+    merge_input a{"a", part(10, 4, 100), {}, true, {}};
+    merge_input b{"b", part(1010, 4, 300), {}, false, {"schedule lag p99 9 ms exceeds the bound"}};
+    a.context.request_rate = b.context.request_rate = 2;
+    a.context.shard = "0/2";
+    a.context.arrival = "poisson 4 req/s, shard 0/2 (2 req/s)";
+    a.context.clock = {5000 * s_ns, 10 * s_ns, -1, 0, 100};
+    b.context.clock = {4000 * s_ns, 1010 * s_ns + s_ns / 4, -1, 0, 100};
+    const merged_result m = merge_results({a, b});
+    BOOST_TEST(m.result.stats.completed == 8u);
+    BOOST_TEST(m.summary.at("merged").at("clock").as_string() == "wall");
+    BOOST_TEST(m.summary.at("merged").at("start_spread_ms").as_double() == 250.0);
+    BOOST_TEST(m.summary.at("merged").at("window").as_double() == 1.7);  // 5010 .. 5011.7 s
+    BOOST_TEST(m.result.context.request_rate == 4.0);
+    BOOST_TEST(m.context.shard.empty());
+    BOOST_TEST(m.context.arrival == "poisson 4 req/s, 2 shards merged");
+    BOOST_TEST(m.context.clock.origin_wall_ns() == 5010 * s_ns);
+    BOOST_TEST(!m.result.validity.valid);
+    BOOST_TEST(m.result.validity.reasons.back() == "part b: schedule lag p99 9 ms exceeds the bound");
+    BOOST_TEST(m.requests_jsonl.find("\"intended_ns\":5010000000000,") != std::string::npos);
+
+    // A part without a start clock: the monotonic clock, as the logs have it.
+    b.context.clock = {};
+    const merged_result apart = merge_results({a, b});
+    BOOST_TEST(apart.summary.at("merged").at("clock").as_string() == "monotonic: a part has no start clock");
+    BOOST_TEST(apart.summary.at("merged").at("start_spread_ms").is_null());
+}

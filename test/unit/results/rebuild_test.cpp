@@ -9,6 +9,10 @@
 
 #include <boost/json.hpp>
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include <fstream>
 #include <sstream>
 
@@ -90,4 +94,29 @@ BOOST_AUTO_TEST_CASE(token_counts_no_run_writes_are_not_summed) {
                                           "{\"intended_ns\":1,\"status\":\"ok\",\"input_tokens\":9000000000000000000}\n");
     BOOST_TEST(r.bad_lines == 2u);
     BOOST_TEST(r.stats.total_input_tokens == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_stage_view_rebuilds_the_send_window_and_the_queue) {
+    // Four requests sent 100 ms apart, each 250 ms long, one warm-up before them; one not met its SLO.
+    std::string log;
+    const auto line = [&](int i, std::int64_t at_ms, bool warm, bool good) {
+        const std::int64_t t = at_ms * 1'000'000, end = t + 250'000'000;
+        log += "{\"id\":\"r" + std::to_string(i) + "\",\"index\":" + std::to_string(i) + ",\"warmup\":" +
+               (warm ? "true" : "false") + ",\"status\":\"ok\",\"intended_ns\":" + std::to_string(t) +
+               ",\"sent_ns\":" + std::to_string(t) + ",\"first_token_ns\":" + std::to_string(t + 1'000'000) +
+               ",\"last_token_ns\":" + std::to_string(end) + ",\"end_ns\":" + std::to_string(end) +
+               ",\"input_tokens\":4,\"max_tokens\":2,\"output_tokens\":2" + (good ? "" : ",\"good\":false") + "}\n";
+    };
+    line(0, 0, true, true);
+    for (int i = 1; i <= 4; ++i) line(i, 100 * i, false, i != 3);
+    const rebuilt_stats plain = rebuild_stats(log);
+    BOOST_TEST(plain.stats.good == 3u);
+    BOOST_TEST(plain.stats.inflight_samples.empty());
+    const run_stats s = rebuild_stats(log, nullptr, true).stats;
+    BOOST_TEST(s.steady_window_s == 0.3);     // measured sends from 100 to 400 ms
+    BOOST_TEST(s.steady_completed == 2u);     // ended by 400 ms: the warm-up one (250 ms) and the first (350 ms)
+    BOOST_TEST(s.inflight_step_ns == 100'000'000);
+    BOOST_TEST(s.inflight_origin_ns == 0);
+    // In flight at 0, 100, ... 600 ms.
+    BOOST_TEST(s.inflight_samples == (std::vector<std::uint32_t>{1, 2, 3, 3, 3, 2, 1}), "");
 }

@@ -171,6 +171,10 @@ class Manifests(unittest.TestCase):
         self.assertEqual(args[0], "run")
         for flag in ("--shard", "--start-at", "--out"):
             self.assertIn(flag, args)
+        # The shard is the pod's completion index, of completions.
+        self.assertEqual(args[args.index("--shard") + 1], "$(JOB_COMPLETION_INDEX)/$(SHARDS)")
+        env = container_env(pod["containers"][0], 0)
+        self.assertEqual(int(env["SHARDS"]), shards["spec"]["completions"])
 
         self.assertEqual(self.run_pods(pod, shards["spec"]["completions"]), [0, 0])
         self.assertEqual(self.run_pods(merge_pod, 1), [0])

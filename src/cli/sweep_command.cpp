@@ -167,6 +167,10 @@ int sweep_main(const std::vector<std::string>& args) {
                       << "plots:   tools/plot-sweep " << cmd.options.out_dir << "/sweep.json\n";
     }
     if (result.interrupted) return 130;
+    if (!result.shards_lost.empty()) {
+        std::cerr << "openloop: " << result.shards_lost << "; the report holds the stages before it\n";
+        return 3;
+    }
     if (!result.stopped_early.empty()) {
         // Last, so it is what the user reads: the sweep measured nothing but refusals.
         std::cerr << "openloop: the sweep stopped at its first stage that failed fast: " << result.stopped_early << "\n";
@@ -204,7 +208,8 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
               "failed requests were answered, and a server that fails is not a server at capacity.\n"
               "With --concurrency 1,2,4,... it runs the closed-loop ladder instead.\n"
               "A stage that fails fast (its first 8 requests all refused alike: see openloop run --help) ends the\n"
-              "sweep there with the server's message; exit status 3. A --threshold on a knee that fails: exit 6.\n\n"
+              "sweep there with the server's message; exit status 3, as when a sharded sweep's shard does not finish\n"
+              "a stage within --barrier-timeout. A --threshold on a knee that fails: exit 6.\n\n"
            << value_syntax_help << everything;
         cmd.help = true;
         cmd.help_text = os.str();

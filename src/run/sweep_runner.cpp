@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 namespace openloop {
@@ -153,8 +154,17 @@ sweep_result run_sweep(const sweep_options& opt) {
         std::string row_dir = dir;
         if (shard.sharded()) {
             // The stage is judged on every shard's part merged: the same rows on every shard.
-            const auto marks = barrier.meet(dir, {shard.index, wall_ns(), outcome.interrupted, outcome.overloaded,
-                                                  outcome.stopped_early ? outcome.result.context.partial_reason : ""});
+            std::optional<std::vector<stage_mark>> marks;
+            try {
+                marks = barrier.meet(dir, {shard.index, wall_ns(), outcome.interrupted, outcome.overloaded,
+                                           outcome.stopped_early ? outcome.result.context.partial_reason : ""});
+            } catch (const std::runtime_error& e) {
+                // A shard that never comes leaves nothing to judge the stage on: the report holds the stages before.
+                result.shards_lost = e.what();
+                barrier.stop(result.shards_lost);
+                publish();
+                return false;
+            }
             if (!marks) {
                 std::fprintf(stderr, "openloop: %s; the report covers the stages so far\n", barrier.stop_reason().c_str());
                 result.interrupted = true;
@@ -210,10 +220,11 @@ sweep_result run_sweep(const sweep_options& opt) {
         return good;
     };
 
+    const auto over = [&] { return result.interrupted || !result.stopped_early.empty() || !result.shards_lost.empty(); };
     if (closed) {
         for (int c : opt.concurrency) {
             run_stage(0, c);
-            if (result.interrupted || !result.stopped_early.empty()) break;
+            if (over()) break;
         }
     } else if (opt.rates.automatic) {
         planner_options po;
@@ -225,14 +236,14 @@ sweep_result run_sweep(const sweep_options& opt) {
         rate_planner planner(po);
         while (auto r = planner.next_rate()) {
             planner.record(run_stage(*r, 0));
-            if (result.interrupted || !result.stopped_early.empty()) break;
+            if (over()) break;
         }
         std::fprintf(stderr, "automatic sweep: %s\n", planner.reason().c_str());
     } else {
         int saturated_in_a_row = 0;
         for (double r : opt.rates.rates) {
             run_stage(r, 0);
-            if (result.interrupted || !result.stopped_early.empty()) break;
+            if (over()) break;
             const std::string& verdict = rows.back().verdict;
             saturated_in_a_row = (verdict == "saturated" || verdict == "overloaded") ? saturated_in_a_row + 1 : 0;
             if (saturated_in_a_row == 2 && r != opt.rates.rates.back()) {

@@ -6,7 +6,8 @@
 // same seed, request for request (time, id, lengths), and `openloop merge`
 // of them is that run: counts, rate and histograms from the union of their
 // logs; a trace's rows are each sent once across shards; a shard that
-// starts late is INVALID, and so is the merge that holds it.
+// starts late is INVALID, and so is the merge that holds it; a sharded sweep
+// whose other shard never comes stops at its barrier with what it has.
 
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
@@ -209,4 +210,31 @@ BOOST_AUTO_TEST_CASE(a_shard_that_starts_late_is_invalid_and_so_is_the_merge) {
     const std::string why = json::serialize(merged.at("validity").at("reasons"));
     BOOST_TEST(why.find("part " + dir.file("late") + ": started") != std::string::npos, why);
     BOOST_TEST(merged.at("completed").as_int64() == 6);
+}
+
+BOOST_AUTO_TEST_CASE(a_sharded_sweep_whose_other_shard_never_comes_stops_at_the_barrier) {
+    temp_dir dir;
+    const auto port = std::to_string(free_port());
+    openloop::child_process sim({OPENLOOP_BIN, "sim", "--preset", "cpu-small", "--port", port});
+    BOOST_TEST_REQUIRE(sim.read_line(10s).find("listening on") != std::string::npos);
+    const std::string out = dir.file("sweep");
+    const int rc = openloop_cli({"sweep", "--target", "http://127.0.0.1:" + port, "--rates", "2,4", "--stage-duration",
+                                 "2s", "--min-samples", "3", "--warmup", "1s", "--input-len", "16", "--output-len", "2",
+                                 "--progress", "off", "--shard", "0/2", "--start-at", soon(2), "--barrier-timeout",
+                                 "3s", "--out", out},
+                                dir.file("sweep.log"));
+    const std::string log = slurp(dir.file("sweep.log"));
+    BOOST_TEST(rc == 3, log);
+    BOOST_TEST(log.find("shards 1/2 did not finish stage-00-2ps within 3 s") != std::string::npos, log);
+    // Its own part is on disk; the report has no stage it could judge; the other shard is told to stop.
+    BOOST_TEST(read_json(out + "/stage-00-2ps/shard-0-of-2/summary.json").at("completed").as_int64() > 0);
+    BOOST_TEST(read_json(out + "/sweep.json").at("stages").as_array().empty());
+    BOOST_TEST(slurp(out + "/stop").find("did not finish") != std::string::npos);
+
+    // The same --out again: refused, the old marks would let the barriers pass.
+    BOOST_TEST(openloop_cli({"sweep", "--target", "http://127.0.0.1:" + port, "--shard", "0/2", "--start-at", soon(2),
+                             "--out", out},
+                            dir.file("again.log")) == 2);
+    BOOST_TEST(slurp(dir.file("again.log")).find("already holds a sharded sweep's files") != std::string::npos,
+               slurp(dir.file("again.log")));
 }

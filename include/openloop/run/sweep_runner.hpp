@@ -44,6 +44,7 @@ struct sweep_result {
     sweep_report report;  // sweep.json, sweep.md and sweep.csv render it
     bool interrupted = false;
     std::string stopped_early;  // a stage failed fast: why (the sweep stopped there); empty otherwise
+    std::string shards_lost;    // sharded: a shard did not finish a stage in time (the sweep stopped there)
 };
 
 // Runs every stage against options.base.url (already resolved); writes each

@@ -17,6 +17,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <limits>
@@ -310,6 +311,9 @@ void fill_load(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
         throw usage_error(e.what());
     }
     o.start_tolerance_s = parse_duration_s(vm["start-tolerance"].as<std::string>(), "--start-tolerance");
+    if (o.shard.sharded() && o.start_at_ns < 0 && !for_sweep)
+        std::fprintf(stderr, "openloop: --shard without --start-at: this shard's schedule starts when it is ready; "
+                             "give every shard the same --start-at to line them up\n");
     if (vm.count("rate-profile")) {
         try {
             o.arrival.profile = parse_rate_profile(vm["rate-profile"].as<std::string>());

@@ -8,6 +8,7 @@
 #include "openloop/load/shard.hpp"
 #include "openloop/load/trace.hpp"
 #include "openloop/load/workload.hpp"
+#include "openloop/measure/clock.hpp"
 #include "openloop/run/start_clock.hpp"
 #include "openloop/wire/target.hpp"
 
@@ -32,11 +33,6 @@ namespace openloop {
 namespace po = boost::program_options;
 
 namespace {
-
-std::int64_t wall_now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 std::chrono::milliseconds parse_ms(const po::variables_map& vm, const char* name) {
     return std::chrono::milliseconds(

@@ -4,6 +4,7 @@
 
 #include "openloop/base/executor.hpp"
 #include "openloop/load/calibration.hpp"
+#include "openloop/measure/clock.hpp"
 #include "openloop/measure/json_text.hpp"
 #include "openloop/measure/ring.hpp"
 #include "openloop/run/run_description.hpp"
@@ -32,8 +33,7 @@ namespace {
 // The wall clock's offset from the steady one, read between two steady readings.
 std::int64_t wall_minus_steady_ns() {
     const std::int64_t before = to_ns(steady::now());
-    const std::int64_t wall =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    const std::int64_t wall = wall_now_ns();
     const std::int64_t after = to_ns(steady::now());
     return wall - (before + (after - before) / 2);
 }

@@ -1,11 +1,11 @@
 #include "openloop/run/shard_barrier.hpp"
 
+#include "openloop/measure/clock.hpp"
 #include "openloop/measure/json_text.hpp"
 
 #include <boost/json.hpp>
 
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -20,11 +20,6 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 
 namespace {
-
-std::int64_t wall_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 std::optional<std::string> read_text(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -100,7 +95,7 @@ std::optional<std::vector<stage_mark>> shard_barrier::meet(const std::string& st
                                                   {"interrupted", mine.interrupted},
                                                   {"overloaded", mine.overloaded},
                                                   {"stopped_early", mine.stopped_early}}));
-    const std::int64_t deadline = wall_ns() + static_cast<std::int64_t>(timeout_s_ * 1e9);
+    const std::int64_t deadline = wall_now_ns() + static_cast<std::int64_t>(timeout_s_ * 1e9);
     bool said = false;
     for (;;) {
         std::vector<stage_mark> marks;
@@ -118,7 +113,7 @@ std::optional<std::vector<stage_mark>> shard_barrier::meet(const std::string& st
             stop_reason_ = "another shard stopped the sweep: " + *why;
             return std::nullopt;
         }
-        if (wall_ns() > deadline)
+        if (wall_now_ns() > deadline)
             throw std::runtime_error("sweep: shards " + missing + " did not finish " + stage + " within " +
                                      std::to_string(static_cast<int>(timeout_s_)) + " s of shard " +
                                      std::to_string(shard_.index) + "/" + std::to_string(shard_.count) +

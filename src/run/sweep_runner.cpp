@@ -1,6 +1,7 @@
 #include "openloop/run/sweep_runner.hpp"
 
 #include "openloop/base/input_error.hpp"
+#include "openloop/measure/clock.hpp"
 #include "openloop/measure/json_text.hpp"
 #include "openloop/results/sweep_json.hpp"
 #include "openloop/results/sweep_table.hpp"
@@ -8,7 +9,6 @@
 #include "openloop/run/shard_barrier.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -26,11 +26,6 @@ bool cool_down(double seconds) {
     const bool got = sleep_unless_signalled(seconds);
     if (got) std::fprintf(stderr, "\nopenloop: interrupted between stages; the report covers the stages so far\n");
     return got;
-}
-
-std::int64_t wall_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
 }
 
 void write_text(const std::filesystem::path& path, const std::string& text) {
@@ -156,7 +151,7 @@ sweep_result run_sweep(const sweep_options& opt) {
             // The stage is judged on every shard's part merged: the same rows on every shard.
             std::optional<std::vector<stage_mark>> marks;
             try {
-                marks = barrier.meet(dir, {shard.index, wall_ns(), outcome.interrupted, outcome.overloaded,
+                marks = barrier.meet(dir, {shard.index, wall_now_ns(), outcome.interrupted, outcome.overloaded,
                                            outcome.stopped_early ? outcome.result.context.partial_reason : ""});
             } catch (const std::runtime_error& e) {
                 // A shard that never comes leaves nothing to judge the stage on: the report holds the stages before.

@@ -1,5 +1,6 @@
 #pragma once
-// The one clock of every event.
+// The one clock of every event, and the wall clock where shards on other
+// hosts meet (run/start_clock.hpp).
 
 #include <chrono>
 #include <cstdint>
@@ -10,6 +11,13 @@ namespace openloop {
 // its simulator on one host.
 inline std::int64_t steady_now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+// Wall-clock (CLOCK_REALTIME) nanoseconds since 1970: comparable between hosts
+// only as far as their clocks are synchronised.
+inline std::int64_t wall_now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
         .count();
 }
 

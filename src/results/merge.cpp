@@ -129,8 +129,7 @@ merged_result merge_results(const std::vector<merge_input>& inputs) {
     merged_result out;
     run_context& ctx = out.context;
     ctx = inputs.front().context;
-    if (const std::size_t cut = ctx.arrival.find(", shard "); !ctx.shard.empty() && cut != std::string::npos)
-        ctx.arrival = ctx.arrival.substr(0, cut) + ", " + std::to_string(parts.size()) + " shards merged";
+    if (!ctx.shard.empty()) ctx.arrival += ", " + std::to_string(parts.size()) + " shards merged";
     ctx.shard.clear();
     if (wall) {
         ctx.clock.wall_minus_steady_ns = 0;  // the merged log's times are the wall clock's

@@ -138,7 +138,10 @@ std::string format_table(const run_result& r) {
     if (c.partial) {
         line("partial        " + c.partial_reason);
     }
-    line("target         " + c.target + "  (" + c.mode + ", " + c.arrival +
+    // A shard's own share of the schedule (request_rate is its share of the rate).
+    const std::string shard =
+        c.shard.empty() ? "" : ", shard " + c.shard + (c.request_rate > 0 ? " (" + fmt("%g", c.request_rate) + " req/s)" : "");
+    line("target         " + c.target + "  (" + c.mode + ", " + c.arrival + shard +
          ", max concurrency " + (c.max_concurrency > 0 ? std::to_string(c.max_concurrency) : std::string("-")) + ")");
     line("requests       completed " + count(s.completed) + "  failed " + count(s.failed) + "  unfinished " +
          count(s.unfinished) + "  refused " + count(s.refused) + "  warm-up " + count(s.warmup_started) +

@@ -1,6 +1,5 @@
 #include "openloop/run/run_description.hpp"
 
-#include "openloop/results/number_text.hpp"
 #include "openloop/run/environment.hpp"
 
 #include <cstdio>
@@ -34,11 +33,7 @@ run_context describe_run(const run_options& o, const std::string& target, const 
         std::snprintf(words, sizeof words, "%s %g req/s", std::string(to_string(o.arrival.kind)).c_str(), o.arrival.rate);
     }
     ctx.arrival = words;
-    if (o.shard.sharded()) {
-        ctx.shard = std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count);
-        ctx.arrival += ", shard " + ctx.shard;
-        if (!trace && o.concurrency == 0 && o.arrival.profile.empty()) ctx.arrival += " (" + fmt("%g", ctx.request_rate) + " req/s)";
-    }
+    if (o.shard.sharded()) ctx.shard = std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count);
     ctx.clock.start_at_ns = o.start_at_ns;
     ctx.clock.tolerance_ms = o.start_tolerance_s * 1e3;
     ctx.max_concurrency = o.concurrency > 0       ? o.concurrency

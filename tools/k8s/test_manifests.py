@@ -99,6 +99,10 @@ class Manifests(unittest.TestCase):
         spec = job["spec"]
         pod = spec["template"]["spec"]
         self.assertIn(pod["restartPolicy"], ("Never", "OnFailure"))
+        # Not root, and the results volume writable to that user.
+        security = pod["securityContext"]
+        self.assertNotEqual(security["runAsUser"], 0)
+        self.assertEqual(security["fsGroup"], security["runAsGroup"])
         self.assertEqual(spec["backoffLimit"], 0)
         if indexed:
             self.assertEqual(spec["completionMode"], "Indexed")

@@ -80,7 +80,7 @@ BOOST_AUTO_TEST_CASE(shards_on_other_hosts_meet_on_the_wall_clock) {
     merge_input b{"b", part(1010, 4, 300), {}, false, {"schedule lag p99 9 ms exceeds the bound"}};
     a.context.request_rate = b.context.request_rate = 2;
     a.context.shard = "0/2";
-    a.context.arrival = "poisson 4 req/s, shard 0/2 (2 req/s)";
+    a.context.arrival = "poisson 4 req/s";
     a.context.clock = {5000 * s_ns, 10 * s_ns, -1, 0, 100};
     b.context.clock = {4000 * s_ns, 1010 * s_ns + s_ns / 4, -1, 0, 100};
     const merged_result m = merge_results({a, b});

@@ -80,6 +80,8 @@ void fill_sim_command(const po::variables_map& vm, sim_command& cmd) {
     c.seed = vm["seed"].as<std::uint64_t>();
     c.served_model_name = vm["served-model-name"].as<std::string>();
     if (vm.count("log")) c.log_path = vm["log"].as<std::string>();
+    c.log_content = vm["log-content"].as<bool>();
+    if (c.log_content && c.log_path.empty()) throw usage_error("--log-content needs --log FILE");
     if (vm.count("tls-cert")) c.tls_cert = vm["tls-cert"].as<std::string>();
     if (vm.count("tls-key")) c.tls_key = vm["tls-key"].as<std::string>();
     c.exit_with_parent = vm["exit-with-parent"].as<bool>();
@@ -182,6 +184,8 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
         ("seed", po::value<std::uint64_t>()->default_value(0), "seed for faults and sampled output lengths")
         ("served-model-name", po::value<std::string>()->default_value("openloop-sim"), "model id the server answers to")
         ("log", po::value<std::string>(), "write one JSONL line per completion request (server timestamps, tokens) to FILE")
+        ("log-content", po::bool_switch(), "with --log: each line also holds the request's messages (or prompt) and the "
+                                           "text generated, e.g. to check what a multi-turn client sent back")
         ("tls-cert", po::value<std::string>(), "serve HTTPS with this PEM certificate chain")
         ("tls-key", po::value<std::string>(), "PEM private key for --tls-cert")
         ("config", po::value<std::string>(), "read options from FILE (key = value lines); the command line wins")

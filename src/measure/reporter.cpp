@@ -32,6 +32,7 @@ struct reporter::impl {
         soak_.set_signal_source(options_.signals);
         soak_.print_windows(soaking() && options_.window_lines);
         stats_.fidelity = replay_fidelity(options_.trace);
+        stats_.sessions.stride = options_.session_stride;
     }
 
     spsc_ring<event>& ring_;
@@ -76,7 +77,8 @@ struct reporter::impl {
             throw std::runtime_error("cannot create output directory " + options_.out_dir + ": " + ec.message());
         }
         const std::filesystem::path dir(options_.out_dir);
-        requests_.open((dir / "requests.jsonl").string(), options_.request_id_prefix, options_.chunk_gaps);
+        requests_.open((dir / "requests.jsonl").string(), options_.request_id_prefix, options_.chunk_gaps,
+                       options_.session_stride);
         windows_.open((dir / "timeseries.csv").string());
         if (soaking()) soak_.open(options_.out_dir);
     }
@@ -221,6 +223,9 @@ struct reporter::impl {
         case event_kind::done: on_done(e); break;
         case event_kind::failed: on_failed(e); break;
         case event_kind::drain_over: drain_over_ = true; break;
+        case event_kind::session_end:
+            if ((e.flags & session_warmup) == 0) stats_.sessions.session_ended(e.t_ns, e.v, e.a, e.b, e.flags);
+            break;
         case event_kind::retry:
             if (auto* r = find(e.request); r != nullptr && !r->retried) {
                 r->retried = true;
@@ -302,6 +307,7 @@ struct reporter::impl {
         const bool good = meets(options_.slo, r, m);
         if (!r.warmup) {
             record_completed(stats_, r, m, usage, good);
+            if (stats_.sessions.enabled()) stats_.sessions.completed_turn(e.request, m.ttft, m.e2e, e.b, e.v);
             stats_.fidelity.completed({e.request, r.input_tokens, usage.prompt_tokens, r.max_tokens,
                                        m.output_from_usage ? m.output_tokens : -1, usage.cached_tokens,
                                        r.reusable_at_send});
@@ -348,6 +354,7 @@ struct reporter::impl {
         if (!r.warmup) {
             ++stats_.failed;
             ++stats_.failed_by_class[static_cast<std::size_t>(cls)];
+            if (stats_.sessions.enabled()) stats_.sessions.failed_turn(e.request);
             // A stream that broke after a 200 is a stream failure, not an HTTP one.
             if (e.b >= 400) {
                 count_status(e.b);

@@ -2,6 +2,7 @@
 
 #include "openloop/measure/json_text.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include <stdexcept>
@@ -30,9 +31,10 @@ void put_ms(json_line& o, std::string_view key, std::int64_t from, std::int64_t 
 
 }  // namespace
 
-void request_log::open(const std::string& path, std::string request_id_prefix, bool chunk_gaps) {
+void request_log::open(const std::string& path, std::string request_id_prefix, bool chunk_gaps, int session_stride) {
     path_ = path;
     chunk_gaps_ = chunk_gaps;
+    session_stride_ = static_cast<std::uint64_t>(std::max(session_stride, 0));
     id_prefix_ = std::move(request_id_prefix);
     out_.open(path_, std::ios::out | std::ios::trunc);
     if (!out_) {
@@ -53,6 +55,10 @@ void request_log::write(std::uint64_t index, const request_timeline& r, const re
     id_.append(digits, std::to_chars(digits, digits + sizeof digits, index).ptr);
     o.field("id", std::string_view(id_));
     o.field("index", index);
+    if (session_stride_ > 0) {
+        o.field("session", index / session_stride_);
+        o.field("turn", index % session_stride_ + 1);  // from 1, as the table counts them
+    }
     o.field("warmup", r.warmup);
     o.field("status", end.status);
     if (end.error.empty()) {

@@ -3,6 +3,7 @@
 #include "openloop/results/arrival_shape.hpp"
 #include "openloop/results/fidelity.hpp"
 #include "openloop/results/metric_aliases.hpp"
+#include "openloop/results/session_report.hpp"
 
 #include <charconv>
 #include <string>
@@ -180,6 +181,7 @@ boost::json::object summary_json(const run_result& r) {
     s["measured_window"] = boost::json::object{{"first_intended_ns", stats.first_intended_ns},
                                                {"last_end_ns", stats.last_end_ns}};
     s["by_input_length"] = input_buckets(stats);
+    if (stats.sessions.enabled()) s["sessions"] = sessions_json(stats.sessions);
 
     boost::json::object hists;
     for (const latency_family& f : latency_families) {

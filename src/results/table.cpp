@@ -3,6 +3,7 @@
 #include "openloop/results/arrival_shape.hpp"
 #include "openloop/results/fidelity.hpp"
 #include "openloop/results/number_text.hpp"
+#include "openloop/results/session_report.hpp"
 
 #include <algorithm>
 #include <array>
@@ -180,6 +181,10 @@ std::string format_table(const run_result& r) {
     line("");
     latency_rows(out, s);
     input_rows(out, s);
+    if (s.sessions.enabled()) {
+        line("");
+        for (const std::string& l : session_lines(s.sessions)) line(l);
+    }
 
     bool errors_header = false;
     for (int cls = 0; cls < error_class_count; ++cls) {

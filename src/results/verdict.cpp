@@ -78,8 +78,9 @@ verdict judge(const run_stats& stats, const run_context& context) {
         add("no request completed (" + std::to_string(stats.failed) + " failed, " + std::to_string(stats.unfinished) +
             " unfinished)");
     }
-    // A closed loop sends when a worker frees up; it has no schedule to lag.
-    if (context.mode == "open-loop" && stats.lag.count() > 0) {
+    // A closed loop sends when a worker frees up; it has no schedule to lag. A session's turn
+    // is due at its answer plus think time, and lags that.
+    if ((context.mode == "open-loop" || context.mode == "sessions") && stats.lag.count() > 0) {
         const double p99 = static_cast<double>(stats.lag.percentile(99)) / 1e6;
         if (p99 > context.lag_bound_ms) {
             v.generator_ok = false;

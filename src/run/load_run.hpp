@@ -14,6 +14,7 @@
 #include "openloop/run/request_body.hpp"
 #include "openloop/run/runner.hpp"
 #include "openloop/run/send_queue.hpp"
+#include "session_loop.hpp"
 #include "openloop/run/start_clock.hpp"
 #include "openloop/run/stage_end.hpp"
 #include "openloop/wire/client.hpp"
@@ -52,7 +53,16 @@ public:
         origin_ = steady::time_point(std::chrono::nanoseconds(clock.origin_steady_ns));
         client_.on_end([this](finished_request& f) { ended(f); });
         signals_.async_wait([this](const boost::system::error_code& ec, int) { on_signal(ec); });
-        if (o_.concurrency > 0) {
+        if (!o_.sessions.turns.empty()) {
+            sessions_.emplace(o_, bounds_, io_, client_, workload_,
+                              session_loop::hooks{[this](const request_spec& spec, std::uint64_t index) {
+                                                      return prepare(spec, index);
+                                                  },
+                                                  [this] { note_send(); },
+                                                  [this](std::int64_t from, request_end end) { note_end(from, end); },
+                                                  [this] { schedule_done(); }});
+            sessions_->start(origin_);
+        } else if (o_.concurrency > 0) {
             workers_ = o_.concurrency;
             timer_.expires_at(origin_);
             timer_.async_wait([this](const boost::system::error_code&) {
@@ -315,6 +325,7 @@ private:
                 overloaded_ = true;
                 stopping_ = true;
                 timer_.cancel();
+                if (sessions_) sessions_->stop();
                 client_.close_all();
                 maybe_finish();
             }
@@ -351,6 +362,7 @@ private:
         std::fprintf(stderr, "openloop: %s\n", stop_reason_.c_str());
         stopping_ = true;
         timer_.cancel();
+        if (sessions_) sessions_->stop();
         // Posted: this runs inside a request's coroutine, which close_all would cancel.
         net::post(io_, [this] {
             client_.close_all();
@@ -402,6 +414,7 @@ private:
         stopping_ = true;
         interrupted_ = true;
         timer_.cancel();
+        if (sessions_) sessions_->stop();
         std::fprintf(stderr, "\nopenloop: stopping; up to %.0f s for %zu in-flight requests to finish "
                              "(Ctrl-C again aborts them)\n", o_.grace_s, client_.in_flight());
         if (!waiting_.empty())
@@ -458,6 +471,7 @@ private:
     bool finished_ = false;
     fail_fast fail_fast_;
     std::string stop_reason_;
+    std::optional<session_loop> sessions_;  // --turns: a multi-turn run
 };
 
 

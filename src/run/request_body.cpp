@@ -1,5 +1,6 @@
 #include "openloop/run/request_body.hpp"
 
+#include "openloop/load/session.hpp"
 #include "openloop/measure/json_text.hpp"
 
 #include <boost/json.hpp>
@@ -18,6 +19,8 @@ namespace {
 constexpr std::string_view prompt_mark = "@@openloop-prompt@@";
 constexpr std::string_view ids_mark = "\"@@openloop-ids@@\"";
 constexpr std::string_view max_mark = "\"@@openloop-max-tokens@@\"";
+// Before the user's message, with the comma that follows it.
+constexpr std::string_view history_mark = "\"@@openloop-history@@\",";
 
 void append_int(std::string& out, std::int64_t v) {
     char digits[24];
@@ -42,7 +45,8 @@ request_body::body_template request_body::make_template(const std::string& model
     json::object body = extra_;
     body["model"] = model;
     if (chat_) {
-        body["messages"] = json::array{json::object{{"role", "user"}, {"content", prompt_mark}}};
+        body["messages"] = json::array{history_mark.substr(1, history_mark.size() - 3),
+                                       json::object{{"role", "user"}, {"content", prompt_mark}}};
     } else if (ids) {
         body["prompt"] = ids_mark.substr(1, ids_mark.size() - 2);
     } else {
@@ -69,7 +73,8 @@ request_body::body_template request_body::make_template(const std::string& model
             std::string_view text;
             slot fill;
         };
-        const mark marks[] = {{prompt_mark, slot::prompt_text}, {ids_mark, slot::prompt_ids}, {max_mark, slot::max_tokens}};
+        const mark marks[] = {{prompt_mark, slot::prompt_text}, {ids_mark, slot::prompt_ids}, {max_mark, slot::max_tokens},
+                              {history_mark, slot::history}};
         std::size_t next = std::string::npos;
         const mark* found = nullptr;
         for (const mark& m : marks) {
@@ -109,6 +114,15 @@ void request_body::append(std::string& out, const request_spec& spec, const std:
             out.push_back(']');
             break;
         case slot::max_tokens: append_int(out, spec.max_tokens); break;
+        case slot::history:
+            if (!spec.history) break;
+            for (std::size_t i = 0; i < spec.history->size(); ++i) {
+                const chat_message& m = (*spec.history)[i];
+                out.append(R"({"role":")").append(m.role).append(R"(","content":")");
+                append_json_escaped(out, m.text);
+                out.append(R"("},)");
+            }
+            break;
         }
     }
 }

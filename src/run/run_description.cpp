@@ -33,6 +33,14 @@ run_context describe_run(const run_options& o, const std::string& target, const 
         std::snprintf(words, sizeof words, "%s %g req/s", std::string(to_string(o.arrival.kind)).c_str(), o.arrival.rate);
     }
     ctx.arrival = words;
+    if (!o.sessions.turns.empty()) {
+        // The schedule is of sessions; their turns follow their answers, so no request rate is offered as such.
+        ctx.mode = "sessions";
+        ctx.request_rate = 0;
+        std::string text = ctx.arrival;
+        if (const auto at = text.find(" req/s"); at != std::string::npos) text.replace(at, 6, " sessions/s");
+        ctx.arrival = text + ", " + session_plan(o.sessions).describe();
+    }
     if (o.shard.sharded()) ctx.shard = std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count);
     ctx.clock.start_at_ns = o.start_at_ns;
     ctx.clock.tolerance_ms = o.start_tolerance_s * 1e3;

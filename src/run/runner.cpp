@@ -137,6 +137,7 @@ run_outcome run_load(const run_options& o) {
     ro.chunk_gaps = o.log_chunk_gaps;
     ro.slo = o.slo;
     ro.steady_throughput = o.steady_throughput;
+    ro.session_stride = session_plan(o.sessions).stride();
     // A --start-at run's windows begin with its schedule, so the shards' windows line up.
     const auto run_start =
         clock.start_at_ns >= 0 ? steady::time_point(std::chrono::nanoseconds(clock.origin_steady_ns)) : steady::now();

@@ -457,6 +457,14 @@ private:
         rec.completion_tokens = sent;
         rec.cached_tokens = lr.cached_tokens;
         rec.end_ns = steady_now_ns();
+        if (cfg_.log_content) {
+            // The words are a function of the request's seed: generated again, as they were sent.
+            rec.content = true;
+            rec.body = req.body();
+            event_writer again;
+            again.word_state = h;
+            again.words(rec.output, sent);
+        }
         log_.write(rec);
         co_return ok;
     }

@@ -30,6 +30,14 @@ void sim_request_log::write(const log_record& r) {
                    {"status", r.status},
                    {"fault", fault_name(r.injected)},
                    {"outcome", r.outcome}};
+    if (r.content) {
+        json::error_code ec;
+        const json::value body = json::parse(r.body, ec);
+        const json::object* request = ec ? nullptr : body.if_object();
+        for (const char* key : {"messages", "prompt"})
+            if (const json::value* v = request ? request->if_contains(key) : nullptr) o[key] = *v;
+        o["output"] = r.output;
+    }
     out_ << json::serialize(o) << '\n';
     out_.flush();  // the log is read while the server runs (tests, tail -f)
 }

@@ -98,6 +98,25 @@ chunk_info chunk_decoder::decode(std::string_view payload) {
     return decode_full(payload);
 }
 
+void chunk_decoder::append_text(std::string_view payload, std::string& out) {
+    parser_.reset();
+    resource_.emplace(arena_, sizeof arena_);
+    parser_.reset(&*resource_);
+    json::error_code ec;
+    payload = trim(payload);
+    parser_.write(payload.data(), payload.size(), ec);
+    if (ec) return;
+    const json::value root = parser_.release();
+    const json::object* obj = root.if_object();
+    const json::value* choices = obj ? obj->if_contains("choices") : nullptr;
+    const json::array* list = choices ? choices->if_array() : nullptr;
+    const json::object* choice = list && !list->empty() ? list->front().if_object() : nullptr;
+    if (!choice) return;
+    const json::object* delta = object_member(*choice, "delta");
+    const json::value* text = delta ? delta->if_contains("content") : choice->if_contains("text");
+    if (text && text->is_string()) out.append(text->get_string());
+}
+
 chunk_info chunk_decoder::decode_full(std::string_view payload) {
     chunk_info info;
     payload = trim(payload);

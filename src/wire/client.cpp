@@ -124,7 +124,8 @@ void client::impl::end(worker& w, const exchange_result& r) {
         if (r.failure != error_class::cancelled) note(r.failure, r.status, r.message);
     }
     --in_flight;
-    finished_request f{j.index, j.intended_ns, j.flags, request_end{r.failure, r.status}, std::move(j.request)};
+    finished_request f{j.index, j.intended_ns, j.flags, request_end{r.failure, r.status, steady_now_ns()},
+                       std::move(j.request)};
     run_waiter* waiter = j.waiter;
     w.job.reset();
     if (waiter) {

@@ -222,7 +222,7 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
         } else {
             const auto emit = [this](const event& e) { owner.emit(e); };
             response_reader& reader = w.reader;
-            reader.start(j.index);
+            reader.start(j.index, j.request.answer);
             response_parser<decltype(emit)> parser(reader, emit);
             parser.body_limit(opt.max_body);
             parser.header_limit(response_header_limit);

@@ -19,9 +19,11 @@ body_type classify_content_type(std::string_view v) {
     return is_sse ? body_type::event_stream : body_type::other;
 }
 
-void response_reader::start(std::uint64_t request) {
+void response_reader::start(std::uint64_t request, std::string* answer) {
     sse_.reset();
     request_ = request;
+    answer_ = answer;
+    if (answer_) answer_->clear();
     status_ = 0;
     streaming_ = false;
     continuous_ = true;
@@ -86,6 +88,7 @@ bool response_reader::on_data(const sse_event& ev, std::int64_t t_ns, event& out
             continuous_ = false;
         }
         streaming_ = true;
+        if (answer_) decoder_.append_text(ev.data, *answer_);
         out = event{t_ns, 0, request_, tokens, static_cast<std::int64_t>(info.content_chars), event_kind::chunk};
         return true;
     }

@@ -16,6 +16,7 @@
 namespace openloop {
 
 struct trace_entry;  // trace.hpp
+class conversation;  // session.hpp
 
 // One request's own random stream (SplitMix64: one word of state), seeded
 // from the run's seed and the request's global index, so its lengths do not
@@ -86,6 +87,8 @@ struct request_spec {
     int max_tokens = 0;      // output length asked
     std::int64_t at_ns = -1; // intended send time for trace sources, else -1
     int prefix_group = -1;   // shared-prefix group, -1 when none
+    // A session's later turn: the messages before this one (not owned).
+    const conversation* history = nullptr;
 };
 
 struct workload_config {

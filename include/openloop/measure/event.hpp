@@ -28,6 +28,9 @@ enum class event_kind : std::uint8_t {
                  //     the ring are cancelled_at_end
     released,  // t = when it left the client-side queue (--max-concurrency): a request ended and
                //     freed its slot. Follows its start event; schedule lag counts from here
+    session_end,  // t = when a session ended (its last turn's end, or when it stopped); request = its
+                  //     first turn's index; a = turns completed; b = turns it was to have; v = its first
+                  //     turn's intended time; flags = session_flags
 };
 
 // Flags carried in a start/refused event's v.
@@ -79,6 +82,13 @@ struct event {
     std::int64_t b = 0;
     event_kind kind = event_kind::start;
     std::uint8_t flags = 0;  // done: done_flags
+};
+
+// Flags carried in a session_end event's flags.
+enum session_flags : std::uint8_t {
+    session_warmup = 1,  // it arrived in the warm-up: excluded from statistics
+    session_failed = 2,  // a turn failed (or was refused), so the rest were not sent
+    session_cut = 4,     // the run ended (its bounds, Ctrl-C) before its turns did
 };
 
 // Flags carried in a done event's flags.

@@ -49,6 +49,8 @@ struct reporter_options {
     // A trace replay's entries in schedule order (request i is entry i % n), for
     // its fidelity report; they outlive the reporter. Null: not a replay.
     const std::vector<trace_entry>* trace = nullptr;
+    // A sessions run: request index = session * session_stride + turn (load/session.hpp); 0: none.
+    int session_stride = 0;
 };
 
 class reporter {

@@ -29,7 +29,8 @@ class request_log {
 public:
     // Truncates path; throws std::runtime_error naming it when it cannot.
     // chunk_gaps: each line also lists the gaps between its content chunks (chunk_gaps_ms).
-    void open(const std::string& path, std::string request_id_prefix, bool chunk_gaps = false);
+    // session_stride > 0: a sessions run, each line names its session and turn (index / stride, and from 1).
+    void open(const std::string& path, std::string request_id_prefix, bool chunk_gaps = false, int session_stride = 0);
     bool is_open() const { return out_.is_open(); }
     // No-op while not open.
     void write(std::uint64_t index, const request_timeline& r, const request_end& end);
@@ -43,6 +44,7 @@ private:
     std::string path_;
     std::string id_prefix_;
     bool chunk_gaps_ = false;
+    std::uint64_t session_stride_ = 0;
     std::string line_, id_;  // reused for every line
 };
 

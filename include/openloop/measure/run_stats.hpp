@@ -7,6 +7,7 @@
 #include "openloop/measure/event.hpp"
 #include "openloop/measure/histogram.hpp"
 #include "openloop/measure/replay_fidelity.hpp"
+#include "openloop/measure/session_stats.hpp"
 
 #include <array>
 #include <cstdint>
@@ -68,6 +69,8 @@ struct run_stats {
     std::uint64_t output_at_max = 0;          // completed with exactly max_tokens output tokens
     // Request by request: length errors, and for a trace replay send times per minute and prefix reuse.
     replay_fidelity fidelity;
+    // A multi-turn run's turns and sessions (empty otherwise).
+    session_stats sessions;
 
     std::int64_t first_intended_ns = 0;  // of the first measured request
     std::int64_t last_end_ns = 0;        // of the last measured request to finish

@@ -29,7 +29,7 @@ struct run_context {
     boost::json::object config;       // every parameter, secrets already redacted
     boost::json::object environment;  // host, cores, versions
     std::string target;               // as shown to the user
-    std::string mode = "open-loop";   // or "closed-loop"
+    std::string mode = "open-loop";   // "closed-loop", or "sessions" (multi-turn: sessions arrive open loop)
     double request_rate = 0;          // offered req/s; 0 = unbounded (closed loop)
     double burstiness = 1.0;
     std::string arrival;              // the schedule in words, e.g. "poisson 2 req/s" or "trace x20"

@@ -1,8 +1,8 @@
 #pragma once
 // The JSON body every request sends, built ahead of its send time from what
-// the workload asked (prompt or token ids, output length) and how the run
-// samples: the model, temperature and seed, ignore_eos (with min_tokens), the
-// stream options that make servers report usage, and --extra-body, whose
+// the workload asked (prompt or token ids, output length, a session's
+// conversation so far before the new message) and how the run samples: the
+// model, temperature and seed, ignore_eos (with min_tokens), the stream options that make servers report usage, and --extra-body, whose
 // fields win over ours. Everything but the prompt and the lengths is the same
 // for every request, so it is serialized once per model into a template and
 // each request only fills in its own parts. Pure: no sockets, no clocks.
@@ -28,7 +28,7 @@ public:
 
 private:
     // Serialized text, then what follows it.
-    enum class slot { end, prompt_text, prompt_ids, max_tokens };
+    enum class slot { end, prompt_text, prompt_ids, max_tokens, history };
     struct piece {
         std::string text;
         slot then = slot::end;

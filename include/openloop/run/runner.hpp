@@ -6,6 +6,7 @@
 #include "openloop/load/arrival.hpp"
 #include "openloop/load/shard.hpp"
 #include "openloop/measure/reporter.hpp"
+#include "openloop/load/session.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/run/environment.hpp"
@@ -46,6 +47,8 @@ struct run_options {
     std::int64_t sampling_seed = 0;  // sent as "seed"; < 0: not sent
     bool continuous_usage = true;    // ask for usage on every chunk (per-chunk token counts)
     std::string extra_body;          // JSON object merged into every request body
+    // --turns, --think-time: each arrival starts a multi-turn session (load/session.hpp).
+    session_config sessions;
 
     // When.
     arrival_params arrival;

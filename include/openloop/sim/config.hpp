@@ -24,6 +24,7 @@ struct sim_config {
     sim_quirks quirks;
     misbehaviour_config misbehaviour;  // leaks and slowdowns for soak tests
     std::string log_path;  // server-side JSONL, one line per completion request
+    bool log_content = false;  // ... with each request's messages (or prompt) and the text generated
     std::string tls_cert;  // PEM; with tls_key, serve HTTPS only
     std::string tls_key;
     std::size_t max_request_bytes = 64u << 20;

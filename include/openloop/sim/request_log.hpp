@@ -27,6 +27,10 @@ struct log_record {
     int status = 200;
     fault injected = fault::none;
     std::string_view outcome = "ok";  // ok, rejected, fault or client_closed
+    // --log-content: the request body (its "messages" or "prompt" is logged) and the text generated.
+    bool content = false;
+    std::string_view body;
+    std::string output;
 };
 
 class sim_request_log {

@@ -67,6 +67,10 @@ public:
     chunk_info decode(std::string_view payload);
     // Always the full parse into a JSON value: the reference the scan is checked against.
     chunk_info decode_full(std::string_view payload);
+    // Appends the text the first choice generated (delta.content for chat,
+    // text for completions) to out: a multi-turn session sends it back as the
+    // assistant's answer. The full parse, so only sessions pay for it.
+    void append_text(std::string_view payload, std::string& out);
 
 private:
     // Sized for typical chunks (a few hundred bytes of JSON); larger ones fall

@@ -26,10 +26,12 @@
 
 namespace openloop {
 
-// How one request ended: none, or the class it failed in and its HTTP status (0: none).
+// How one request ended: none, or the class it failed in and its HTTP status (0: none);
+// and when (steady ns), in the same turn of the io thread as the read that ended it.
 struct request_end {
     error_class failure = error_class::none;
     int status = 0;
+    std::int64_t end_ns = 0;
 };
 
 // A request that ended, handed back: what send() was given, and how it ended.

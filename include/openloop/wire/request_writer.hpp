@@ -18,6 +18,8 @@ struct prepared_request {
     std::size_t head = 0;
     int input_tokens = 0;
     int max_tokens = 0;
+    // A session's turn: where its answer's text goes (response_reader::start).
+    std::string* answer = nullptr;
 };
 // Writes the request into out (cleared first; its memory is reused), with
 // x-request-id prefix followed by index. Returns the size of the request

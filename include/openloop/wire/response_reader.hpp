@@ -45,8 +45,10 @@ public:
     // request on the thread.
     explicit response_reader(chunk_decoder& decoder) : decoder_(decoder) {}
 
-    // Forgets the last response but keeps buffer capacity.
-    void start(std::uint64_t request);
+    // Forgets the last response but keeps buffer capacity. With answer, the
+    // generated text of every content chunk is collected there (cleared
+    // first): a session's next turn sends it back.
+    void start(std::uint64_t request, std::string* answer = nullptr);
 
     // The status line and headers arrived at t_ns: emits the headers event.
     // content_type is the header's value, empty when there was none.
@@ -107,6 +109,7 @@ private:
     chunk_decoder& decoder_;
     sse_parser sse_;
     std::uint64_t request_ = 0;
+    std::string* answer_ = nullptr;
     int status_ = 0;
     bool streaming_ = false;
     bool continuous_ = true;  // usage came with every content chunk so far: its deltas count tokens

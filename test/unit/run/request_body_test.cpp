@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/run/request_body.hpp"
+#include "openloop/load/session.hpp"
 #include "openloop/measure/json_text.hpp"
 
 #include <boost/json/parse.hpp>
@@ -129,4 +130,20 @@ BOOST_AUTO_TEST_CASE(each_request_fills_the_template_with_its_own_parts) {
     }
     o.extra_body = R"({"note":"@@openloop-prompt@@"})";
     BOOST_CHECK_THROW(request_body{o}, std::runtime_error);
+}
+
+BOOST_AUTO_TEST_CASE(a_later_turn_carries_the_conversation_before_its_message) {
+    run_options o;
+    conversation history;
+    history.add("user") = "first \"question\"";
+    history.add("assistant") = "an answer\nover lines";
+    request_spec s = spec("second", 5);
+    s.history = &history;
+    const json::object b = body_of(o, s);
+    BOOST_TEST(json::serialize(b.at("messages")) ==
+               R"([{"role":"user","content":"first \"question\""},{"role":"assistant","content":"an answer\nover lines"},)"
+               R"({"role":"user","content":"second"}])");
+    // An empty conversation (a session's first turn) is the plain message.
+    history.clear();
+    BOOST_TEST(json::serialize(body_of(o, s).at("messages")) == R"([{"role":"user","content":"second"}])");
 }

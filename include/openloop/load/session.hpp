@@ -1,0 +1,92 @@
+#pragma once
+// Multi-turn sessions: how many turns session s has and how long its user
+// thinks before each follow-up, as pure functions of the configuration and s
+// (so shards and reruns agree); and a conversation's history, the messages
+// every later turn's body carries. No sockets, no clocks.
+
+#include "openloop/load/workload.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace openloop {
+
+// A distribution of durations, parsed from a flag value (each DURATION as
+// base/quantity.hpp reads one: a bare number is seconds):
+//   DURATION                        always that
+//   uniform:MIN:MAX                 equally likely in [MIN, MAX]
+//   exponential:MEAN                memoryless, as a user who may answer at once
+//   lognormal:MEDIAN:SIGMA          exp(N(ln MEDIAN, SIGMA²)), capped at 1 hour
+class duration_dist {
+public:
+    enum class kind { fixed, uniform, exponential, lognormal };
+    // Throws std::invalid_argument naming what and the accepted syntax.
+    static duration_dist parse(std::string_view spec, std::string_view what);
+    std::int64_t sample_ns(request_rng& rng) const;
+    double mean_s() const;
+    std::string describe() const;
+
+private:
+    kind kind_ = kind::fixed;
+    double a_ = 0, b_ = 0;  // seconds (lognormal: MEDIAN, SIGMA)
+};
+
+struct session_config {
+    std::string turns;              // --turns, a length_dist; empty: single requests
+    std::string think_time = "0";   // --think-time, a duration_dist
+    std::uint64_t seed = 0;
+};
+
+// The most turns a session may have: request indexes are session * stride +
+// turn, so the stride (the distribution's maximum) must stay small.
+inline constexpr int max_session_turns = 1000;
+
+class session_plan {
+public:
+    // Throws std::invalid_argument on a bad --turns or --think-time.
+    explicit session_plan(const session_config& config);
+    bool enabled() const { return stride_ > 0; }
+    int turns(std::uint64_t session) const;
+    // How long the user waits after turn - 1's answer before sending turn (>= 1).
+    std::int64_t think_ns(std::uint64_t session, int turn) const;
+    // Request indexes: turn k of session s is s * stride() + k, so the
+    // reporter reads a request's turn from its index alone.
+    int stride() const { return stride_; }
+    std::uint64_t request_index(std::uint64_t session, int turn) const {
+        return session * static_cast<std::uint64_t>(stride_) + static_cast<std::uint64_t>(turn);
+    }
+    // "turns uniform:2:8, think exponential:5s".
+    std::string describe() const;
+
+private:
+    length_dist turns_;
+    duration_dist think_;
+    std::uint64_t seed_ = 0;
+    int stride_ = 0;
+};
+
+// A conversation so far: the messages turn k sends before its own (every
+// earlier user message and the assistant's actual answer to it). Cleared
+// between sessions, its memory is kept for the next.
+struct chat_message {
+    std::string_view role;  // "user" or "assistant"
+    std::string text;
+};
+
+class conversation {
+public:
+    void clear() { size_ = 0; }
+    // The next message's text, to fill in place (its capacity reused).
+    std::string& add(std::string_view role);
+    std::size_t size() const { return size_; }
+    const chat_message& operator[](std::size_t i) const { return messages_[i]; }
+
+private:
+    std::vector<chat_message> messages_;
+    std::size_t size_ = 0;
+};
+
+}  // namespace openloop

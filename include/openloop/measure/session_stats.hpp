@@ -1,0 +1,48 @@
+#pragma once
+// What a multi-turn run adds to its statistics: per turn index, the latency
+// and the prompt the server saw and cached (turn 1 against turn 8 shows the
+// prefix cache at work), and per session, first send to last token. Pure: the
+// reporter calls it as requests and sessions end.
+
+#include "openloop/measure/histogram.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace openloop {
+
+struct turn_stats {
+    std::uint64_t completed = 0, failed = 0;
+    histogram ttft, e2e;
+    // TTFT over the prompt tokens the server counted, ns per token: a cached
+    // history makes it fall turn by turn.
+    histogram ttft_per_prompt_token;
+    std::uint64_t with_usage = 0;  // completed with usage.prompt_tokens
+    std::int64_t prompt_tokens = 0, cached_tokens = 0;  // summed over those
+    double mean_prompt_tokens() const;
+    double mean_cached_tokens() const;
+};
+
+struct session_stats {
+    int stride = 0;  // 0: not a sessions run; else the request index of turn k of session s is s * stride + k
+    std::uint64_t started = 0;    // measured sessions ended, however they ended
+    std::uint64_t completed = 0;  // every turn completed
+    std::uint64_t failed = 0;     // a turn failed or was refused
+    std::uint64_t cut = 0;        // the run ended first
+    std::uint64_t turns_planned = 0, turns_completed = 0;
+    histogram latency;  // completed sessions: first turn's intended send to last turn's end, ns
+    std::vector<turn_stats> turns;
+
+    bool enabled() const { return stride > 0; }
+    int turn_of(std::uint64_t request) const { return static_cast<int>(request % static_cast<std::uint64_t>(stride)); }
+    turn_stats& turn(int k);
+    // ttft_ns, e2e_ns: -1 where undefined (request_metrics); prompt and cached tokens from usage, -1: none.
+    void completed_turn(std::uint64_t request, std::int64_t ttft_ns, std::int64_t e2e_ns, std::int64_t prompt_tokens,
+                        std::int64_t cached_tokens);
+    void failed_turn(std::uint64_t request);
+    // A session_end event's figures (event.hpp).
+    void session_ended(std::int64_t end_ns, std::int64_t first_intended_ns, std::int64_t turns_completed,
+                       std::int64_t turns_planned, std::uint8_t flags);
+};
+
+}  // namespace openloop

@@ -1,0 +1,51 @@
+#include "openloop/cli/session_options.hpp"
+
+#include "openloop/cli/usage.hpp"
+#include "openloop/load/session.hpp"
+
+#include <stdexcept>
+
+namespace openloop {
+
+namespace po = boost::program_options;
+
+po::options_description session_options() {
+    po::options_description s("Sessions (multi-turn chat, agent chains)");
+    s.add_options()
+        ("turns", po::value<std::string>(),
+         "each arrival starts a session of this many turns (N, uniform:MIN:MAX, normal:MEAN:SD:MIN:MAX or "
+         "lognormal:MEDIAN:SIGMA:MIN:MAX; at most 1000): --rate is then sessions per second, and turn k+1 is sent "
+         "--think-time after turn k's answer, carrying the whole conversation (every earlier message and the "
+         "assistant's actual answers), so the server sees the growing shared prefix. --input-len and --output-len are "
+         "per turn; --num-requests and --duration bound the sessions started, and no turn is sent past --duration. "
+         "Reports per turn (TTFT, cached prompt tokens) and per session (first send to last token)")
+        ("think-time", po::value<std::string>()->default_value("0"),
+         "a session's pause between an answer and the next turn (an agent's tool latency): DURATION, "
+         "uniform:MIN:MAX, exponential:MEAN or lognormal:MEDIAN:SIGMA, e.g. exponential:5s");
+    return s;
+}
+
+void fill_sessions(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
+    auto& o = cmd.options;
+    if (!vm.count("turns")) {
+        if (vm.count("think-time") && !vm["think-time"].defaulted()) throw usage_error("--think-time needs --turns: it is the pause between a session's turns");
+        return;
+    }
+    if (for_sweep) throw usage_error("--turns is for run and soak; a sweep's stages send single requests");
+    o.sessions.turns = vm["turns"].as<std::string>();
+    o.sessions.think_time = vm["think-time"].as<std::string>();
+    o.sessions.seed = o.workload.seed;
+    try {
+        session_plan check(o.sessions);
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(e.what());
+    }
+    if (o.endpoint != "chat") throw usage_error("--turns needs --endpoint chat: a session's history is a list of messages");
+    if (o.concurrency > 0)
+        throw usage_error("--turns with --concurrency: sessions arrive on the schedule (--rate); inside one, each turn "
+                          "already waits for the answer before it");
+    if (o.max_concurrency > 0) throw usage_error("--turns does not take --max-concurrency; bound what is in flight with --max-inflight");
+    if (!o.workload.trace_file.empty()) throw usage_error("--turns does not replay a --trace: its requests are single turns");
+}
+
+}  // namespace openloop

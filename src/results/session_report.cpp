@@ -1,0 +1,89 @@
+#include "openloop/results/session_report.hpp"
+
+#include "openloop/results/number_text.hpp"
+#include "openloop/results/run_result.hpp"
+
+#include <algorithm>
+#include <optional>
+
+namespace openloop {
+
+namespace {
+
+namespace json = boost::json;
+
+json::value ms_or_null(const histogram& h, std::string_view stat) {
+    const auto v = latency_ms(h, stat);
+    return v ? json::value(*v) : json::value(nullptr);
+}
+
+json::object latency_json(const histogram& h) {
+    json::object o;
+    for (const std::string_view stat : {"mean", "p50", "p90", "p99", "max"}) o[stat] = ms_or_null(h, stat);
+    return o;
+}
+
+std::string cell(const histogram& h, std::string_view stat) {
+    const auto v = latency_ms(h, stat);
+    return v ? fmt_ms(*v) : std::string("-");
+}
+
+std::string pad(std::string s, std::size_t width) {
+    if (s.size() < width) s.insert(0, width - s.size(), ' ');
+    return s;
+}
+
+}  // namespace
+
+json::object sessions_json(const session_stats& s) {
+    json::object o{{"started", s.started},
+                   {"completed", s.completed},
+                   {"failed", s.failed},
+                   {"cut", s.cut},
+                   {"turns_planned", s.turns_planned},
+                   {"turns_completed", s.turns_completed}};
+    o["latency_ms"] = latency_json(s.latency);
+    json::array turns;
+    for (std::size_t k = 0; k < s.turns.size(); ++k) {
+        const turn_stats& t = s.turns[k];
+        json::object row{{"turn", k + 1}, {"completed", t.completed}, {"failed", t.failed}};
+        row["ttft_ms"] = latency_json(t.ttft);
+        row["e2el_ms"] = latency_json(t.e2e);
+        row["mean_prompt_tokens"] = t.with_usage > 0 ? json::value(t.mean_prompt_tokens()) : json::value(nullptr);
+        row["mean_cached_tokens"] = t.with_usage > 0 ? json::value(t.mean_cached_tokens()) : json::value(nullptr);
+        row["ttft_per_prompt_token_ms"] = latency_json(t.ttft_per_prompt_token);
+        turns.emplace_back(std::move(row));
+    }
+    o["by_turn"] = std::move(turns);
+    return o;
+}
+
+std::vector<std::string> session_lines(const session_stats& s) {
+    std::vector<std::string> out;
+    out.push_back("sessions       " + std::to_string(s.started) + " ended: " + std::to_string(s.completed) +
+                  " completed, " + std::to_string(s.failed) + " failed, " + std::to_string(s.cut) +
+                  " cut by the run's end; " + std::to_string(s.turns_completed) + " of " +
+                  std::to_string(s.turns_planned) + " turns completed");
+    out.push_back("session (ms)   p50 " + cell(s.latency, "p50") + "  p90 " + cell(s.latency, "p90") + "  p99 " +
+                  cell(s.latency, "p99") + "  max " + cell(s.latency, "max") +
+                  "  (completed sessions: first turn due to last token)");
+    out.push_back("");
+    out.push_back("by turn        " + pad("done", 6) + pad("failed", 8) + pad("TTFT p50", 11) + pad("E2E p50", 11) +
+                  pad("prompt", 9) + pad("cached", 9) + pad("TTFT/tok", 11));
+    const std::size_t rows = std::min(s.turns.size(), max_turn_rows);
+    for (std::size_t k = 0; k < rows; ++k) {
+        const turn_stats& t = s.turns[k];
+        const auto mean = [&](double v) { return t.with_usage > 0 ? fmt("%.0f", v) : std::string("-"); };
+        const auto per_token = latency_ms(t.ttft_per_prompt_token, "p50");
+        std::string label = "  " + std::to_string(k + 1);
+        label.resize(15, ' ');
+        out.push_back(label + pad(std::to_string(t.completed), 6) + pad(std::to_string(t.failed), 8) +
+                      pad(cell(t.ttft, "p50"), 11) + pad(cell(t.e2e, "p50"), 11) + pad(mean(t.mean_prompt_tokens()), 9) +
+                      pad(mean(t.mean_cached_tokens()), 9) + pad(per_token ? fmt("%.4f", *per_token) : "-", 11));
+    }
+    if (s.turns.size() > rows)
+        out.push_back("  ... " + std::to_string(s.turns.size() - rows) + " more turns in summary.json's sessions.by_turn");
+    return out;
+}
+
+}  // namespace openloop

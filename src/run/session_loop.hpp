@@ -1,0 +1,185 @@
+#pragma once
+// The io thread's side of a multi-turn run, for load_run.hpp: sessions arrive
+// on the arrival schedule (open loop), and inside each, turn k + 1 is due its
+// think time after turn k's answer ended (closed loop), carrying the whole
+// conversation so far with the assistant's actual answers. Each turn's clock
+// starts at that intended time, so a generator that sends it late shows lag.
+
+#include "openloop/base/executor.hpp"
+#include "openloop/load/session.hpp"
+#include "openloop/load/shard.hpp"
+#include "openloop/load/workload.hpp"
+#include "openloop/measure/event.hpp"
+#include "openloop/run/runner.hpp"
+#include "openloop/wire/client.hpp"
+
+#include <boost/asio.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <list>
+#include <vector>
+
+namespace openloop {
+
+class session_loop {
+public:
+    using steady = std::chrono::steady_clock;
+    // What the run lends a session: building a turn's bytes, and being told of its sends and ends.
+    struct hooks {
+        std::function<prepared_request(const request_spec&, std::uint64_t)> prepare;
+        std::function<void()> sent;
+        std::function<void(std::int64_t intended_ns, request_end)> ended;
+        std::function<void()> done;  // the arrivals are over and the last session ended
+    };
+
+    session_loop(const run_options& o, schedule_bounds bounds, boost::asio::io_context& io, client& cl, workload& w,
+                 hooks h)
+        : o_(o), bounds_(bounds), plan_(o.sessions), io_(io), client_(cl), workload_(w), hooks_(std::move(h)),
+          timer_(io) {}
+
+    void start(steady::time_point origin) {
+        origin_ = origin;
+        boost::asio::co_spawn(io_, arrivals(), [this](std::exception_ptr e) {
+            if (e) std::fprintf(stderr, "openloop: the session schedule failed: %s\n", cancel_group::describe(e).c_str());
+            arrivals_done_ = true;
+            maybe_done();
+        });
+    }
+
+    // Ctrl-C, an overload, failing fast: no turn is sent any more, and a
+    // session thinking now ends now (cut); turns in flight end as the run lets them.
+    void stop() {
+        stopping_ = true;
+        timer_.cancel();
+        for (slot& s : slots_) s.timer.cancel();
+    }
+
+private:
+    // A session's memory, reused by the next session once it ends.
+    struct slot {
+        explicit slot(boost::asio::io_context& io) : timer(io) {}
+        conversation history;
+        std::string answer;
+        steady_timer timer;
+    };
+
+    static steady::time_point at(std::int64_t ns) { return steady::time_point(std::chrono::nanoseconds(ns)); }
+    std::int64_t origin_ns() const {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(origin_.time_since_epoch()).count();
+    }
+
+    boost::asio::awaitable<void> arrivals() {
+        arrival_process schedule(o_.arrival);
+        shard_walk walk(o_.shard, bounds_);
+        while (!stopping_) {
+            const auto arrival = walk.next([&](std::uint64_t) { return schedule.next_ns(); });
+            if (!arrival) break;
+            timer_.expires_at(origin_ + std::chrono::nanoseconds(arrival->offset_ns));
+            co_await timer_.async_wait();
+            if (stopping_) break;
+            slot& s = take_slot();
+            ++live_;
+            client_.spawn(session(s, arrival->index, origin_ns() + arrival->offset_ns, arrival->warmup),
+                          [this, &s](std::exception_ptr e) {
+                              if (e) std::fprintf(stderr, "openloop: a session failed: %s\n",
+                                                  cancel_group::describe(e).c_str());
+                              free_.push_back(&s);
+                              --live_;
+                              maybe_done();
+                          });
+        }
+    }
+
+    // One session, turn after turn; it ends at its last turn, a failed one, or the run's end.
+    boost::asio::awaitable<void> session(slot& s, std::uint64_t id, std::int64_t first_intended, bool warm) {
+        const int turns = plan_.turns(id);
+        const std::int64_t window_end =
+            o_.duration_s > 0 ? origin_ns() + static_cast<std::int64_t>((o_.warmup_s + o_.duration_s) * 1e9) : -1;
+        const std::int64_t flags = warm ? std::int64_t{flag_warmup} : 0;
+        std::uint8_t how = warm ? session_warmup : 0;
+        std::int64_t intended = first_intended, end = first_intended, history_tokens = 0;
+        int completed = 0;
+        s.history.clear();
+        for (int k = 0; k < turns; ++k) {
+            if (k > 0) {
+                // From the answer's end, not from when this coroutine resumed: a late resume is lag.
+                intended = end + plan_.think_ns(id, k);
+                // A turn due past the measured window is not sent: the session is cut, as the run ends.
+                if (window_end >= 0 && intended >= window_end) {
+                    how |= session_cut;
+                    break;
+                }
+                s.timer.expires_at(at(intended));
+                co_await s.timer.async_wait();
+            }
+            if (stopping_) {
+                how |= session_cut;
+                break;
+            }
+            const std::uint64_t index = plan_.request_index(id, k);
+            workload_.at(index, spec_);
+            spec_.history = &s.history;
+            prepared_request p = hooks_.prepare(spec_, index);
+            spec_.history = nullptr;
+            const std::int64_t asked = spec_.max_tokens;
+            // What the server is asked to read: the conversation so far (its answers at the
+            // length asked) and the new message.
+            p.input_tokens = static_cast<int>(history_tokens + spec_.input_tokens);
+            history_tokens += spec_.input_tokens + asked;
+            p.answer = &s.answer;
+            s.history.add("user") = spec_.prompt;
+            if (client_.in_flight() >= o_.max_inflight) {
+                client_.emit(event{intended, flags, index, p.input_tokens, p.max_tokens, event_kind::refused});
+                how |= session_failed;
+                break;
+            }
+            hooks_.sent();
+            const request_end r = co_await client_.run(index, std::move(p), intended, flags);
+            hooks_.ended(intended, r);
+            end = r.end_ns;
+            if (r.failure != error_class::none) {
+                how |= r.failure == error_class::cancelled || r.failure == error_class::cancelled_at_end ? session_cut
+                                                                                                         : session_failed;
+                break;
+            }
+            ++completed;
+            std::swap(s.history.add("assistant"), s.answer);
+        }
+        client_.emit(event{end, first_intended, plan_.request_index(id, 0), completed, turns, event_kind::session_end, how});
+    }
+
+    slot& take_slot() {
+        if (free_.empty()) return slots_.emplace_back(io_);
+        slot& s = *free_.back();
+        free_.pop_back();
+        return s;
+    }
+
+    void maybe_done() {
+        if (arrivals_done_ && live_ == 0 && !reported_) {
+            reported_ = true;
+            hooks_.done();
+        }
+    }
+
+    const run_options& o_;
+    const schedule_bounds bounds_;
+    const session_plan plan_;
+    boost::asio::io_context& io_;
+    client& client_;
+    workload& workload_;
+    hooks hooks_;
+    steady_timer timer_;
+    steady::time_point origin_;
+    request_spec spec_;
+    std::list<slot> slots_;  // a list: sessions hold references to their slots
+    std::vector<slot*> free_;
+    std::size_t live_ = 0;
+    bool arrivals_done_ = false;
+    bool stopping_ = false;
+    bool reported_ = false;
+};
+
+}  // namespace openloop

@@ -1,0 +1,175 @@
+#define BOOST_TEST_MODULE session
+#include "sanitized.hpp"
+#include <boost/test/unit_test.hpp>
+
+// Multi-turn sessions against the simulator with its prefix cache: every
+// later turn carries the conversation exactly as it went (the simulator's
+// own log of what it read and wrote), the server finds more of it cached
+// turn by turn and answers faster per prompt token than without its cache;
+// the sessions keep their Poisson arrivals while the turns inside follow
+// their answers by the think time.
+
+#include "openloop/cli/child_process.hpp"
+#include "run_files.hpp"
+#include "test_http.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace json = boost::json;
+using namespace test_http;
+
+namespace {
+
+std::int64_t num(const json::value& v) { return v.is_null() ? -1 : v.to_number<std::int64_t>(); }
+
+const std::vector<std::string> conversation_load = {
+    "--rate", "2", "--num-requests", "10", "--turns", "6", "--think-time", "50ms", "--input-len", "800",
+    "--output-len", "24", "--ignore-eos", "--seed", "5"};
+
+// One sessions run against a fresh h100-8b simulator (prefix cache on or off); its summary.
+json::object conversation_run(const temp_dir& dir, const std::string& name, bool cache) {
+    const std::string sim_log = dir.file(name + "-sim.jsonl");
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "h100-8b", "--prefix-cache", cache ? "true" : "false",
+                                                  "--log", sim_log, "--log-content"});
+    std::vector<std::string> args = {"--target", sim.url, "--out", dir.file(name)};
+    args.insert(args.end(), conversation_load.begin(), conversation_load.end());
+    const int rc = run_openloop(args, dir.file(name + ".log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file(name + ".log")));
+    sim.process.stop();
+    return read_json(dir.file(name) + "/summary.json");
+}
+
+const json::object& turn(const json::object& summary, std::size_t k) {
+    return summary.at("sessions").at("by_turn").as_array().at(k - 1).as_object();
+}
+
+double p50(const json::object& row, const char* family) { return row.at(family).at("p50").to_number<double>(); }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(later_turns_carry_the_exact_history_and_find_it_cached) {
+    temp_dir dir;
+    const json::object summary = conversation_run(dir, "cached", true);
+    const json::object& sessions = summary.at("sessions").as_object();
+    BOOST_TEST(sessions.at("started").as_int64() == 10);
+    BOOST_TEST(sessions.at("completed").as_int64() == 10);
+    BOOST_TEST(sessions.at("turns_completed").as_int64() == 60);
+    BOOST_TEST(sessions.at("latency_ms").at("p50").to_number<double>() > 5 * 50.0);  // five think times at least
+    BOOST_TEST(summary.at("mode").as_string() == "sessions");
+
+    // The server's cache holds more of each conversation turn after turn, and the first turn found none.
+    BOOST_TEST(turn(summary, 1).at("mean_cached_tokens").to_number<double>() == 0.0);
+    for (std::size_t k = 2; k <= 6; ++k) {
+        BOOST_TEST_CONTEXT("turn " << k) {
+            const auto& now = turn(summary, k);
+            const auto& before = turn(summary, k - 1);
+            BOOST_TEST(now.at("completed").as_int64() == 10);
+            BOOST_TEST(now.at("mean_cached_tokens").to_number<double>() >
+                       before.at("mean_cached_tokens").to_number<double>());
+            BOOST_TEST(now.at("mean_prompt_tokens").to_number<double>() ==
+                       before.at("mean_prompt_tokens").to_number<double>() + 24 + 800);
+            // Each prompt is longer, but only its new part is computed: per prompt token, TTFT falls
+            // below the first turn's (consecutive turns are too close to order: sessions overlap, and
+            // a turn whose prefill shares a step with another's takes twice as long).
+            BOOST_TEST(p50(now, "ttft_per_prompt_token_ms") < p50(turn(summary, 1), "ttft_per_prompt_token_ms"));
+        }
+    }
+
+    // What the simulator read: turn k's messages are turn k - 1's, its answer as the server
+    // wrote it, and one new user message; the prompt it counted is all of that.
+    std::map<std::int64_t, std::map<std::int64_t, json::object>> by_session;
+    for (auto& line : read_jsonl(dir.file("cached-sim.jsonl"))) {
+        const std::string id(line.at("request_id").as_string());
+        const std::int64_t index = std::stoll(id.substr(id.rfind('-') + 1));
+        by_session[index / 6][index % 6 + 1] = std::move(line);
+    }
+    BOOST_TEST_REQUIRE(by_session.size() == 10u);
+    for (const auto& [session, turns] : by_session) {
+        BOOST_TEST_REQUIRE(turns.size() == 6u);
+        for (std::int64_t k = 2; k <= 6; ++k) {
+            BOOST_TEST_CONTEXT("session " << session << " turn " << k) {
+                const json::object& now = turns.at(k);
+                const json::object& before = turns.at(k - 1);
+                const json::array& sent = now.at("messages").as_array();
+                json::array expected = before.at("messages").as_array();
+                expected.push_back(json::object{{"role", "assistant"}, {"content", before.at("output")}});
+                BOOST_TEST_REQUIRE(sent.size() == expected.size() + 1);
+                BOOST_TEST(json::array(sent.begin(), sent.end() - 1) == expected);
+                BOOST_TEST(sent.back().at("role").as_string() == "user");
+                BOOST_TEST(now.at("prompt_tokens").as_int64() ==
+                           before.at("prompt_tokens").as_int64() + before.at("completion_tokens").as_int64() + 800);
+                BOOST_TEST(now.at("cached_tokens").as_int64() > 0);
+            }
+        }
+    }
+    // Every turn's length was the one intended, as the server counted it.
+    for (const auto& r : read_jsonl(dir.file("cached") + "/requests.jsonl")) {
+        BOOST_TEST(num(r.at("prompt_tokens")) == num(r.at("input_tokens")));
+        BOOST_TEST(num(r.at("output_tokens")) == 24);
+    }
+
+    // By the last turn a sixth of the prompt is new: in isolation its TTFT per prompt token is a sixth
+    // of the first turn's; without the cache the fixed cost per step is all that would lower it (to 0.85).
+    BOOST_TEST(p50(turn(summary, 6), "ttft_per_prompt_token_ms") < 0.5 * p50(turn(summary, 1), "ttft_per_prompt_token_ms"));
+
+    // Without the cache the long histories are prefilled anew: the last turn's TTFT is several times the cached one's.
+    const json::object uncached = conversation_run(dir, "uncached", false);
+    BOOST_TEST(turn(uncached, 6).at("mean_cached_tokens").to_number<double>() == 0.0);
+    BOOST_TEST(p50(turn(uncached, 6), "ttft_ms") > 2 * p50(turn(summary, 6), "ttft_ms"));
+}
+
+BOOST_AUTO_TEST_CASE(sessions_keep_their_arrivals_while_turns_follow_answers) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "h100-8b"});
+    const double rate = 25;
+    const int rc = run_openloop({"--target", sim.url, "--rate", "25", "--num-requests", "400", "--turns", "uniform:2:4",
+                                 "--think-time", "200ms", "--input-len", "32", "--output-len", "8", "--ignore-eos",
+                                 "--seed", "17", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    sim.process.stop();
+
+    std::map<std::int64_t, std::map<std::int64_t, json::object>> by_session;
+    for (auto& r : read_jsonl(dir.file("out") + "/requests.jsonl")) {
+        BOOST_TEST_REQUIRE(r.at("status").as_string() == "ok");
+        by_session[num(r.at("session"))][num(r.at("turn"))] = std::move(r);
+    }
+    BOOST_TEST_REQUIRE(by_session.size() == 400u);
+
+    // First turns: sent as the session schedule asked, whose gaps are exponential at the rate (KS, alpha 0.01).
+    std::vector<std::int64_t> firsts;
+    for (const auto& [session, turns] : by_session) firsts.push_back(num(turns.at(1).at("sent_ns")));
+    std::sort(firsts.begin(), firsts.end());
+    std::vector<double> gaps;
+    for (std::size_t i = 1; i < firsts.size(); ++i) gaps.push_back(static_cast<double>(firsts[i] - firsts[i - 1]) / 1e9);
+    std::sort(gaps.begin(), gaps.end());
+    double d = 0;
+    const double n = static_cast<double>(gaps.size());
+    for (std::size_t i = 0; i < gaps.size(); ++i) {
+        const double cdf = 1 - std::exp(-rate * gaps[i]);
+        d = std::max({d, (static_cast<double>(i) + 1) / n - cdf, cdf - static_cast<double>(i) / n});
+    }
+    BOOST_TEST(d < 1.63 / std::sqrt(n), "KS distance " << d);
+
+    // Later turns: each due its think time after the answer before it ended (the clock of its last
+    // read, so a late wake-up is lag, not a longer think), and not sent before it was due.
+    int later = 0;
+    for (const auto& [session, turns] : by_session) {
+        for (auto it = std::next(turns.begin()); it != turns.end(); ++it) {
+            const json::object& before = std::prev(it)->second;
+            const json::object& now = it->second;
+            const std::int64_t wait = num(now.at("intended_ns")) - num(before.at("end_ns"));
+            BOOST_TEST_CONTEXT("session " << session << " turn " << it->first) {
+                BOOST_TEST(wait >= 200'000'000);
+                BOOST_TEST(wait < 210'000'000);
+                BOOST_TEST(num(now.at("sent_ns")) >= num(now.at("intended_ns")));
+            }
+            ++later;
+        }
+    }
+    BOOST_TEST(later > 400);
+    const json::object summary = read_json(dir.file("out") + "/summary.json");
+    BOOST_TEST(summary.at("sessions").at("turns_completed").as_int64() == static_cast<std::int64_t>(400 + later));
+}

@@ -2,6 +2,7 @@
 
 #include "openloop/base/quantity.hpp"
 #include "openloop/cli/session_options.hpp"
+#include "openloop/cli/endpoint_options.hpp"
 #include "openloop/cli/signal_options.hpp"
 #include "openloop/cli/trace_options.hpp"
 #include "openloop/cli/usage.hpp"
@@ -117,7 +118,6 @@ po::options_description target_options() {
         ("target", po::value<std::string>()->default_value("sim:cpu-small"),
          "server to load: the API base URL (http(s)://HOST:PORT[/v1]; /v1 is assumed when no path is given), "
          "or sim:PRESET to start the built-in simulator (h100-8b, cpu-small, firehose) for the run")
-        ("endpoint", po::value<std::string>()->default_value("chat"), "chat (/v1/chat/completions) or completions (/v1/completions)")
         ("model", po::value<std::string>(), "model name; default: the first id that GET /v1/models lists")
         ("header", po::value<std::vector<std::string>>()->composing(), "extra request header 'Name: value' (repeatable)")
         ("api-key-env", po::value<std::string>()->default_value("OPENAI_API_KEY"),
@@ -255,9 +255,6 @@ void fill_target(const po::variables_map& vm, run_command& cmd) {
         }
     }
     o.target_label = cmd.target;
-    o.endpoint = vm["endpoint"].as<std::string>();
-    if (o.endpoint != "chat" && o.endpoint != "completions")
-        throw usage_error("--endpoint must be chat or completions, got '" + o.endpoint + "'");
     if (vm.count("model")) o.model = vm["model"].as<std::string>();
     if (vm.count("header")) {
         for (const auto& h : vm["header"].as<std::vector<std::string>>()) {
@@ -467,6 +464,7 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sw
         fill_workload(vm, cmd);
         fill_limits(vm, cmd.options);
         fill_results(vm, cmd);
+        fill_endpoint(vm, cmd.options);
         fill_sessions(vm, cmd, for_sweep);
         cmd.options.watch = fill_signals(vm);
         if (vm.count("metrics-listen")) cmd.options.metrics_listen = vm["metrics-listen"].as<std::string>();
@@ -477,8 +475,8 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sw
 
 po::options_description run_option_groups() {
     po::options_description all;
-    all.add(target_options()).add(load_options()).add(workload_options()).add(session_options()).add(trace_options());
-    all.add(limits_options());
+    all.add(target_options()).add(endpoint_options()).add(load_options()).add(workload_options()).add(session_options());
+    all.add(trace_options()).add(limits_options());
     all.add(results_options());
     all.add(signal_options());
     return all;

@@ -41,6 +41,7 @@ void fill_sessions(const po::variables_map& vm, run_command& cmd, bool for_sweep
         throw usage_error(e.what());
     }
     if (o.endpoint != "chat") throw usage_error("--turns needs --endpoint chat: a session's history is a list of messages");
+    if (!o.stream) throw usage_error("--turns streams its answers: drop --no-stream (each answer is sent back as it streamed)");
     if (o.concurrency > 0)
         throw usage_error("--turns with --concurrency: sessions arrive on the schedule (--rate); inside one, each turn "
                           "already waits for the answer before it");

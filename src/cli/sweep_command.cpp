@@ -8,6 +8,7 @@
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/resource_usage.hpp"
 #include "openloop/measure/json_text.hpp"
+#include "openloop/cli/endpoint_options.hpp"
 #include "openloop/results/slo.hpp"
 #include "openloop/results/sweep_json.hpp"
 #include "openloop/results/sweep_table.hpp"
@@ -104,6 +105,7 @@ void fill_sweep_options(const po::variables_map& vm, sweep_command& cmd) {
     // Goodput counts the requests that meet every SLO: each latency SLO's limit
     // becomes a per-request threshold unless --goodput set one for that metric.
     for (const auto& slo : o.slos) {
+        require_streamed(o.base, slo.metric, "--slo");
         double* threshold = slo.metric == "ttft"  ? &o.base.slo.ttft_ms
                           : slo.metric == "tpot"  ? &o.base.slo.tpot_ms
                           : slo.metric == "itl"   ? &o.base.slo.itl_ms

@@ -186,8 +186,8 @@ calibration_result calibrate_tokenizer(const calibration_request& r, const http_
     case kind::words: out.label = "words"; return out;
     case kind::ids: {
         if (r.chat)
-            throw std::runtime_error("--tokenizer ids sends token-id prompts, which only /v1/completions takes: "
-                                     "add --endpoint completions");
+            throw std::runtime_error("--tokenizer ids sends token-id prompts, which only /v1/completions and "
+                                     "/v1/embeddings take: add --endpoint completions (or embeddings)");
         std::int64_t vocab = r.vocab_size;
         if (vocab == 0) vocab = vocab_from_models(get(r.models_path));
         if (vocab == 0)

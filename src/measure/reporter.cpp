@@ -274,7 +274,7 @@ struct reporter::impl {
         request_timeline& r = live_.insert(std::move(node)).position->second;
         r.intended = e.t_ns;
         r.input_tokens = e.a;
-        r.max_tokens = e.b;
+        r.max_tokens = options_.generates ? e.b : 0;
         r.warmup = (e.v & flag_warmup) != 0;
         if (r.warmup) {
             ++stats_.warmup_started;
@@ -303,6 +303,10 @@ struct reporter::impl {
         request_timeline& r = it->second;
         const stream_usage usage{e.a, e.b, e.v, (e.flags & done_bad_usage) != 0};
         r.prompt_tokens = e.b;
+        if ((e.flags & done_unstreamed) != 0) {
+            r.streamed = false;
+            r.answered = e.t_ns;
+        }
         const request_metrics m = measure_request(r, usage);
         const bool good = meets(options_.slo, r, m);
         if (!r.warmup) {
@@ -321,6 +325,7 @@ struct reporter::impl {
         end.end_ns = e.t_ns;
         end.output_tokens = m.output_tokens;
         end.output_from_usage = m.output_from_usage;
+        end.output_counted = m.output_counted;
         end.bad_usage = m.bad_usage;
         end.cached_tokens = e.v;
         end.tpot_ns = m.tpot;

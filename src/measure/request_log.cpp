@@ -75,8 +75,12 @@ void request_log::write(std::uint64_t index, const request_timeline& r, const re
     if (r.released >= 0) put_ns(o, "released_ns", r.released);  // absent unless it waited for a slot
     put_ns(o, "sent_ns", r.sent);
     put_ns(o, "headers_ns", r.headers);
-    put_ns(o, "first_token_ns", r.first_chunk);
-    put_ns(o, "last_token_ns", r.last_chunk);
+    // A non-streamed answer has no token times (nor TTFT or TPOT below): absent, not 0.
+    if (!r.streamed) o.field("streamed", false);
+    if (r.streamed) {
+        put_ns(o, "first_token_ns", r.first_chunk);
+        put_ns(o, "last_token_ns", r.last_chunk);
+    }
     put_ns(o, "end_ns", end.end_ns);
     o.field("input_tokens", r.input_tokens);
     if (r.prompt_tokens >= 0) {
@@ -85,8 +89,12 @@ void request_log::write(std::uint64_t index, const request_timeline& r, const re
         o.null("prompt_tokens");
     }
     o.field("max_tokens", r.max_tokens);
-    o.field("output_tokens", end.output_tokens);
-    o.field("output_tokens_source", end.output_from_usage ? "usage" : "chunks");
+    if (end.output_counted) {
+        o.field("output_tokens", end.output_tokens);
+    } else {
+        o.null("output_tokens");
+    }
+    o.field("output_tokens_source", end.output_from_usage ? "usage" : end.output_counted ? "chunks" : "none");
     if (end.bad_usage) {
         o.field("bad_usage", true);  // absent when false, so ordinary lines stay as they were
     }
@@ -99,13 +107,15 @@ void request_log::write(std::uint64_t index, const request_timeline& r, const re
     } else {
         put_ms(o, "lag_ms", r.intended, r.sent);
     }
-    put_ms(o, "ttft_ms", r.intended, r.first_chunk);
-    if (end.tpot_ns >= 0) {
-        o.field("tpot_ms", ms(end.tpot_ns));
-    } else {
-        o.null("tpot_ms");
+    if (r.streamed) {
+        put_ms(o, "ttft_ms", r.intended, r.first_chunk);
+        if (end.tpot_ns >= 0) {
+            o.field("tpot_ms", ms(end.tpot_ns));
+        } else {
+            o.null("tpot_ms");
+        }
     }
-    put_ms(o, "e2e_ms", r.intended, r.last_chunk);
+    put_ms(o, "e2e_ms", r.intended, r.streamed ? r.last_chunk : r.answered);
     if (chunk_gaps_) o.numbers("chunk_gaps_ms", r.gaps, [](const chunk_gap& g) { return ms(g.ns); });
     o.field("retried", r.retried);
     if (r.connect >= 0) {

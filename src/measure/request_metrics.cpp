@@ -26,10 +26,20 @@ request_metrics measure_request(const request_timeline& r, const stream_usage& u
     m.bad_usage = usage.bad || (r.max_tokens > 0 && usage.completion_tokens > r.max_tokens + usage_margin(r.max_tokens));
     m.output_from_usage = usage.completion_tokens >= 0 && !m.bad_usage;
     m.output_tokens = m.output_from_usage ? usage.completion_tokens : r.chunks;
+    if (!r.streamed) {
+        // Nothing to count chunks of: without usage the output is unknown, not 0.
+        m.output_counted = m.output_from_usage;
+        if (r.answered >= 0) {
+            m.e2e_end = r.answered;
+            m.e2e = r.answered - r.intended;
+        }
+        return m;
+    }
     if (r.first_chunk < 0) {
         return m;
     }
     m.ttft = r.first_chunk - r.intended;
+    m.e2e_end = r.last_chunk;
     m.e2e = r.last_chunk - r.intended;
     if (m.output_tokens > 1) {
         m.tpot = (m.e2e - m.ttft) / (m.output_tokens - 1);
@@ -84,20 +94,20 @@ void record_completed(run_stats& stats, const request_timeline& r, const request
     if (usage.cached_tokens >= 0) {
         stats.cached_prompt_tokens += usage.cached_tokens;
     }
-    ++(m.output_from_usage ? stats.output_from_usage : stats.output_estimated);
+    ++(m.output_from_usage ? stats.output_from_usage : m.output_counted ? stats.output_estimated : stats.output_uncounted);
     if (m.bad_usage) ++stats.bad_usage;
 
     latency_set& bucket = stats.by_input[static_cast<std::size_t>(input_bucket(r.input_tokens))];
     ++bucket.completed;
     if (m.ttft >= 0) {
         stats.ttft.record(m.ttft);
-        stats.e2e.record(m.e2e);
         bucket.ttft.record(m.ttft);
+        if (r.sent >= 0) stats.ttft_from_send.record(r.first_chunk - r.sent);
+    }
+    if (m.e2e >= 0) {
+        stats.e2e.record(m.e2e);
         bucket.e2e.record(m.e2e);
-        if (r.sent >= 0) {
-            stats.ttft_from_send.record(r.first_chunk - r.sent);
-            stats.e2e_from_send.record(r.last_chunk - r.sent);
-        }
+        if (r.sent >= 0) stats.e2e_from_send.record(m.e2e_end - r.sent);
     }
     if (m.tpot >= 0) {
         stats.tpot.record(m.tpot);

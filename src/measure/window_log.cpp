@@ -83,10 +83,8 @@ void window_log::failed(int cls) {
 void window_log::completed(const request_timeline& r, const request_metrics& m) {
     ++completed_;
     output_tokens_ += m.output_tokens;
-    if (m.ttft >= 0) {
-        ttft_.record(m.ttft);
-        e2e_.record(m.e2e);
-    }
+    if (m.ttft >= 0) ttft_.record(m.ttft);
+    if (m.e2e >= 0) e2e_.record(m.e2e);
     if (m.tpot >= 0) tpot_.record(m.tpot);
     record_itl(itl_, r, m.bad_usage);
 }

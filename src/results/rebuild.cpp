@@ -83,7 +83,8 @@ void add(run_stats& s, const json::object& o, std::vector<request_sample>* sampl
     if (output == max_tokens) ++s.output_at_max;
     const json::value* source = o.if_contains("output_tokens_source");
     const bool from_usage = source && source->is_string() && source->get_string() == "usage";
-    ++(from_usage ? s.output_from_usage : s.output_estimated);
+    const bool uncounted = source && source->is_string() && source->get_string() == "none";
+    ++(from_usage ? s.output_from_usage : uncounted ? s.output_uncounted : s.output_estimated);
     // The length section of the fidelity report; a replay's other sections need the trace.
     s.fidelity.completed({static_cast<std::uint64_t>(std::max<std::int64_t>(0, integer(o, "index"))), input, prompt,
                           max_tokens, from_usage ? output : -1, -1, -1});
@@ -117,6 +118,13 @@ void add(run_stats& s, const json::object& o, std::vector<request_sample>* sampl
             sample->ttft = first - intended;
             sample->e2e = last - intended;
         }
+    }
+    // One JSON body (--no-stream, embeddings): E2E ends with it, and there is no TTFT.
+    if (const json::value* st = o.if_contains("streamed"); st && st->is_bool() && !st->get_bool() && end >= 0) {
+        s.e2e.record(end - intended);
+        bucket.e2e.record(end - intended);
+        if (sent >= 0) s.e2e_from_send.record(end - sent);
+        if (sample) sample->e2e = end - intended;
     }
     if (sample) sample->output_tokens = output;
     if (headers >= 0) s.ttfb.record(headers - intended);

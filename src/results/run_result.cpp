@@ -58,6 +58,8 @@ run_result make_run_result(run_stats stats, run_context context) {
     r.output_throughput = per_second(static_cast<double>(stats.total_output_tokens), d);
     r.total_token_throughput = per_second(static_cast<double>(stats.total_input_tokens + stats.total_output_tokens), d);
     r.output_tokens_source = source_name(stats.output_from_usage, stats.output_estimated, "usage", "chunks");
+    // Non-streamed answers without usage were not counted at all: never hidden behind "usage".
+    if (stats.output_uncounted > 0) r.output_tokens_source = r.output_tokens_source.empty() ? "none" : "mixed";
     r.itl_source = source_name(stats.itl_token_samples, stats.itl_chunk_samples, "tokens", "chunks");
     r.stats = std::move(stats);
     r.context = std::move(context);

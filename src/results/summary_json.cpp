@@ -47,7 +47,7 @@ boost::json::value name_or_null(std::string_view name) {
     return name.empty() ? boost::json::value(nullptr) : boost::json::value(boost::json::string(name));
 }
 
-boost::json::array input_buckets(const run_stats& stats) {
+boost::json::array input_buckets(const run_stats& stats, bool streamed) {
     boost::json::array buckets;
     for (std::size_t i = 0; i < stats.by_input.size(); ++i) {
         const latency_set& b = stats.by_input[i];
@@ -65,6 +65,7 @@ boost::json::array input_buckets(const run_stats& stats) {
         for (const auto& [fam, h] : {std::pair<std::string_view, const histogram*>{"ttft", &b.ttft},
                                      {"tpot", &b.tpot},
                                      {"e2el", &b.e2e}}) {
+            if (!streamed && stream_metric(fam)) continue;
             for (const std::string_view stat : {"mean", "p50", "p99"}) {
                 o[key_of(stat, fam)] = ms_or_null(*h, stat);
             }
@@ -133,8 +134,10 @@ boost::json::object summary_json(const run_result& r) {
     }
     s["burstiness"] = context.burstiness;
 
+    // Not streamed: the keys of metrics that need chunks are absent, not null or 0.
+    if (!context.streamed) s["streamed"] = false;
     for (const latency_family& f : latency_families) {
-        put_family(s, f.key, stats.*f.member);
+        if (context.streamed || !stream_metric(f.key)) put_family(s, f.key, stats.*f.member);
     }
 
     s["started"] = stats.started;
@@ -173,19 +176,19 @@ boost::json::object summary_json(const run_result& r) {
     s["error_rate"] = r.errors.rate;
     s["output_tokens_source"] = name_or_null(r.output_tokens_source);
     s["bad_usage"] = stats.bad_usage;  // completed requests whose usage was not believed
-    s["itl_source"] = name_or_null(r.itl_source);
+    if (context.streamed) s["itl_source"] = name_or_null(r.itl_source);
     s["cached_prompt_tokens"] = stats.cached_prompt_tokens;
     s["server_prompt_tokens"] = stats.server_prompt_tokens;
     s["length_fidelity"] = length_fidelity(stats, context.tokenizer);
     s["fidelity"] = replay_fidelity_json(stats, context);
     s["measured_window"] = boost::json::object{{"first_intended_ns", stats.first_intended_ns},
                                                {"last_end_ns", stats.last_end_ns}};
-    s["by_input_length"] = input_buckets(stats);
+    s["by_input_length"] = input_buckets(stats, context.streamed);
     if (stats.sessions.enabled()) s["sessions"] = sessions_json(stats.sessions);
 
     boost::json::object hists;
     for (const latency_family& f : latency_families) {
-        hists[f.key] = (stats.*f.member).to_json();
+        if (context.streamed || !stream_metric(f.key)) hists[f.key] = (stats.*f.member).to_json();
     }
     s["histograms"] = std::move(hists);
     s["aliases"] = metric_aliases();

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace openloop {
@@ -56,7 +57,7 @@ std::string cells(const histogram& h, const std::vector<std::string_view>& stats
     return out;
 }
 
-void latency_rows(std::string& out, const run_stats& stats) {
+void latency_rows(std::string& out, const run_stats& stats, bool streamed) {
     std::string header = pad_right("latency (ms)", name_w);
     for (const auto& c : table_columns) {
         header += pad_left(std::string(c), col_w);
@@ -65,13 +66,17 @@ void latency_rows(std::string& out, const run_stats& stats) {
     const std::vector<std::string_view> columns(table_columns.begin(), table_columns.end());
     for (const std::string_view row : table_rows) {
         if (row == "queue" && stats.queued == 0) continue;
+        if (!streamed && stream_metric(row)) continue;
         const auto f = std::find_if(latency_families.begin(), latency_families.end(),
                                     [&](const latency_family& x) { return x.key == row; });
         out += pad_right(std::string(f->label), name_w) + cells(stats.*f->member, columns, col_w) + '\n';
     }
 }
 
-void input_rows(std::string& out, const run_stats& stats) {
+void input_rows(std::string& out, const run_stats& stats, bool streamed) {
+    std::vector<std::pair<std::string_view, histogram latency_set::*>> families = {
+        {"TTFT", &latency_set::ttft}, {"TPOT", &latency_set::tpot}, {"E2E", &latency_set::e2e}};
+    if (!streamed) families.erase(families.begin(), families.begin() + 2);
     bool header_done = false;
     for (std::size_t i = 0; i < stats.by_input.size(); ++i) {
         const latency_set& b = stats.by_input[i];
@@ -80,7 +85,7 @@ void input_rows(std::string& out, const run_stats& stats) {
         }
         if (!header_done) {
             std::string h = pad_right("input tokens", name_w) + pad_left("completed", col_w);
-            for (const std::string_view fam : {"TTFT", "TPOT", "E2E"}) {
+            for (const auto& [fam, member] : families) {
                 for (const std::string_view stat : {"mean", "p50", "p99"}) {
                     h += pad_left(std::string(fam) + " " + std::string(stat), col_w + 1);
                 }
@@ -92,8 +97,8 @@ void input_rows(std::string& out, const run_stats& stats) {
         const std::string range = "[" + std::to_string(input_bucket_lower[i]) + ", " +
                                   (last ? std::string("inf") : std::to_string(input_bucket_lower[i + 1])) + ")";
         std::string l = pad_right(range, name_w) + pad_left(count(b.completed), col_w);
-        for (const histogram* h : {&b.ttft, &b.tpot, &b.e2e}) {
-            l += cells(*h, {"mean", "p50", "p99"}, col_w + 1);
+        for (const auto& [fam, member] : families) {
+            l += cells(b.*member, {"mean", "p50", "p99"}, col_w + 1);
         }
         out += l + '\n';
     }
@@ -158,7 +163,7 @@ std::string format_table(const run_result& r) {
          fmt("%.1f", r.total_token_throughput) + " tok/s");
     line("tokens         input " + std::to_string(s.total_input_tokens) + "  output " +
          std::to_string(s.total_output_tokens) + " (source: " + or_dash(r.output_tokens_source) + ")  cached prompt " +
-         std::to_string(s.cached_prompt_tokens) + "  ITL from " + or_dash(r.itl_source));
+         std::to_string(s.cached_prompt_tokens) + (c.streamed ? "  ITL from " + or_dash(r.itl_source) : ""));
     if (s.bad_usage > 0) {
         // Only when it happened: the server's usage was not believed for these.
         line("bad usage      " + std::to_string(s.bad_usage) +
@@ -179,8 +184,12 @@ std::string format_table(const run_result& r) {
     line("lengths        " + describe_length_fidelity(s, c.tokenizer));
     for (const std::string& l : describe_replay_fidelity(s, c)) line("fidelity       " + l);
     line("");
-    latency_rows(out, s);
-    input_rows(out, s);
+    if (!c.streamed) {
+        line("not streamed   each answer was one JSON body: TTFT, TPOT and ITL are not defined; E2E ends with the "
+             "body");
+    }
+    latency_rows(out, s, c.streamed);
+    input_rows(out, s, c.streamed);
     if (s.sessions.enabled()) {
         line("");
         for (const std::string& l : session_lines(s.sessions)) line(l);

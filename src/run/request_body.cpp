@@ -30,7 +30,8 @@ void append_int(std::string& out, std::int64_t v) {
 
 }  // namespace
 
-request_body::request_body(const run_options& o) : o_(o), chat_(o.endpoint == "chat") {
+request_body::request_body(const run_options& o)
+    : o_(o), chat_(o.endpoint == "chat"), embeddings_(o.endpoint == "embeddings") {
     if (o.extra_body.empty()) return;
     json::error_code ec;
     auto extra = json::parse(o.extra_body, ec);
@@ -41,17 +42,7 @@ request_body::request_body(const run_options& o) : o_(o), chat_(o.endpoint == "c
         throw std::runtime_error("--extra-body may not contain \"@@openloop-\": openloop marks its own fields with it");
 }
 
-request_body::body_template request_body::make_template(const std::string& model, bool ids) const {
-    json::object body = extra_;
-    body["model"] = model;
-    if (chat_) {
-        body["messages"] = json::array{history_mark.substr(1, history_mark.size() - 3),
-                                       json::object{{"role", "user"}, {"content", prompt_mark}}};
-    } else if (ids) {
-        body["prompt"] = ids_mark.substr(1, ids_mark.size() - 2);
-    } else {
-        body["prompt"] = prompt_mark;
-    }
+void request_body::generation_fields(json::object& body) const {
     body["max_tokens"] = max_mark.substr(1, max_mark.size() - 2);
     if (!extra_.contains("temperature")) body["temperature"] = o_.temperature;
     if (o_.sampling_seed >= 0 && !extra_.contains("seed")) body["seed"] = o_.sampling_seed;
@@ -60,10 +51,29 @@ request_body::body_template request_body::make_template(const std::string& model
         body["ignore_eos"] = true;
         if (!extra_.contains("min_tokens")) body["min_tokens"] = max_mark.substr(1, max_mark.size() - 2);
     }
-    body["stream"] = true;
+    // A non-streamed answer carries its usage anyway: stream_options would be refused.
+    body["stream"] = o_.stream;
+    if (!o_.stream) return;
     json::object so{{"include_usage", true}};
     if (o_.continuous_usage) so["continuous_usage_stats"] = true;
     if (!extra_.contains("stream_options")) body["stream_options"] = std::move(so);
+}
+
+request_body::body_template request_body::make_template(const std::string& model, bool ids) const {
+    json::object body = extra_;
+    body["model"] = model;
+    if (embeddings_) {
+        // Nothing is generated: no lengths, sampling or stream options to send.
+        body["input"] = ids ? ids_mark.substr(1, ids_mark.size() - 2) : prompt_mark;
+    } else if (chat_) {
+        body["messages"] = json::array{history_mark.substr(1, history_mark.size() - 3),
+                                       json::object{{"role", "user"}, {"content", prompt_mark}}};
+    } else if (ids) {
+        body["prompt"] = ids_mark.substr(1, ids_mark.size() - 2);
+    } else {
+        body["prompt"] = prompt_mark;
+    }
+    if (!embeddings_) generation_fields(body);
 
     const std::string text = json::serialize(body);
     body_template out;

@@ -50,6 +50,7 @@ run_context describe_run(const run_options& o, const std::string& target, const 
     ctx.lag_bound_ms = o.lag_bound_ms;
     ctx.max_error_rate = o.max_error_rate;
     ctx.tokenizer = tokenizer;
+    ctx.streamed = streams(o);
     return ctx;
 }
 

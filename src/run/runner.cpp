@@ -65,13 +65,22 @@ void note_start(run_context& ctx, const start_clock& clock) {
 
 }  // namespace
 
+std::string_view endpoint_path(std::string_view endpoint) {
+    if (endpoint == "chat") return "/chat/completions";
+    if (endpoint == "completions") return "/completions";
+    if (endpoint == "embeddings") return "/embeddings";
+    return {};
+}
+
 run_outcome run_load(const run_options& o) {
-    if (o.endpoint != "chat" && o.endpoint != "completions")
-        throw std::runtime_error("--endpoint must be chat or completions, got '" + o.endpoint + "'");
+    const std::string_view path = endpoint_path(o.endpoint);
+    if (path.empty())
+        throw std::runtime_error("--endpoint must be chat, completions or embeddings, got '" + o.endpoint + "'");
     client_options co;
     co.target = parse_target_url(o.url);
     const std::string base = co.target.base_path.empty() ? "/v1" : co.target.base_path;
-    co.path = base + (o.endpoint == "chat" ? "/chat/completions" : "/completions");
+    co.path = base + std::string(path);
+    co.streamed = streams(o);
     co.headers = o.headers;
     if (const char* key = std::getenv(o.api_key_env.c_str()); key && *key)
         co.headers.emplace_back("Authorization", std::string("Bearer ") + key);
@@ -138,6 +147,7 @@ run_outcome run_load(const run_options& o) {
     ro.slo = o.slo;
     ro.steady_throughput = o.steady_throughput;
     ro.session_stride = session_plan(o.sessions).stride();
+    ro.generates = o.endpoint != "embeddings";
     // A --start-at run's windows begin with its schedule, so the shards' windows line up.
     const auto run_start =
         clock.start_at_ns >= 0 ? steady::time_point(std::chrono::nanoseconds(clock.origin_steady_ns)) : steady::now();

@@ -10,9 +10,9 @@
 #include "openloop/sim/openai_api.hpp"
 #include "openloop/sim/request_log.hpp"
 #include "openloop/sim/request_start.hpp"
+#include "openloop/sim/response_writer.hpp"
 
 #include <boost/asio.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -20,8 +20,6 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
-#include <array>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -84,14 +82,9 @@ private:
     }
 
     template <class Stream>
-    static tcp_stream& tcp_of(Stream& s) {
-        return beast::get_lowest_layer(s);
-    }
-
-    template <class Stream>
     net::awaitable<void> session(Stream stream) {
         if constexpr (!std::is_same_v<Stream, tcp_stream>) {
-            tcp_of(stream).expires_after(std::chrono::seconds(30));
+            sim_io::tcp_of(stream).expires_after(std::chrono::seconds(30));
             auto [ec] = co_await stream.async_handshake(ssl::stream_base::server);
             if (ec) co_return;
         }
@@ -105,13 +98,13 @@ private:
             if (buffer.size() == 0) {
                 request_start start;
                 if constexpr (std::is_same_v<Stream, tcp_stream>) {
-                    tcp_of(stream).expires_never();
+                    sim_io::tcp_of(stream).expires_never();
                     start = co_await read_request_start(stream, buffer.prepare(4096), cfg_.keep_alive_timeout);
                 } else {
                     if (cfg_.keep_alive_timeout.count() > 0) {
-                        tcp_of(stream).expires_after(cfg_.keep_alive_timeout);
+                        sim_io::tcp_of(stream).expires_after(cfg_.keep_alive_timeout);
                     } else {
-                        tcp_of(stream).expires_never();
+                        sim_io::tcp_of(stream).expires_never();
                     }
                     std::tie(start.ec, start.bytes) = co_await stream.async_read_some(buffer.prepare(4096));
                     start.at_ns = steady_now_ns();
@@ -132,10 +125,10 @@ private:
             }
             http::request_parser<http::string_body> parser;
             parser.body_limit(cfg_.max_request_bytes);
-            tcp_of(stream).expires_after(std::chrono::minutes(5));
+            sim_io::tcp_of(stream).expires_after(std::chrono::minutes(5));
             auto [ec, n] = co_await http::async_read(stream, buffer, parser);
             if (ec) break;
-            tcp_of(stream).expires_never();
+            sim_io::tcp_of(stream).expires_never();
             auto req = parser.release();
             // The connection's last request: as one that is not keep-alive, every
             // response path answers it with Connection: close, and the loop ends.
@@ -156,25 +149,9 @@ private:
             boost::system::error_code ec;
             stream.socket().shutdown(tcp::socket::shutdown_send, ec);
         } else {
-            tcp_of(stream).expires_after(std::chrono::seconds(5));
+            sim_io::tcp_of(stream).expires_after(std::chrono::seconds(5));
             co_await stream.async_shutdown();
         }
-    }
-
-    template <class Stream>
-    net::awaitable<bool> send(Stream& stream, const http::request<http::string_body>& req, http::status status,
-                              std::string body, std::string_view content_type = "application/json",
-                              int retry_after = -1) {
-        http::response<http::string_body> res{status, req.version()};
-        res.set(http::field::server, "openloop-sim");
-        res.set(http::field::content_type, content_type);
-        if (auto id = req.find("x-request-id"); id != req.end()) res.set("x-request-id", id->value());
-        if (retry_after >= 0) res.set(http::field::retry_after, std::to_string(retry_after));
-        res.keep_alive(req.keep_alive());
-        res.body() = std::move(body);
-        res.prepare_payload();
-        auto [ec, n] = co_await http::async_write(stream, res);
-        co_return !ec;
     }
 
     template <class Stream>
@@ -184,70 +161,28 @@ private:
         const bool get = req.method() == http::verb::get;
         const bool post = req.method() == http::verb::post;
         if (path == "/v1/chat/completions" || path == "/v1/completions") {
-            if (!post) co_return co_await send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
+            if (!post) co_return co_await sim_io::send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
             co_return co_await complete(stream, req, path == "/v1/chat/completions", first_byte_ns);
         }
+        if (path == "/v1/embeddings") {
+            if (!post) co_return co_await sim_io::send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
+            co_return co_await embed(stream, req, first_byte_ns);
+        }
         if (path == "/tokenize") {
-            if (!post) co_return co_await send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
+            if (!post) co_return co_await sim_io::send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
             auto [status, body] = tokenize_response(req.body(), cfg_);
-            co_return co_await send(stream, req, status, std::move(body));
+            co_return co_await sim_io::send(stream, req, status, std::move(body));
         }
         if (path == "/health" || path == "/v1/models" || path == "/metrics") {
-            if (!get) co_return co_await send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
-            if (path == "/health") co_return co_await send(stream, req, http::status::ok, "", "text/plain");
+            if (!get) co_return co_await sim_io::send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
+            if (path == "/health") co_return co_await sim_io::send(stream, req, http::status::ok, "", "text/plain");
             if (path == "/metrics")
-                co_return co_await send(stream, req, http::status::ok,
+                co_return co_await sim_io::send(stream, req, http::status::ok,
                                         metrics_text(counters_, runner_.engine_state(), model_json_),
                                         "text/plain; version=0.0.4; charset=utf-8");
-            co_return co_await send(stream, req, http::status::ok, models_response(cfg_, started_unix_));
+            co_return co_await sim_io::send(stream, req, http::status::ok, models_response(cfg_, started_unix_));
         }
-        co_return co_await send(stream, req, http::status::not_found, R"({"detail":"Not Found"})");
-    }
-
-    template <class Stream>
-    net::awaitable<bool> write_all(Stream& stream, std::string_view data) {
-        auto [ec, n] = co_await net::async_write(stream, net::buffer(data.data(), data.size()));
-        co_return !ec;
-    }
-
-    // Frames buf as one HTTP/1.1 chunk and writes it.
-    template <class Stream>
-    net::awaitable<bool> write_chunk(Stream& stream, std::string& frame, const std::string& buf) {
-        frame.clear();
-        char hex[16];
-        auto [end, ec0] = std::to_chars(hex, hex + sizeof hex, buf.size(), 16);
-        frame.append(hex, end).append("\r\n");
-        std::array<net::const_buffer, 3> parts{net::buffer(frame), net::buffer(buf), net::buffer("\r\n", 2)};
-        auto [ec, n] = co_await net::async_write(stream, parts);
-        co_return !ec;
-    }
-
-    // Waits for lr's next tokens; true when the client hung up first. While
-    // watch, the socket is watched too: readable with nothing to read is EOF.
-    // Bytes waiting are a pipelined next request, left for the session to read;
-    // watching then stops (watch := false).
-    template <class Stream>
-    net::awaitable<bool> wait_or_hangup(Stream& stream, live_request& lr, bool& watch) {
-        using namespace net::experimental::awaitable_operators;
-        if (!watch) {
-            co_await lr.wake.async_wait();
-            co_return false;
-        }
-        auto& socket = tcp_of(stream).socket();
-        const auto woke = co_await (lr.wake.async_wait() || socket.async_wait(tcp::socket::wait_read));
-        if (woke.index() == 0) co_return false;
-        char byte = 0;
-        boost::system::error_code ec;
-        const std::size_t n = socket.receive(net::buffer(&byte, 1), tcp::socket::message_peek, ec);
-        if (ec || n == 0) co_return true;
-        watch = false;
-        co_return false;
-    }
-
-    template <class Stream>
-    net::awaitable<void> sleep_ms(Stream& stream, int ms) {
-        steady_timer t(stream.get_executor(), std::chrono::milliseconds(ms));
-        co_await t.async_wait();
+        co_return co_await sim_io::send(stream, req, http::status::not_found, R"({"detail":"Not Found"})");
     }
 
     template <class Stream>
@@ -269,7 +204,7 @@ private:
             rec.outcome = "rejected";
             rec.end_ns = steady_now_ns();
             log_.write(rec);
-            co_return co_await send(stream, req, err->status, error_body(*err));
+            co_return co_await sim_io::send(stream, req, err->status, error_body(*err));
         }
         // One allocation per request on the io thread: a test server's leak, not a hot path.
         leaks_.leak(cfg_.misbehaviour.leak_bytes_per_request);
@@ -277,7 +212,7 @@ private:
         counters_.leak_refusals = leaks_.refused();
         const auto& quirks = cfg_.quirks;
         if (quirks.html_200)
-            co_return co_await send(stream, req, http::status::ok,
+            co_return co_await sim_io::send(stream, req, http::status::ok,
                                     "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Sign in to continue"
                                     "</body></html>\n",
                                     "text/html; charset=utf-8");
@@ -291,7 +226,7 @@ private:
         rec.injected = f;
         ++counters_.faults[static_cast<int>(f)];
 
-        if (f == fault::slow_first_byte) co_await sleep_ms(stream, cfg_.faults.slow_first_byte_ms);
+        if (f == fault::slow_first_byte) co_await sim_io::sleep_ms(stream, cfg_.faults.slow_first_byte_ms);
         if (f == fault::http_429 || f == fault::http_500 || f == fault::http_503) {
             api_error e;
             e.status = f == fault::http_429 ? http::status::too_many_requests
@@ -303,7 +238,7 @@ private:
             rec.outcome = "fault";
             rec.end_ns = steady_now_ns();
             log_.write(rec);
-            co_return co_await send(stream, req, e.status, error_body(e), "application/json",
+            co_return co_await sim_io::send(stream, req, e.status, error_body(e), "application/json",
                                     f == fault::http_429 ? cfg_.faults.retry_after_s : -1);
         }
 
@@ -359,7 +294,7 @@ private:
                 // Azure-style filter results come first, as a chunk with no choices.
                 if (quirks.empty_choices_chunk) w.empty_choices(buf);
                 if (chat && !quirks.no_role_chunk) w.role(buf);
-                if (!buf.empty()) ok = co_await write_chunk(stream, frame, buf);
+                if (!buf.empty()) ok = co_await sim_io::write_chunk(stream, frame, buf);
             }
             while (ok && sent < n) {
                 int avail = n - sent;
@@ -384,12 +319,12 @@ private:
                     }
                     if (f == fault::stall && !stalled && sent >= half && sent > 0) {
                         stalled = true;
-                        if (!buf.empty() && !(co_await write_chunk(stream, frame, buf))) {
+                        if (!buf.empty() && !(co_await sim_io::write_chunk(stream, frame, buf))) {
                             ok = false;
                             break;
                         }
                         buf.clear();
-                        co_await sleep_ms(stream, cfg_.faults.stall_ms);
+                        co_await sim_io::sleep_ms(stream, cfg_.faults.stall_ms);
                     }
                     sent += k;
                     avail -= k;
@@ -402,7 +337,7 @@ private:
                 if (!ok) break;
                 // Stamped as the bytes are handed to the socket: the client cannot see them earlier.
                 const auto t = steady_now_ns();
-                if (!buf.empty()) ok = co_await write_chunk(stream, frame, buf);
+                if (!buf.empty()) ok = co_await sim_io::write_chunk(stream, frame, buf);
                 if (!ok) {
                     rec.outcome = "client_closed";
                     break;
@@ -417,17 +352,17 @@ private:
                 w.cached_tokens = lr.cached_tokens;
                 if (r.include_usage && !quirks.usage_in_last_chunk) w.final_usage(buf, sent);
                 if (!quirks.no_done) buf.append("data: [DONE]\n\n");
-                if (!buf.empty()) ok = co_await write_chunk(stream, frame, buf);
-                if (ok) ok = co_await write_all(stream, "0\r\n\r\n");
+                if (!buf.empty()) ok = co_await sim_io::write_chunk(stream, frame, buf);
+                if (ok) ok = co_await sim_io::write_all(stream, "0\r\n\r\n");
                 if (!ok) rec.outcome = "client_closed";
             }
         } else {
             // A client that hangs up while its answer is decoded frees its slot,
             // as a streaming one does at its next write.
-            bool watch = true, gone = false;
-            while (!fh && !lr.finished && !gone) gone = co_await wait_or_hangup(stream, lr, watch);
+            bool gone = false;
+            if (!fh) gone = co_await sim_io::wait_finished(stream, lr);
             sent = gone ? 0 : n;
-            if (!gone && f == fault::stall) co_await sleep_ms(stream, cfg_.faults.stall_ms);
+            if (!gone && f == fault::stall) co_await sim_io::sleep_ms(stream, cfg_.faults.stall_ms);
             if (gone) {
                 rec.outcome = "client_closed";
                 ok = false;
@@ -441,7 +376,7 @@ private:
                                                     started_unix_, cfg_.served_model_name, text, finish,
                                                     r.prompt_tokens, n, lr.cached_tokens);
                 if (f == fault::bad_chunk) s.resize(s.size() / 2);
-                ok = co_await send(stream, req, http::status::ok, std::move(s));
+                ok = co_await sim_io::send(stream, req, http::status::ok, std::move(s));
                 rec.first_token_ns = rec.last_token_ns = steady_now_ns();
                 if (!ok) rec.outcome = "client_closed";
             }
@@ -465,6 +400,48 @@ private:
             again.word_state = h;
             again.words(rec.output, sent);
         }
+        log_.write(rec);
+        co_return ok;
+    }
+
+    // An embeddings request: one prefill pass through the engine (its single
+    // output token discarded), then the whole answer. Faults are not injected.
+    template <class Stream>
+    net::awaitable<bool> embed(Stream& stream, const http::request<http::string_body>& req, std::int64_t first_byte_ns) {
+        log_record rec;
+        rec.first_byte_ns = first_byte_ns;
+        rec.arrival_ns = steady_now_ns();
+        rec.endpoint = "/v1/embeddings";
+        if (auto id = req.find("x-request-id"); id != req.end()) rec.request_id = std::string(id->value());
+        embedding_request r;
+        if (auto err = parse_embedding(req.body(), cfg_, r)) {
+            rec.status = static_cast<int>(err->status);
+            rec.outcome = "rejected";
+            rec.end_ns = steady_now_ns();
+            log_.write(rec);
+            co_return co_await sim_io::send(stream, req, err->status, error_body(*err));
+        }
+        rec.prompt_tokens = r.prompt_tokens;
+        live_request lr(stream.get_executor());
+        const std::uint64_t id = next_id_++;
+        bool gone = false;
+        if (cfg_.model.firehose) {
+            counters_.prompt_tokens += r.prompt_tokens;
+        } else {
+            runner_.add(lr, seq_request{id, r.prompt_tokens, 1, block_hashes(r.token_ids, cfg_.model.block_size)});
+            gone = co_await sim_io::wait_finished(stream, lr);
+            runner_.remove(id, lr);
+        }
+        bool ok = !gone;
+        if (ok) {
+            ok = co_await sim_io::send(stream, req, http::status::ok,
+                                       embedding_response(cfg_.served_model_name, started_unix_, r));
+            rec.first_token_ns = rec.last_token_ns = steady_now_ns();
+        }
+        if (ok) ++counters_.success;
+        if (!ok) rec.outcome = "client_closed";
+        rec.cached_tokens = lr.cached_tokens;
+        rec.end_ns = steady_now_ns();
         log_.write(rec);
         co_return ok;
     }

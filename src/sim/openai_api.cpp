@@ -163,6 +163,68 @@ std::string completion_response(bool chat, const std::string& id, std::int64_t c
     return json::serialize(body);
 }
 
+std::optional<api_error> parse_embedding(std::string_view body, const sim_config& cfg, embedding_request& r) {
+    json::value doc;
+    if (auto e = parse_body(body, cfg, doc)) return e;
+    const json::value* input = doc.get_object().if_contains("input");
+    if (!input || input->is_null()) return bad_request("input: field required");
+    // A list of numbers is one input of token ids; any other list is a batch.
+    const json::array* batch = input->if_array();
+    const bool one = !batch || batch->empty() || batch->front().is_number();
+    const auto count = [&](const json::value& item) -> std::optional<api_error> {
+        if (!item.is_string() && !item.is_array())
+            return bad_request("input: a string, a list of token ids, or a list of either is required, got " +
+                               text_of(item));
+        std::string err;
+        std::vector<std::uint64_t> ids;
+        if (!request_prompt_ids(cfg.tokenizer, json::object{{"prompt", item}}, false, ids, err)) return bad_request(err);
+        if (ids.empty()) return bad_request("input: an input must not be empty");
+        r.token_ids.insert(r.token_ids.end(), ids.begin(), ids.end());
+        ++r.inputs;
+        return std::nullopt;
+    };
+    if (one) {
+        if (auto e = count(*input)) return e;
+    } else {
+        for (const json::value& item : *batch)
+            if (auto e = count(item)) return e;
+    }
+    r.prompt_tokens = static_cast<int>(std::min<std::size_t>(r.token_ids.size(), std::numeric_limits<int>::max()));
+    if (r.prompt_tokens > cfg.model.max_model_len) {
+        return bad_request("This model's maximum context length is " + std::to_string(cfg.model.max_model_len) +
+                           " tokens. However, you requested " + std::to_string(r.prompt_tokens) +
+                           " tokens in the input for embedding generation. Please reduce the length of the input.");
+    }
+    return std::nullopt;
+}
+
+std::string embedding_response(const std::string& model, std::int64_t created_unix, const embedding_request& r) {
+    json::array data;
+    std::uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (auto t : r.token_ids) h = mix64(h ^ t);
+    for (int i = 0; i < r.inputs; ++i) {
+        double v[sim_embedding_dims];
+        double norm = 0;
+        for (double& x : v) {
+            h = mix64(h);
+            x = static_cast<double>(h >> 11) * 0x1.0p-53 * 2 - 1;
+            norm += x * x;
+        }
+        json::array values;
+        values.reserve(sim_embedding_dims);
+        for (const double x : v) values.emplace_back(x / std::sqrt(norm));
+        data.emplace_back(json::object{{"object", "embedding"}, {"index", i}, {"embedding", std::move(values)}});
+    }
+    return json::serialize(json::object{
+        {"id", "embd-" + std::to_string(h >> 16)},
+        {"object", "list"},
+        {"created", created_unix},
+        {"model", model},
+        {"data", std::move(data)},
+        {"usage", json::object{{"prompt_tokens", r.prompt_tokens}, {"total_tokens", r.prompt_tokens},
+                               {"completion_tokens", 0}, {"prompt_tokens_details", nullptr}}}});
+}
+
 std::pair<http::status, std::string> tokenize_response(std::string_view body, const sim_config& cfg) {
     json::value doc;
     if (auto e = parse_body(body, cfg, doc)) return {e->status, error_body(*e)};

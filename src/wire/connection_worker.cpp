@@ -222,7 +222,7 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
         } else {
             const auto emit = [this](const event& e) { owner.emit(e); };
             response_reader& reader = w.reader;
-            reader.start(j.index, j.request.answer);
+            reader.start(j.index, opt.streamed ? response_mode::stream : response_mode::json, j.request.answer);
             response_parser<decltype(emit)> parser(reader, emit);
             parser.body_limit(opt.max_body);
             parser.header_limit(response_header_limit);
@@ -300,7 +300,8 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
                 if (out.failure != error_class::none && out.failure != error_class::cancelled && out.message.empty()) {
                     out.message = out.failure == error_class::bad_http || out.failure == error_class::io
                                       ? "reading the response body: " + last_ec.message()
-                                      : response_failure_message(out.failure, reader.content_type(), reader.kept_body());
+                                      : response_failure_message(out.failure, reader.content_type(), reader.kept_body(),
+                                                                 reader.mode() == response_mode::stream);
                 }
                 // Bytes past the end of the message mean the server sent more than it
                 // declared: the next request on this connection would read them as its answer.

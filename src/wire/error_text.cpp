@@ -38,14 +38,19 @@ std::string body_message(std::string_view body) {
     return printable_line(body.substr(0, body_snippet_bytes), body_snippet_bytes);
 }
 
-std::string response_failure_message(error_class cls, std::string_view content_type, std::string_view body) {
+std::string response_failure_message(error_class cls, std::string_view content_type, std::string_view body,
+                                     bool streamed) {
     std::string said = body_message(body);
+    if (!streamed && cls == error_class::bad_chunk)
+        return said.empty() ? "the server answered 200 with an empty body, not a JSON answer"
+                            : "the server answered 200 with a body that is not a whole JSON answer: " + said;
     if (cls != error_class::no_content) return said;
     std::string what;
     if (!content_type.empty()) {
-        what = "the server answered 200 with " + printable_line(content_type, 100) + ", not an SSE stream";
+        what = "the server answered 200 with " + printable_line(content_type, 100) +
+               (streamed ? ", not an SSE stream" : ", not the JSON body a request sent with \"stream\": false gets");
     } else {
-        return "the server answered 200 with no content chunk";
+        return streamed ? "the server answered 200 with no content chunk" : "the server answered 200 with a completion that generated nothing";
     }
     return said.empty() ? what : what + ": " + said;
 }

@@ -19,8 +19,29 @@ body_type classify_content_type(std::string_view v) {
     return is_sse ? body_type::event_stream : body_type::other;
 }
 
-void response_reader::start(std::uint64_t request, std::string* answer) {
+namespace {
+
+// A JSON body's Content-Type: application/json, or any type ending in +json
+// (case-insensitive, parameters ignored).
+bool names_json(std::string_view v) {
+    v = v.substr(0, v.find(';'));
+    const auto space = [](char c) { return c == ' ' || c == '\t'; };
+    while (!v.empty() && space(v.front())) v.remove_prefix(1);
+    while (!v.empty() && space(v.back())) v.remove_suffix(1);
+    const auto ends_with = [&](std::string_view tail) {
+        return v.size() >= tail.size() && std::equal(tail.begin(), tail.end(), v.end() - static_cast<std::ptrdiff_t>(tail.size()),
+                                                     [](char a, char b) { return std::tolower(static_cast<unsigned char>(b)) == a; });
+    };
+    return (v.size() == 16 && ends_with("application/json")) || ends_with("+json");
+}
+
+}  // namespace
+
+void response_reader::start(std::uint64_t request, response_mode mode, std::string* answer) {
     sse_.reset();
+    json_.reset();
+    mode_ = mode;
+    type_accepted_ = true;
     request_ = request;
     answer_ = answer;
     if (answer_) answer_->clear();
@@ -47,7 +68,12 @@ void response_reader::start(std::uint64_t request, std::string* answer) {
 event response_reader::on_headers(int status, std::string_view content_type, std::int64_t t_ns) {
     status_ = status;
     type_ = classify_content_type(content_type);
-    if (type_ == body_type::other) content_type_.assign(content_type.substr(0, 100));
+    // Without a Content-Type the body is read as what was asked for; an SSE
+    // stream for a JSON request (or the other way round) is kept for its message.
+    type_accepted_ = mode_ == response_mode::stream
+                         ? type_ != body_type::other
+                         : type_ == body_type::missing || (type_ == body_type::other && names_json(content_type));
+    if (!type_accepted_) content_type_.assign(content_type.substr(0, 100));
     return event{t_ns, 0, request_, status, 0, event_kind::headers};
 }
 
@@ -112,6 +138,16 @@ void response_reader::fail_in_stream(std::string_view payload) {
     body_.assign(payload.substr(0, error_body_cap));
 }
 
+// The first bytes are kept as for a failed status: a 200 whose JSON is an
+// error object, or not JSON, is then reported in the server's own words. A
+// body that stops being JSON is still read to its end, so what is kept (and
+// whether the connection can carry another request) does not depend on how
+// the reads split it.
+void response_reader::scan_body(std::string_view bytes) {
+    keep_body(bytes);
+    json_.feed(bytes);
+}
+
 void response_reader::keep_body(std::string_view bytes) {
     body_.append(bytes.substr(0, error_body_cap - std::min(error_body_cap, body_.size())));
 }
@@ -148,6 +184,7 @@ bool response_reader::conclude(const read_completion& r, event& done) {
             finish(status_failure());
             return false;
         }
+        if (mode_ == response_mode::json) return conclude_json(r.t_ns, done);
         // Servers that never send [DONE] end the stream with the body, but
         // then a finish_reason said it was over; without either it was cut.
         if (!saw_done_ && !saw_finish_ && saw_data_) {
@@ -168,6 +205,32 @@ bool response_reader::conclude(const read_completion& r, event& done) {
     // prompt and cached figures that were themselves fine still stand.
     done = event{done_ns_, usage_cached_, request_, bad_usage_ ? -1 : usage_completion_, usage_prompt_,
                  event_kind::done, bad_usage_ ? std::uint8_t{done_bad_usage} : std::uint8_t{0}};
+    return true;
+}
+
+// A completion that generated nothing fails as a stream without content
+// does; an embeddings list generates nothing by design, so its output is 0.
+bool response_reader::conclude_json(std::int64_t t_ns, event& done) {
+    const json_body_info b = json_.finish();
+    const chunk_info& i = b.info;
+    if (i.kind == chunk_kind::error) {
+        finish(error_class::server_error);
+        return false;
+    }
+    if (i.kind == chunk_kind::malformed || (!b.has_choices && !b.has_data)) {
+        finish(error_class::bad_chunk);
+        return false;
+    }
+    if (b.has_choices && i.kind != chunk_kind::content && i.completion_tokens <= 0) {
+        finish(error_class::no_content);
+        return false;
+    }
+    finish(error_class::none);
+    std::int64_t completion = i.bad_usage ? -1 : i.completion_tokens;
+    if (!b.has_choices && !i.bad_usage) completion = 0;
+    std::uint8_t flags = done_unstreamed;
+    if (i.bad_usage) flags |= done_bad_usage;
+    done = event{t_ns, i.cached_tokens, request_, completion, i.prompt_tokens, event_kind::done, flags};
     return true;
 }
 

@@ -1,5 +1,7 @@
 // The response reader on arbitrary bodies, statuses, transport failures and
-// slicings. Input: a status byte, a transport byte, a split byte, then the body.
+// slicings, in stream and JSON mode. Input: a status byte, a transport byte
+// (its bit 6 picks JSON mode), a split byte, then the body. In JSON mode no
+// chunk event ever comes and the done event says the answer was not streamed.
 // Invariants: the response ends in exactly one outcome once the body ends or
 // the transport fails, and nothing is emitted after it; a done event comes
 // exactly when the outcome is success, once, last; events carry the request
@@ -40,11 +42,14 @@ error_class pick_transport(std::uint8_t b) {
 
 // The response's Content-Type, from the status byte's low bits: an SSE type
 // mostly (seeds keep theirs), sometimes one a stream must not be read from.
-std::string_view pick_content_type(std::uint8_t b) {
-    constexpr std::array<std::string_view, 8> types{
+std::string_view pick_content_type(std::uint8_t b, openloop::response_mode mode) {
+    constexpr std::array<std::string_view, 8> stream_types{
         "text/event-stream", "text/event-stream", "text/event-stream", "Text/Event-Stream; charset=utf-8",
         "",                  "text/html",         "application/json",  "text/event-streams"};
-    return types[b % types.size()];
+    constexpr std::array<std::string_view, 8> json_types{
+        "application/json", "application/json",  "Application/JSON; charset=utf-8", "",
+        "text/event-stream", "text/html",        "application/problem+json",        "application/jsonl"};
+    return (mode == openloop::response_mode::json ? json_types : stream_types)[b % stream_types.size()];
 }
 
 struct fed {
@@ -60,9 +65,9 @@ bool same_event(const event& x, const event& y) {
 
 // Headers at t = 0, piece j at t = j + 1; the last piece ends the body unless
 // the transport fails, which one more empty read then reports.
-fed feed(openloop::response_reader& reader, int status, std::string_view content_type, std::string_view body,
-         const std::vector<std::size_t>& starts, error_class transport) {
-    reader.start(request_id);
+fed feed(openloop::response_reader& reader, openloop::response_mode mode, int status, std::string_view content_type,
+         std::string_view body, const std::vector<std::size_t>& starts, error_class transport) {
+    reader.start(request_id, mode);
     fed out;
     bool finished_seen = false;
     const auto emit = [&](const event& e) {
@@ -113,7 +118,10 @@ fed feed(openloop::response_reader& reader, int status, std::string_view content
         FUZZ_CHECK(e.kind == event_kind::chunk || e.kind == event_kind::done);
         FUZZ_CHECK(e.t_ns >= last_t);
         last_t = e.t_ns;
-        if (e.kind == event_kind::chunk) {
+        if (mode == openloop::response_mode::json) {
+            FUZZ_CHECK(e.kind == event_kind::done && (e.flags & openloop::done_unstreamed) != 0);
+            FUZZ_CHECK(e.a >= -1 && e.b >= -1 && e.v >= -1);
+        } else if (e.kind == event_kind::chunk) {
             FUZZ_CHECK(e.a == -1 || e.a > 0);  // tokens: unknown, or what the usage delta says
             FUZZ_CHECK(e.b >= 0 && static_cast<std::size_t>(e.b) <= body.size());
         } else {
@@ -144,16 +152,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::input in(data, size);
     const std::uint8_t status_byte = in.byte();
     const int status = pick_status(status_byte);
-    const std::string_view content_type = pick_content_type(status_byte);
-    const error_class transport = pick_transport(in.byte());
+    const std::uint8_t transport_byte = in.byte();
+    const auto mode = (transport_byte & 0x40) != 0 ? openloop::response_mode::json : openloop::response_mode::stream;
+    const std::string_view content_type = pick_content_type(status_byte, mode);
+    const error_class transport = pick_transport(transport_byte);
     const std::uint8_t split = in.byte();
     const std::string_view body = in.rest();
 
     openloop::chunk_decoder decoder;
     openloop::response_reader reader(decoder);
     const auto starts = fuzz::split_starts(split, body.size());
-    const fed bytewise = feed(reader, status, content_type, body, fuzz::split_starts(0, body.size()), transport);
-    const fed sliced = feed(reader, status, content_type, body, starts, transport);
+    const fed bytewise = feed(reader, mode, status, content_type, body, fuzz::split_starts(0, body.size()), transport);
+    const fed sliced = feed(reader, mode, status, content_type, body, starts, transport);
     // An empty body is one empty read under every split.
     const fed want = body.empty() ? bytewise : expected_for(bytewise, starts, body.size());
     FUZZ_CHECK(sliced.outcome == want.outcome);

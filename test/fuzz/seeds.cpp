@@ -93,6 +93,19 @@ int main(int argc, char** argv) try {
         int i = 0;
         for (const auto& p : payloads(body)) write(out / "chunk", name + "-" + std::to_string(i++), p);
     }
+    // response_reader in JSON mode (transport byte 64): whole answers, sliced and torn.
+    const std::vector<std::pair<std::string, std::string>> bodies{
+        {"json_chat", R"({"object":"chat.completion","choices":[{"message":{"content":"hi there"},"finish_reason":"stop"}],)"
+                      R"("usage":{"prompt_tokens":5,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":4}}})"},
+        {"json_embedding", R"({"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,-0.2]}],)"
+                           R"("usage":{"prompt_tokens":3,"total_tokens":3}})"},
+        {"json_error", R"({"object":"error","message":"overloaded","code":503})"},
+    };
+    for (const auto& [name, body] : bodies) {
+        write(out / "response_reader", name, bytes({0, 64, 0}) + body);
+        write(out / "response_reader", name + "-13", bytes({0, 64, 13}) + body);
+        write(out / "response_reader", name + "-torn", bytes({0, 195, 5}) + body);
+    }
     write(out / "sse", "crlf-bom", bytes({0, 3}) + "\xEF\xBB\xBF" "event: x\r\nid: 1\r\nretry: 50\r\n: hi\r\ndata: a\r\ndata: b\r\n\r\n");
 
     const fs::path traces = src / "test/data/traces";

@@ -64,10 +64,10 @@ inline bool same(const fed& x, const fed& y) {
 // piece ends the body, unless the transport fails: then one more read, with
 // no bytes, carries the failure. content_type is the header's value ("": none).
 inline fed feed(int status, std::string_view body, const std::vector<std::size_t>& starts, error_class transport = none,
-                std::string_view content_type = sse_type) {
+                std::string_view content_type = sse_type, response_mode mode = response_mode::stream) {
     chunk_decoder decoder;
     response_reader reader(decoder);
-    reader.start(7);
+    reader.start(7, mode);
     fed out;
     const auto emit = [&](const event& e) { out.events.push_back(e); };
     reader.headers(status, content_type, 0, emit);
@@ -94,8 +94,8 @@ inline fed feed(int status, std::string_view body, const std::vector<std::size_t
 }
 
 inline fed feed_whole(int status, std::string_view body, error_class transport = none,
-                      std::string_view content_type = sse_type) {
-    return feed(status, body, {0}, transport, content_type);
+                      std::string_view content_type = sse_type, response_mode mode = response_mode::stream) {
+    return feed(status, body, {0}, transport, content_type, mode);
 }
 
 inline std::vector<std::size_t> bytewise(std::size_t n) {
@@ -124,15 +124,15 @@ inline fed expected_for(const fed& bytewise_result, const std::vector<std::size_
 // many-way splits (fixed seed) and the whole body at once give the events
 // and the outcome that byte-at-a-time gives.
 inline void check_splits(int status, std::string_view body, error_class transport = none,
-                         std::string_view content_type = sse_type) {
+                         std::string_view content_type = sse_type, response_mode mode = response_mode::stream) {
     BOOST_TEST_REQUIRE(body.size() >= 2u);
-    const fed reference = feed(status, body, bytewise(body.size()), transport, content_type);
+    const fed reference = feed(status, body, bytewise(body.size()), transport, content_type, mode);
     BOOST_TEST_REQUIRE(reference.finished);
     std::size_t tried = 0, mismatches = 0;
     std::string first;
     const auto check = [&](const std::vector<std::size_t>& starts) {
         ++tried;
-        const fed got = feed(status, body, starts, transport, content_type);
+        const fed got = feed(status, body, starts, transport, content_type, mode);
         const fed want = expected_for(reference, starts, body.size());
         if (same(got, want) || mismatches++ > 0) return;
         std::ostringstream os;

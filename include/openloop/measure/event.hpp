@@ -50,13 +50,13 @@ enum class error_class : std::uint8_t {
     timeout_idle,         // no bytes within the idle timeout between chunks
     timeout_total,
     stream_truncated,     // the connection ended before the stream did
-    bad_chunk,            // a data payload that is not a JSON chunk
-    server_error,         // an error object sent inside the stream
+    bad_chunk,            // a data payload that is not a JSON chunk, or a non-streamed body that is not a whole JSON answer
+    server_error,         // an error object sent inside the stream, or as a 200's JSON body
     body_too_large,       // the response exceeded --max-body
     cancelled,            // still running when the grace period after Ctrl-C ran out
     io,                   // any other socket error
     cancelled_at_end,     // still running when the drain limit after the last send ran out
-    no_content,           // a 200 that is not an SSE stream (wrong Content-Type), or one with no content chunk
+    no_content,           // a 200 that is not what was asked (an SSE stream or JSON, by Content-Type), or one with no content
     bad_http,             // the response is not valid HTTP/1.1: garbage, bad chunked encoding, headers over the limit
 };
 inline constexpr int error_class_count = 18;
@@ -97,6 +97,9 @@ enum done_flags : std::uint8_t {
     // beyond int64, or a continuous count that went down): the request's
     // output tokens are counted by content chunks, and it is reported.
     done_bad_usage = 1,
+    // The answer was one JSON body, not a stream (--no-stream, embeddings): no
+    // chunk event came, so TTFT, TPOT and ITL are not defined; E2E ends here.
+    done_unstreamed = 2,
 };
 
 }  // namespace openloop

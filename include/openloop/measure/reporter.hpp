@@ -32,6 +32,9 @@ struct reporter_options {
     // completions inside the measured send window: the steady-state
     // throughput a sweep compares with the offered rate. Off for soaks.
     bool steady_throughput = false;
+    // false (embeddings): requests generate nothing, so their max_tokens is 0
+    // and no output length is judged against what the workload drew.
+    bool generates = true;
     std::int64_t run_start_ns = 0;  // steady clock; timeseries and progress count from here (0: first event)
     // Also close timeseries windows as the steady clock passes them, so rows
     // keep coming while the server is silent. Off to replay synthetic times.

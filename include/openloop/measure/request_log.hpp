@@ -19,6 +19,7 @@ struct request_end {
     std::int64_t end_ns = -1;
     std::int64_t output_tokens = 0;
     bool output_from_usage = false;
+    bool output_counted = true;  // false: a non-streamed answer without usage ("output_tokens": null, source "none")
     bool bad_usage = false;  // written only when true: "bad_usage": true
     bool good = true;        // met the goodput SLO (--goodput); written only when false: "good": false
     std::int64_t cached_tokens = -1;

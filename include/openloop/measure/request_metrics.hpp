@@ -44,6 +44,10 @@ struct request_timeline {
     std::int32_t max_tokens = 0;
     std::int32_t http_status = 0;
     std::int64_t prompt_tokens = -1;  // the server's usage.prompt_tokens
+    // An answer that was one JSON body (done_unstreamed): no chunks, so no
+    // TTFT or ITL; E2E ends when the body did (answered).
+    bool streamed = true;
+    std::int64_t answered = -1;
     std::int64_t reusable_at_send = -1;  // replay: prompt tokens completed requests' blocks covered when sent
     bool warmup = false;
     bool retried = false;
@@ -69,11 +73,15 @@ std::int64_t usage_margin(std::int64_t max_tokens);
 
 // A completed request's metrics, ns; -1 where a metric is undefined.
 struct request_metrics {
-    std::int64_t ttft = -1;  // first content chunk - t0 (no content: undefined)
-    std::int64_t e2e = -1;   // last content chunk - t0
-    std::int64_t tpot = -1;  // (E2E - TTFT) / (output_tokens - 1), for output_tokens > 1
-    std::int64_t output_tokens = 0;  // usage.completion_tokens where given, else content chunks
+    std::int64_t ttft = -1;  // first content chunk - t0 (no content, or not streamed: undefined)
+    std::int64_t e2e = -1;   // last content chunk - t0; not streamed: body end - t0
+    std::int64_t e2e_end = -1;  // the instant E2E ends at: the last content chunk, or the body's end
+    std::int64_t tpot = -1;  // (E2E - TTFT) / (output_tokens - 1), for output_tokens > 1; streamed only
+    // usage.completion_tokens where given, else content chunks; a non-streamed
+    // answer without usage has no count (0, output_counted false).
+    std::int64_t output_tokens = 0;
     bool output_from_usage = false;
+    bool output_counted = true;
     // The usage was not believed (stream_usage::bad, or completion_tokens
     // beyond max_tokens + usage_margin when max_tokens > 0): output_tokens
     // are content chunks and ITL uses chunk intervals unweighted.

@@ -55,6 +55,7 @@ struct run_stats {
     std::int64_t cached_prompt_tokens = 0;
     std::uint64_t output_from_usage = 0;     // requests whose output count came from usage
     std::uint64_t output_estimated = 0;      // requests counted by content chunks
+    std::uint64_t output_uncounted = 0;      // non-streamed answers without usage: no count at all
     std::uint64_t bad_usage = 0;             // completed whose usage was not believed (see request_metrics)
     std::uint64_t itl_token_samples = 0;     // ITL samples from per-chunk token counts
     std::uint64_t itl_chunk_samples = 0;     // ITL samples that are chunk intervals (counts unknown)

@@ -37,6 +37,9 @@ struct run_context {
     double lag_bound_ms = 1.0;
     double max_error_rate = 0.01;     // failed / ended above this fails the run (--max-error-rate)
     std::string tokenizer = "words";  // how lengths in tokens became prompts (tokenizer.hpp)
+    // false: every answer was one JSON body (--no-stream, embeddings), so the
+    // run has no TTFT, TPOT, ITL or ICL to report, only E2E.
+    bool streamed = true;
     std::size_t skipped = 0;          // workload items its source dropped (workload::skipped)
     std::vector<std::size_t> skipped_lines;  // a trace's first skipped rows (line numbers)
     std::string first_skipped;               // and why the first was skipped

@@ -36,6 +36,12 @@ inline constexpr std::array<latency_family, 11> latency_families = {{
     {"queue", "queue", &run_stats::queue},  // --max-concurrency: the wait for a free slot
 }};
 
+// TTFT, TPOT, ITL, ICL and TTFT from the send: defined only for streamed
+// answers, so a run whose answers were single JSON bodies does not report them.
+constexpr bool stream_metric(std::string_view key) {
+    return key == "ttft" || key == "tpot" || key == "itl" || key == "icl" || key == "ttft_from_send";
+}
+
 // One statistic of a histogram of ns, in ms: mean, std, median, p<N> (p50,
 // p99.9, ...), min or max. Empty without samples (no sample is not a 0 ms
 // sample) or for an unknown statistic.
@@ -52,8 +58,9 @@ struct run_result {
     double request_goodput = 0;         // good / duration
     double output_throughput = 0;       // output tokens / duration
     double total_token_throughput = 0;  // input + output tokens / duration
-    // Where output token counts came from: "usage", "chunks" (an estimate) or
-    // "mixed"; empty when nothing completed.
+    // Where output token counts came from: "usage", "chunks" (an estimate),
+    // "none" (non-streamed answers without usage: not counted) or "mixed";
+    // empty when nothing completed.
     std::string_view output_tokens_source;
     // Where ITL samples came from: "tokens" (per-chunk counts), "chunks"
     // (chunk intervals) or "mixed"; empty without samples.

@@ -2,10 +2,13 @@
 // The JSON body every request sends, built ahead of its send time from what
 // the workload asked (prompt or token ids, output length, a session's
 // conversation so far before the new message) and how the run samples: the
-// model, temperature and seed, ignore_eos (with min_tokens), the stream options that make servers report usage, and --extra-body, whose
-// fields win over ours. Everything but the prompt and the lengths is the same
-// for every request, so it is serialized once per model into a template and
-// each request only fills in its own parts. Pure: no sockets, no clocks.
+// model, temperature and seed, ignore_eos (with min_tokens), the stream
+// options that make servers report usage (or "stream": false), and
+// --extra-body, whose fields win over ours. An embeddings request is only the
+// model and the prompt as "input" (text, or token ids), and --extra-body.
+// Everything but the prompt and the lengths is the same for every request, so
+// it is serialized once per model into a template and each request only fills
+// in its own parts. Pure: no sockets, no clocks.
 
 #include "openloop/load/workload.hpp"
 #include "openloop/run/runner.hpp"
@@ -35,10 +38,13 @@ private:
     };
     using body_template = std::vector<piece>;
     body_template make_template(const std::string& model, bool ids) const;
+    // max_tokens, sampling and the stream options: all but embeddings.
+    void generation_fields(boost::json::object& body) const;
 
     const run_options& o_;
     boost::json::object extra_;
     bool chat_;
+    bool embeddings_;
     // Per model, made at first use: text prompts, and token-id prompts (completions).
     mutable std::string model_;
     mutable body_template text_, ids_;

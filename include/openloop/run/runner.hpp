@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,7 +30,10 @@ struct run_options {
     // Where: url is resolved by the caller (a sim:PRESET target is started first).
     std::string url;
     std::string target_label;   // as the user gave it, for the report
-    std::string endpoint = "chat";  // "chat" or "completions"
+    std::string endpoint = "chat";  // "chat", "completions" or "embeddings"
+    // --no-stream: "stream": false, each answer one JSON body (no TTFT or ITL);
+    // embeddings are never streamed, whatever this says.
+    bool stream = true;
     std::string model;              // empty: the first id of GET /v1/models
     std::vector<std::pair<std::string, std::string>> headers;
     std::string api_key_env = "OPENAI_API_KEY";
@@ -119,6 +123,12 @@ struct run_outcome {
     bool stage_undecided = false;
     double stage_window_s = 0;  // how long the stage sent, measured
 };
+
+// The API path of --endpoint under the base path ("/chat/completions"); empty
+// for an endpoint openloop does not know.
+std::string_view endpoint_path(std::string_view endpoint);
+// Whether the run's answers are SSE streams: not with --no-stream, never for embeddings.
+inline bool streams(const run_options& o) { return o.stream && o.endpoint != "embeddings"; }
 
 // Runs to completion (or interruption) on the calling thread; throws
 // std::runtime_error for setup problems (bad target, bad --extra-body, ...).

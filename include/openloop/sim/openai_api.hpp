@@ -51,6 +51,26 @@ std::string completion_response(bool chat, const std::string& id, std::int64_t c
                                 const std::string& text, std::string_view finish_reason, int prompt_tokens,
                                 int completion_tokens, int cached_tokens);
 
+// POST /v1/embeddings: "input" is a string, a list of token ids, or a list of
+// either (a batch); every input is counted as a completion prompt would be
+// (under subword, with its BOS).
+struct embedding_request {
+    std::vector<std::uint64_t> token_ids;  // the inputs' ids, one input after another
+    int inputs = 0;
+    int prompt_tokens = 0;
+};
+
+// Values in each embedding the simulator answers with: small, so a body stays a few KiB.
+inline constexpr int sim_embedding_dims = 32;
+
+// r := the embeddings request in body; an error in vLLM's shape when the
+// input is missing, empty, of the wrong type or longer than the context.
+std::optional<api_error> parse_embedding(std::string_view body, const sim_config& cfg, embedding_request& r);
+
+// {"object":"list","data":[{"object":"embedding","index":i,"embedding":[...]}],"model","usage"}:
+// one unit vector per input, a function of its ids; usage counts the prompt tokens only.
+std::string embedding_response(const std::string& model, std::int64_t created_unix, const embedding_request& r);
+
 // POST /tokenize in vLLM's shape: {"prompt": str} or {"messages": [...]},
 // counted as the completion or chat request with the same fields would be.
 std::pair<boost::beast::http::status, std::string> tokenize_response(std::string_view body, const sim_config& cfg);

@@ -15,6 +15,7 @@ namespace openloop {
 struct client_options {
     target_url target;
     std::string path;  // request path, e.g. "/v1/chat/completions"
+    bool streamed = true;  // false: each answer is one JSON body ("stream": false, embeddings)
     std::vector<std::pair<std::string, std::string>> headers;  // extra headers; values may be secrets
     std::string ca_file;
     bool insecure = false;  // skip certificate and host name verification

@@ -22,7 +22,10 @@ inline constexpr std::size_t body_snippet_bytes = 200;
 std::string body_message(std::string_view body);
 
 // The message of a response that failed in cls, from the Content-Type of a
-// 200 that was not a stream (empty otherwise) and the first bytes of its body.
-std::string response_failure_message(error_class cls, std::string_view content_type, std::string_view body);
+// 200 that was not what the request asked for (empty otherwise) and the first
+// bytes of its body; streamed: the request asked for an SSE stream, not one
+// JSON body.
+std::string response_failure_message(error_class cls, std::string_view content_type, std::string_view body,
+                                     bool streamed = true);
 
 }  // namespace openloop

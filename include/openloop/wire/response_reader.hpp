@@ -1,14 +1,17 @@
 #pragma once
-// Reading one streamed response, without a socket: fed the status, the body
-// bytes as each read delivers them (already de-chunked, with the time of that
-// read) and how each read ended, it decides what the response means for the
-// clocks — which chunks carry content, how many tokens each carried, when the
-// stream ended — and how it ended: completed, or failed in exactly one error
-// class. The request coroutine only moves bytes and timestamps; this is what
-// the unit tests feed with recorded streams split every way.
+// Reading one response, without a socket: fed the status, the body bytes as
+// each read delivers them (already de-chunked, with the time of that read) and
+// how each read ended, it decides what the response means for the clocks —
+// which chunks carry content, how many tokens each carried, when the stream
+// ended — and how it ended: completed, or failed in exactly one error class.
+// A request sent with "stream": false is read in JSON mode: its one body is
+// scanned as it arrives (json_body.hpp) and its end is the done event, with no
+// chunk events. The request coroutine only moves bytes and timestamps; this is
+// what the unit tests feed with recorded streams and bodies split every way.
 
 #include "openloop/measure/event.hpp"
 #include "openloop/wire/chunk.hpp"
+#include "openloop/wire/json_body.hpp"
 #include "openloop/wire/sse.hpp"
 
 #include <cstddef>
@@ -23,6 +26,10 @@ namespace openloop {
 // ignored stream: true). Case-insensitive; parameters are ignored.
 enum class body_type : std::uint8_t { event_stream, missing, other };
 body_type classify_content_type(std::string_view content_type);
+
+// What the request asked for: an SSE stream, or one JSON body ("stream": false,
+// and every embeddings request).
+enum class response_mode : std::uint8_t { stream, json };
 
 // Up to this much of a body that is not a stream is kept, so that the
 // failure can say what the server said; past it the response is given up
@@ -48,7 +55,7 @@ public:
     // Forgets the last response but keeps buffer capacity. With answer, the
     // generated text of every content chunk is collected there (cleared
     // first): a session's next turn sends it back.
-    void start(std::uint64_t request, std::string* answer = nullptr);
+    void start(std::uint64_t request, response_mode mode = response_mode::stream, std::string* answer = nullptr);
 
     // The status line and headers arrived at t_ns: emits the headers event.
     // content_type is the header's value, empty when there was none.
@@ -63,7 +70,9 @@ public:
     template <class Emit>
     void read(const read_completion& r, Emit&& emit) {
         if (finished_) return;
-        if (accepting_body() && !r.bytes.empty()) {
+        if (accepting_body() && !r.bytes.empty() && mode_ == response_mode::json) {
+            scan_body(r.bytes);
+        } else if (accepting_body() && !r.bytes.empty()) {
             sse_.feed(r.bytes, [&](const sse_event& ev) {
                 event e;
                 if (on_data(ev, r.t_ns, e)) emit(static_cast<const event&>(e));
@@ -80,24 +89,26 @@ public:
     // Once finished(): none for a completed response, else why it failed.
     error_class outcome() const { return outcome_; }
     int status() const { return status_; }  // 0 until the headers arrived
+    response_mode mode() const { return mode_; }
     // A content chunk arrived: from now on the idle timeout applies.
     bool streaming() const { return streaming_; }
     // The response ended where its body ended, with nothing broken: the
     // connection may carry another request (if the server keeps it alive).
     bool ended_at_body_end() const { return at_body_end_; }
     // Once finished() with a failure: the first bytes of a body that was not
-    // a stream (an error status's JSON, an HTML page), or the payload of the
-    // error event that ended a stream, up to error_body_cap.
+    // a stream (an error status's JSON, an HTML page, a JSON body that failed),
+    // or the payload of the error event that ended a stream, up to error_body_cap.
     std::string_view kept_body() const { return body_; }
     std::string_view content_type() const { return content_type_; }
 
 private:
     bool ok_status() const { return status_ == 200; }
-    bool accepting_body() const {
-        return ok_status() && type_ != body_type::other && stream_failure_ == error_class::none;
-    }
+    bool accepting_body() const { return ok_status() && type_accepted_ && stream_failure_ == error_class::none; }
     bool keeping_body() const { return status_ != 0 && !accepting_body() && stream_failure_ == error_class::none; }
     void keep_body(std::string_view bytes);
+    void scan_body(std::string_view bytes);
+    // JSON mode, at body end: the body's verdict and, when it completed, the done event.
+    bool conclude_json(std::int64_t t_ns, event& done);
     // The class a finished body that was not read as a stream fails in.
     error_class status_failure() const;
     event on_headers(int status, std::string_view content_type, std::int64_t t_ns);
@@ -122,7 +133,10 @@ private:
     bool saw_data_ = false;    // some SSE data payload arrived
     std::int64_t done_ns_ = 0;
     body_type type_ = body_type::event_stream;
-    std::string content_type_;  // only kept when it is not an SSE stream's
+    response_mode mode_ = response_mode::stream;
+    bool type_accepted_ = true;  // the Content-Type is what the mode reads
+    json_body_scanner json_;
+    std::string content_type_;  // only kept when it is not what the mode reads
     std::string body_;          // see kept_body(); allocated only on a failure's path
     error_class stream_failure_ = error_class::none;  // what the body said was wrong
     error_class outcome_ = error_class::none;

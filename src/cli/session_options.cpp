@@ -3,6 +3,8 @@
 #include "openloop/cli/usage.hpp"
 #include "openloop/load/session.hpp"
 
+#include <cstdio>
+#include <memory>
 #include <stdexcept>
 
 namespace openloop {
@@ -19,6 +21,11 @@ po::options_description session_options() {
          "assistant's actual answers), so the server sees the growing shared prefix. --input-len and --output-len are "
          "per turn; --num-requests and --duration bound the sessions started, and no turn is sent past --duration. "
          "Reports per turn (TTFT, cached prompt tokens) and per session (first send to last token)")
+        ("conversations", po::value<std::string>(),
+         "sessions replay recorded conversations instead of --turns: every user turn of each (a ShareGPT JSON "
+         "file, all turns, not only the first; or JSONL, one {\"messages\": [{\"role\", \"content\"}, ...]} "
+         "per line), each turn's max_tokens the recorded answer's words, while the server writes the answers sent "
+         "back. Session s replays conversation s mod N, in file order")
         ("think-time", po::value<std::string>()->default_value("0"),
          "a session's pause between an answer and the next turn (an agent's tool latency): DURATION, "
          "uniform:MIN:MAX, exponential:MEAN or lognormal:MEDIAN:SIGMA, e.g. exponential:5s");
@@ -27,26 +34,43 @@ po::options_description session_options() {
 
 void fill_sessions(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
     auto& o = cmd.options;
-    if (!vm.count("turns")) {
-        if (vm.count("think-time") && !vm["think-time"].defaulted()) throw usage_error("--think-time needs --turns: it is the pause between a session's turns");
+    const bool recorded = vm.count("conversations") > 0;
+    if (!vm.count("turns") && !recorded) {
+        if (vm.count("think-time") && !vm["think-time"].defaulted())
+            throw usage_error("--think-time needs --turns or --conversations: it is the pause between a session's turns");
         return;
     }
-    if (for_sweep) throw usage_error("--turns is for run and soak; a sweep's stages send single requests");
-    o.sessions.turns = vm["turns"].as<std::string>();
+    if (for_sweep) throw usage_error("--turns and --conversations are for run and soak; a sweep's stages send single requests");
+    if (recorded && vm.count("turns"))
+        throw usage_error("give --turns or --conversations, not both: a recorded conversation has its own turns");
     o.sessions.think_time = vm["think-time"].as<std::string>();
     o.sessions.seed = o.workload.seed;
+    if (recorded) {
+        o.sessions.conversations_file = vm["conversations"].as<std::string>();
+        if (!o.workload.prompts_file.empty() || !o.workload.sharegpt_file.empty())
+            throw usage_error("--conversations is the sessions' source: drop --prompts / --sharegpt");
+        auto file = std::make_shared<conversation_file>(read_conversations(o.sessions.conversations_file, max_session_turns));
+        if (file->skipped > 0)
+            std::fprintf(stderr, "openloop: --conversations %s: skipped %zu entries without an answered user turn\n",
+                         o.sessions.conversations_file.c_str(), file->skipped);
+        o.sessions.conversations = std::move(file);
+    } else {
+        o.sessions.turns = vm["turns"].as<std::string>();
+    }
     try {
         session_plan check(o.sessions);
     } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
     }
-    if (o.endpoint != "chat") throw usage_error("--turns needs --endpoint chat: a session's history is a list of messages");
-    if (!o.stream) throw usage_error("--turns streams its answers: drop --no-stream (each answer is sent back as it streamed)");
+    if (o.endpoint != "chat")
+        throw usage_error("sessions (--turns, --conversations) need --endpoint chat: a session's history is a list of messages");
+    if (!o.stream) throw usage_error("sessions stream their answers: drop --no-stream (each answer goes back as it streamed)");
     if (o.concurrency > 0)
-        throw usage_error("--turns with --concurrency: sessions arrive on the schedule (--rate); inside one, each turn "
+        throw usage_error("sessions with --concurrency: sessions arrive on the schedule (--rate); inside one, each turn "
                           "already waits for the answer before it");
-    if (o.max_concurrency > 0) throw usage_error("--turns does not take --max-concurrency; bound what is in flight with --max-inflight");
-    if (!o.workload.trace_file.empty()) throw usage_error("--turns does not replay a --trace: its requests are single turns");
+    if (o.max_concurrency > 0)
+        throw usage_error("sessions do not take --max-concurrency; bound what is in flight with --max-inflight");
+    if (!o.workload.trace_file.empty()) throw usage_error("sessions do not replay a --trace: its requests are single turns");
 }
 
 }  // namespace openloop

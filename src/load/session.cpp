@@ -116,7 +116,14 @@ std::string duration_dist::describe() const {
     return {};
 }
 
-session_plan::session_plan(const session_config& config) : seed_(config.seed) {
+session_plan::session_plan(const session_config& config) : recorded_(config.conversations), seed_(config.seed) {
+    if (recorded_) {
+        think_ = duration_dist::parse(config.think_time, "--think-time");
+        stride_ = static_cast<int>(recorded_->max_turns);
+        describe_ = "conversations " + config.conversations_file + " (" + std::to_string(recorded_->conversations.size()) +
+                    ")";
+        return;
+    }
     if (config.turns.empty()) return;
     turns_ = length_dist::parse(config.turns, "--turns");
     if (turns_.max() > max_session_turns)
@@ -127,7 +134,13 @@ session_plan::session_plan(const session_config& config) : seed_(config.seed) {
     stride_ = turns_.max();
 }
 
+const recorded_conversation* session_plan::recorded(std::uint64_t session) const {
+    if (!recorded_) return nullptr;
+    return &recorded_->conversations[session % recorded_->conversations.size()];
+}
+
 int session_plan::turns(std::uint64_t session) const {
+    if (const recorded_conversation* c = recorded(session)) return static_cast<int>(c->turns.size());
     request_rng rng(mix64(mix64(seed_ ^ turns_salt) ^ session));
     return turns_.sample(rng);
 }
@@ -138,7 +151,7 @@ std::int64_t session_plan::think_ns(std::uint64_t session, int turn) const {
 }
 
 std::string session_plan::describe() const {
-    return "turns " + turns_.describe() + ", think " + think_.describe();
+    return (recorded_ ? describe_ : "turns " + turns_.describe()) + ", think " + think_.describe();
 }
 
 std::string& conversation::add(std::string_view role) {

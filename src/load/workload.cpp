@@ -4,6 +4,7 @@
 
 #include "openloop/base/quantity.hpp"
 
+#include "openloop/load/text_file.hpp"
 #include "openloop/load/tokens.hpp"
 #include "openloop/load/trace.hpp"
 
@@ -11,15 +12,11 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <numbers>
-#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -73,15 +70,6 @@ std::string format_number(double v) {
     return std::string(buf, ec == std::errc{} ? ptr : buf);
 }
 
-std::string read_file(const std::string& path, std::string_view what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw input_error(path + ": cannot open " + std::string(what) + " (" + std::strerror(errno) + ")");
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) throw std::runtime_error(path + ": read error");
-    return std::move(buffer).str();
-}
-
 // A prompt read from a file; max_tokens 0 means "sample output_len".
 struct file_item {
     std::string prompt;
@@ -90,7 +78,7 @@ struct file_item {
 };
 
 std::vector<file_item> load_prompts(const std::string& path) {
-    const std::string text = read_file(path, "prompts file");
+    const std::string text = read_text_file(path, "prompts file");
     std::vector<file_item> items;
     std::size_t number = 0;
     std::string_view rest = text;
@@ -138,16 +126,7 @@ bool role_is(const json::value* from, std::initializer_list<std::string_view> na
 }
 
 std::vector<file_item> load_sharegpt(const std::string& path, std::size_t& skipped) {
-    const std::string text = read_file(path, "ShareGPT file");
-    json::stream_parser parser;
-    boost::system::error_code ec;
-    const std::size_t used = parser.write(text.data(), text.size(), ec);
-    if (!ec) parser.finish(ec);
-    if (ec) {
-        const auto line = 1 + std::count(text.begin(), text.begin() + std::ptrdiff_t(std::min(used, text.size())), '\n');
-        throw input_error(path + ":" + std::to_string(line) + ": invalid JSON: " + ec.message());
-    }
-    const json::value root = parser.release();
+    const json::value root = parse_json_text(read_text_file(path, "ShareGPT file"), path);
     const json::array* entries = root.if_array();
     if (!entries) throw input_error(path + ": expected a JSON array of {\"conversations\": [...]} entries");
 

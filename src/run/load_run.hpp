@@ -53,7 +53,7 @@ public:
         origin_ = steady::time_point(std::chrono::nanoseconds(clock.origin_steady_ns));
         client_.on_end([this](finished_request& f) { ended(f); });
         signals_.async_wait([this](const boost::system::error_code& ec, int) { on_signal(ec); });
-        if (!o_.sessions.turns.empty()) {
+        if (o_.sessions.enabled()) {
             sessions_.emplace(o_, bounds_, io_, client_, workload_,
                               session_loop::hooks{[this](const request_spec& spec, std::uint64_t index) {
                                                       return prepare(spec, index);

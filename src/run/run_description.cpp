@@ -33,7 +33,7 @@ run_context describe_run(const run_options& o, const std::string& target, const 
         std::snprintf(words, sizeof words, "%s %g req/s", std::string(to_string(o.arrival.kind)).c_str(), o.arrival.rate);
     }
     ctx.arrival = words;
-    if (!o.sessions.turns.empty()) {
+    if (o.sessions.enabled()) {
         // The schedule is of sessions; their turns follow their answers, so no request rate is offered as such.
         ctx.mode = "sessions";
         ctx.request_rate = 0;

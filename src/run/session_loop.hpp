@@ -8,6 +8,7 @@
 #include "openloop/base/executor.hpp"
 #include "openloop/load/session.hpp"
 #include "openloop/load/shard.hpp"
+#include "openloop/load/tokens.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/measure/event.hpp"
 #include "openloop/run/runner.hpp"
@@ -102,6 +103,11 @@ private:
         std::int64_t intended = first_intended, end = first_intended, history_tokens = 0;
         int completed = 0;
         s.history.clear();
+        const recorded_conversation* recorded = plan_.recorded(id);
+        if (recorded && !recorded->system.empty()) {
+            s.history.add("system") = recorded->system;
+            history_tokens = count_text_tokens(recorded->system);
+        }
         for (int k = 0; k < turns; ++k) {
             if (k > 0) {
                 // From the answer's end, not from when this coroutine resumed: a late resume is lag.
@@ -119,7 +125,14 @@ private:
                 break;
             }
             const std::uint64_t index = plan_.request_index(id, k);
-            workload_.at(index, spec_);
+            if (recorded) {
+                const recorded_turn& t = recorded->turns[static_cast<std::size_t>(k)];
+                spec_.prompt = t.user;
+                spec_.input_tokens = t.input_tokens;
+                spec_.max_tokens = t.answer_tokens;
+            } else {
+                workload_.at(index, spec_);
+            }
             spec_.history = &s.history;
             prepared_request p = hooks_.prepare(spec_, index);
             spec_.history = nullptr;

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 
 namespace json = boost::json;
@@ -172,4 +173,43 @@ BOOST_AUTO_TEST_CASE(sessions_keep_their_arrivals_while_turns_follow_answers) {
     BOOST_TEST(later > 400);
     const json::object summary = read_json(dir.file("out") + "/summary.json");
     BOOST_TEST(summary.at("sessions").at("turns_completed").as_int64() == static_cast<std::int64_t>(400 + later));
+}
+
+BOOST_AUTO_TEST_CASE(recorded_conversations_replay_every_user_turn) {
+    temp_dir dir;
+    // ShareGPT: every human turn is sent, in order, each after the server's own answer to the one before.
+    std::ofstream(dir.file("chats.json")) << R"([
+      {"conversations": [{"from": "system", "value": "answer briefly"},
+                         {"from": "human", "value": "first question here"}, {"from": "gpt", "value": "one two three four"},
+                         {"from": "human", "value": "second"}, {"from": "gpt", "value": "five six"},
+                         {"from": "human", "value": "third and last"}, {"from": "gpt", "value": "seven"}]},
+      {"conversations": [{"from": "human", "value": "only once"}, {"from": "gpt", "value": "eight nine"}]}
+    ])";
+    const std::string sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "h100-8b", "--log", sim_log, "--log-content"});
+    const int rc = run_openloop({"--target", sim.url, "--conversations", dir.file("chats.json"), "--rate", "4",
+                                 "--num-requests", "4", "--ignore-eos", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    sim.process.stop();
+    const json::object summary = read_json(dir.file("out") + "/summary.json");
+    BOOST_TEST(summary.at("sessions").at("turns_completed").as_int64() == 3 + 1 + 3 + 1);
+
+    std::map<std::string, json::object> logged;
+    for (auto& line : read_jsonl(sim_log)) logged[std::string(line.at("request_id").as_string())] = std::move(line);
+    // Sessions 0 and 2 replay the first conversation (stride 3: ids 0-2 and 6-8), 1 and 3 the second.
+    for (const int first : {0, 6}) {
+        const json::array& last = logged.at("openloop-" + std::to_string(first + 2)).at("messages").as_array();
+        BOOST_TEST_REQUIRE(last.size() == 6u);
+        BOOST_TEST(last[0].at("role").as_string() == "system");
+        BOOST_TEST(last[1].at("content").as_string() == "first question here");
+        BOOST_TEST(last[3].at("content").as_string() == "second");
+        BOOST_TEST(last[5].at("content").as_string() == "third and last");
+        // The answers sent back are the server's, at the recorded lengths.
+        BOOST_TEST(last[2].at("content") == logged.at("openloop-" + std::to_string(first)).at("output"));
+        BOOST_TEST(logged.at("openloop-" + std::to_string(first)).at("completion_tokens").as_int64() == 4);
+        BOOST_TEST(logged.at("openloop-" + std::to_string(first + 1)).at("completion_tokens").as_int64() == 2);
+    }
+    BOOST_TEST(logged.at("openloop-3").at("messages").as_array().size() == 1u);
+    BOOST_TEST(logged.size() == 8u);
 }

@@ -4,10 +4,12 @@
 // (so shards and reruns agree); and a conversation's history, the messages
 // every later turn's body carries. No sockets, no clocks.
 
+#include "openloop/load/conversations.hpp"
 #include "openloop/load/workload.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,9 +37,13 @@ private:
 };
 
 struct session_config {
-    std::string turns;              // --turns, a length_dist; empty: single requests
+    std::string turns;              // --turns, a length_dist; empty: single requests (or recorded turns)
     std::string think_time = "0";   // --think-time, a duration_dist
     std::uint64_t seed = 0;
+    // --conversations: session s replays conversation s mod n's user turns (read once, shared).
+    std::string conversations_file;
+    std::shared_ptr<const conversation_file> conversations;
+    bool enabled() const { return !turns.empty() || conversations != nullptr; }
 };
 
 // The most turns a session may have: request indexes are session * stride +
@@ -50,6 +56,8 @@ public:
     explicit session_plan(const session_config& config);
     bool enabled() const { return stride_ > 0; }
     int turns(std::uint64_t session) const;
+    // The recorded conversation session replays; null for synthetic sessions.
+    const recorded_conversation* recorded(std::uint64_t session) const;
     // How long the user waits after turn - 1's answer before sending turn (>= 1).
     std::int64_t think_ns(std::uint64_t session, int turn) const;
     // Request indexes: turn k of session s is s * stride() + k, so the
@@ -58,14 +66,16 @@ public:
     std::uint64_t request_index(std::uint64_t session, int turn) const {
         return session * static_cast<std::uint64_t>(stride_) + static_cast<std::uint64_t>(turn);
     }
-    // "turns uniform:2:8, think exponential:5s".
+    // "turns uniform:2:8, think exponential:5s" (or "conversations FILE (N), think ...").
     std::string describe() const;
 
 private:
     length_dist turns_;
     duration_dist think_;
+    std::shared_ptr<const conversation_file> recorded_;
     std::uint64_t seed_ = 0;
     int stride_ = 0;
+    std::string describe_;  // a recorded source's words
 };
 
 // A conversation so far: the messages turn k sends before its own (every

@@ -6,6 +6,7 @@
 #include "openloop/cli/signal_options.hpp"
 #include "openloop/cli/trace_options.hpp"
 #include "openloop/cli/usage.hpp"
+#include "openloop/results/headline.hpp"
 #include "openloop/load/calibration.hpp"
 #include "openloop/load/shard.hpp"
 #include "openloop/load/trace.hpp"
@@ -230,6 +231,8 @@ po::options_description results_options() {
         ("out", po::value<std::string>(), "directory for summary.json, requests.jsonl and timeseries.csv "
                                           "(default results/run-TIMESTAMP; '-' writes no files)")
         ("json", po::bool_switch(), "print summary.json to stdout instead of the table")
+        ("headline", po::value<std::string>(), "the metric a scenario is judged by, printed first: ttft (chat), itl "
+                                               "(code completion), tpot, e2e, session (an agent chain) or throughput (batch)")
         ("log-chunk-gaps", po::bool_switch(), "requests.jsonl also lists each request's gaps between content "
                                               "chunks (chunk_gaps_ms), for per-request ITL analysis")
         ("progress", po::value<std::string>()->default_value("auto"), "live progress line on stderr: auto (when a terminal), on, off")
@@ -423,6 +426,10 @@ void fill_results(const po::variables_map& vm, run_command& cmd) {
     const std::string out = vm.count("out") ? vm["out"].as<std::string>() : default_out_dir("run");
     o.out_dir = out == "-" ? "" : out;
     cmd.json = vm["json"].as<bool>();
+    if (vm.count("headline")) {
+        o.headline = vm["headline"].as<std::string>();
+        check_headline(o.headline);
+    }
     o.log_chunk_gaps = vm["log-chunk-gaps"].as<bool>();
     const std::string progress = vm["progress"].as<std::string>();
     if (progress == "auto") o.progress = isatty(STDERR_FILENO) && !cmd.json;

@@ -19,7 +19,8 @@ po::options_description session_options() {
          "lognormal:MEDIAN:SIGMA:MIN:MAX; at most 1000): --rate is then sessions per second, and turn k+1 is sent "
          "--think-time after turn k's answer, carrying the whole conversation (every earlier message and the "
          "assistant's actual answers), so the server sees the growing shared prefix. --input-len and --output-len are "
-         "per turn; --num-requests and --duration bound the sessions started, and no turn is sent past --duration. "
+         "per turn; --num-requests and --duration bound the sessions started, and each runs to its end (--drain limits "
+         "how long after the last arrival). "
          "Reports per turn (TTFT, cached prompt tokens) and per session (first send to last token)")
         ("conversations", po::value<std::string>(),
          "sessions replay recorded conversations instead of --turns: every user turn of each (a ShareGPT JSON "

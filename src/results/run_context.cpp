@@ -21,6 +21,7 @@ boost::json::object run_context_json(const run_context& c) {
                         {"max_error_rate", c.max_error_rate},
                         {"tokenizer", c.tokenizer},
                         {"streamed", c.streamed},
+                        {"headline", c.headline.empty() ? json::value(nullptr) : json::value(c.headline)},
                         {"shard", c.shard.empty() ? json::value(nullptr) : json::value(c.shard)},
                         {"start", run_clock_json(c.clock)}};
 }
@@ -97,6 +98,7 @@ run_context run_context_from_json(const boost::json::value& v) {
     c.tokenizer = text("tokenizer");
     if (const json::value* s = o->if_contains("streamed"); s && s->is_bool()) c.streamed = s->get_bool();
     if (const json::value* shard = o->if_contains("shard"); shard && shard->is_string()) c.shard = shard->get_string();
+    if (const json::value* h = o->if_contains("headline"); h && h->is_string()) c.headline = h->get_string();
     if (const json::value* start = o->if_contains("start"); start && start->is_object())
         c.clock = run_clock_from_json(start->get_object());
     return c;

@@ -62,7 +62,7 @@ std::vector<std::string> session_lines(const session_stats& s) {
     std::vector<std::string> out;
     out.push_back("sessions       " + std::to_string(s.started) + " ended: " + std::to_string(s.completed) +
                   " completed, " + std::to_string(s.failed) + " failed, " + std::to_string(s.cut) +
-                  " cut by the run's end; " + std::to_string(s.turns_completed) + " of " +
+                  " cut short (Ctrl-C, --drain); " + std::to_string(s.turns_completed) + " of " +
                   std::to_string(s.turns_planned) + " turns completed");
     out.push_back("session (ms)   p50 " + cell(s.latency, "p50") + "  p90 " + cell(s.latency, "p90") + "  p99 " +
                   cell(s.latency, "p99") + "  max " + cell(s.latency, "max") +

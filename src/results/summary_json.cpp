@@ -2,6 +2,7 @@
 
 #include "openloop/results/arrival_shape.hpp"
 #include "openloop/results/fidelity.hpp"
+#include "openloop/results/headline.hpp"
 #include "openloop/results/metric_aliases.hpp"
 #include "openloop/results/session_report.hpp"
 
@@ -87,6 +88,7 @@ boost::json::object summary_json(const run_result& r) {
         reasons.emplace_back(reason);
     }
     s["validity"] = boost::json::object{{"valid", r.validity.valid}, {"reasons", std::move(reasons)}};
+    if (auto headline = headline_json(r)) s["headline"] = std::move(*headline);
     s["target"] = context.target;
     s["mode"] = context.mode;
     if (stats.steady_window_s > 0) {

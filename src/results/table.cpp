@@ -2,6 +2,7 @@
 
 #include "openloop/results/arrival_shape.hpp"
 #include "openloop/results/fidelity.hpp"
+#include "openloop/results/headline.hpp"
 #include "openloop/results/number_text.hpp"
 #include "openloop/results/session_report.hpp"
 
@@ -138,6 +139,7 @@ std::string format_table(const run_result& r) {
     };
 
     line(r.validity.valid ? "VALID" : "INVALID: " + r.validity.reasons.front());
+    if (const std::string headline = headline_line(r); !headline.empty()) line(headline);
     line("error rate     " + fmt("%.2f %%", r.errors.rate * 100) + "  (" + count(r.errors.failed) + " failed, " +
          count(s.completed) + " completed" +
          (r.errors.cancelled > 0 ? "; " + count(r.errors.cancelled) + " cancelled by openloop, not counted" : "") + ")");

@@ -60,7 +60,7 @@ public:
                                                   },
                                                   [this] { note_send(); },
                                                   [this](std::int64_t from, request_end end) { note_end(from, end); },
-                                                  [this] { schedule_done(); }});
+                                                  [this] { sessions_arrived(); }, [this] { schedule_done(); }});
             sessions_->start(origin_);
         } else if (o_.concurrency > 0) {
             workers_ = o_.concurrency;
@@ -367,6 +367,20 @@ private:
         net::post(io_, [this] {
             client_.close_all();
             maybe_finish();
+        });
+    }
+
+    // The last session arrived: those going on end by themselves, unless --drain gives them a limit.
+    void sessions_arrived() {
+        if (o_.drain_s <= 0 || stopping_) return;
+        drain_s_ = o_.drain_s;
+        grace_.expires_after(std::chrono::milliseconds(static_cast<std::int64_t>(drain_s_ * 1000)));
+        grace_.async_wait([this](const boost::system::error_code& e) {
+            if (e || finished_) return;
+            std::fprintf(stderr, "openloop: the %.3g s drain after the last session arrived ran out; its sessions "
+                                 "still going are cut\n", drain_s_);
+            sessions_->stop();
+            drain_over();
         });
     }
 

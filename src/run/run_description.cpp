@@ -47,6 +47,7 @@ run_context describe_run(const run_options& o, const std::string& target, const 
     ctx.max_concurrency = o.concurrency > 0       ? o.concurrency
                           : o.max_concurrency > 0 ? static_cast<int>(o.max_concurrency)
                                                   : static_cast<int>(o.max_inflight);
+    ctx.headline = o.headline;
     ctx.lag_bound_ms = o.lag_bound_ms;
     ctx.max_error_rate = o.max_error_rate;
     ctx.tokenizer = tokenizer;

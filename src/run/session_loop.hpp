@@ -32,7 +32,8 @@ public:
         std::function<prepared_request(const request_spec&, std::uint64_t)> prepare;
         std::function<void()> sent;
         std::function<void(std::int64_t intended_ns, request_end)> ended;
-        std::function<void()> done;  // the arrivals are over and the last session ended
+        std::function<void()> arrivals_over;  // the last session arrived; those started go on to their ends
+        std::function<void()> done;           // ... and the last session ended
     };
 
     session_loop(const run_options& o, schedule_bounds bounds, boost::asio::io_context& io, client& cl, workload& w,
@@ -45,12 +46,14 @@ public:
         boost::asio::co_spawn(io_, arrivals(), [this](std::exception_ptr e) {
             if (e) std::fprintf(stderr, "openloop: the session schedule failed: %s\n", cancel_group::describe(e).c_str());
             arrivals_done_ = true;
+            if (live_ > 0) hooks_.arrivals_over();
             maybe_done();
         });
     }
 
-    // Ctrl-C, an overload, failing fast: no turn is sent any more, and a
-    // session thinking now ends now (cut); turns in flight end as the run lets them.
+    // Ctrl-C, an overload, failing fast, --drain after the last arrival: no
+    // turn is sent any more, and a session thinking now ends now (cut); turns
+    // in flight end as the run lets them.
     void stop() {
         stopping_ = true;
         timer_.cancel();
@@ -93,11 +96,11 @@ private:
         }
     }
 
-    // One session, turn after turn; it ends at its last turn, a failed one, or the run's end.
+    // One session, turn after turn; it ends at its last turn, a failed one, or when the run stops.
+    // A session that started inside the window runs to its end past it: cut there, the long
+    // sessions would be the ones missing from the session latency.
     boost::asio::awaitable<void> session(slot& s, std::uint64_t id, std::int64_t first_intended, bool warm) {
         const int turns = plan_.turns(id);
-        const std::int64_t window_end =
-            o_.duration_s > 0 ? origin_ns() + static_cast<std::int64_t>((o_.warmup_s + o_.duration_s) * 1e9) : -1;
         const std::int64_t flags = warm ? std::int64_t{flag_warmup} : 0;
         std::uint8_t how = warm ? session_warmup : 0;
         std::int64_t intended = first_intended, end = first_intended, history_tokens = 0;
@@ -112,11 +115,6 @@ private:
             if (k > 0) {
                 // From the answer's end, not from when this coroutine resumed: a late resume is lag.
                 intended = end + plan_.think_ns(id, k);
-                // A turn due past the measured window is not sent: the session is cut, as the run ends.
-                if (window_end >= 0 && intended >= window_end) {
-                    how |= session_cut;
-                    break;
-                }
                 s.timer.expires_at(at(intended));
                 co_await s.timer.async_wait();
             }

@@ -48,6 +48,7 @@ struct run_context {
     bool stopped_early = false;       // failed fast: the first requests all failed the same non-retryable way
     double drain_s = 0;               // the drain limit applied after the last send; 0: none was armed
     boost::json::object server_signals;  // before/after the run (run/server_watch); empty: not watched
+    std::string headline;             // --headline: the metric printed first (results/headline.hpp); empty: none
     std::string shard;                // "I/N" of a sharded run (load/shard.hpp); empty: not sharded
     run_clock clock;
 };

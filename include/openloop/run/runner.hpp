@@ -94,6 +94,7 @@ struct run_options {
     std::string out_dir;  // empty: no files
     bool progress = false;
     bool log_chunk_gaps = false;  // --log-chunk-gaps: requests.jsonl lists each request's chunk gaps
+    std::string headline;  // --headline: the metric the table and summary.json put first (results/headline.hpp)
     double lag_bound_ms = 1.0;
     double max_error_rate = 0.01;  // a run with more failed requests is INVALID (exit 4)
     goodput_slo slo;

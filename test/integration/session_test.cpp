@@ -213,3 +213,27 @@ BOOST_AUTO_TEST_CASE(recorded_conversations_replay_every_user_turn) {
     BOOST_TEST(logged.at("openloop-3").at("messages").as_array().size() == 1u);
     BOOST_TEST(logged.size() == 8u);
 }
+
+// A server on an HTTP stack we did not write (FastAPI over uvicorn, vLLM's chunk shapes, its
+// 5 s keep-alive closes met by think times past them): each turn's prompt, as that server
+// counted it, is the whole conversation with the answers it streamed.
+BOOST_AUTO_TEST_CASE(sessions_against_uvicorn_resend_what_it_streamed) {
+    temp_dir dir;
+    auto server = openloop::start_server({"/usr/bin/python3", OPENLOOP_SOURCE_DIR "/test/servers/vllm_uvicorn.py",
+                                          "--port", "0", "--timeout-keep-alive", "5"},
+                                         std::chrono::seconds(30));
+    const int rc = run_openloop({"--target", server.url, "--model", "vllm-uvicorn", "--rate", "1", "--num-requests", "4",
+                                 "--turns", "3", "--think-time", "uniform:100ms:6s", "--input-len", "20",
+                                 "--output-len", "6", "--ignore-eos", "--tokenizer", "words", "--seed", "3",
+                                 "--out", dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    int later = 0;
+    for (const auto& r : read_jsonl(dir.file("out") + "/requests.jsonl")) {
+        BOOST_TEST_REQUIRE(r.at("status").as_string() == "ok");
+        const std::int64_t turn = num(r.at("turn"));
+        BOOST_TEST(num(r.at("prompt_tokens")) == (turn - 1) * (20 + 6) + 20);
+        later += turn > 1;
+    }
+    BOOST_TEST(later == 8);
+}

@@ -47,6 +47,7 @@ json::object sessions_json(const session_stats& s) {
     for (std::size_t k = 0; k < s.turns.size(); ++k) {
         const turn_stats& t = s.turns[k];
         json::object row{{"turn", k + 1}, {"completed", t.completed}, {"failed", t.failed}};
+        if (k + 1 == static_cast<std::size_t>(tracked_turns)) row["and_later"] = true;
         row["ttft_ms"] = latency_json(t.ttft);
         row["e2el_ms"] = latency_json(t.e2e);
         row["mean_prompt_tokens"] = t.with_usage > 0 ? json::value(t.mean_prompt_tokens()) : json::value(nullptr);
@@ -75,7 +76,7 @@ std::vector<std::string> session_lines(const session_stats& s) {
         const turn_stats& t = s.turns[k];
         const auto mean = [&](double v) { return t.with_usage > 0 ? fmt("%.0f", v) : std::string("-"); };
         const auto per_token = latency_ms(t.ttft_per_prompt_token, "p50");
-        std::string label = "  " + std::to_string(k + 1);
+        std::string label = "  " + std::to_string(k + 1) + (k + 1 == static_cast<std::size_t>(tracked_turns) ? "+" : "");
         label.resize(15, ' ');
         out.push_back(label + pad(std::to_string(t.completed), 6) + pad(std::to_string(t.failed), 8) +
                       pad(cell(t.ttft, "p50"), 11) + pad(cell(t.e2e, "p50"), 11) + pad(mean(t.mean_prompt_tokens()), 9) +

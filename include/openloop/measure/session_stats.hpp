@@ -6,6 +6,7 @@
 
 #include "openloop/measure/histogram.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct turn_stats {
     double mean_cached_tokens() const;
 };
 
+// Turns past this share the last row (each row holds three histograms of some
+// 260 KiB: a thousand-turn conversation must not cost the reporter 800 MiB).
+inline constexpr int tracked_turns = 64;
+
 struct session_stats {
     int stride = 0;  // 0: not a sessions run; else the request index of turn k of session s is s * stride + k
     std::uint64_t started = 0;    // measured sessions ended, however they ended
@@ -31,10 +36,13 @@ struct session_stats {
     std::uint64_t cut = 0;        // the run ended first
     std::uint64_t turns_planned = 0, turns_completed = 0;
     histogram latency;  // completed sessions: first turn's intended send to last turn's end, ns
-    std::vector<turn_stats> turns;
+    std::vector<turn_stats> turns;  // index k: turn k + 1; the last of tracked_turns rows holds every later turn too
 
     bool enabled() const { return stride > 0; }
-    int turn_of(std::uint64_t request) const { return static_cast<int>(request % static_cast<std::uint64_t>(stride)); }
+    // The row of a request's turn (from 0).
+    int turn_of(std::uint64_t request) const {
+        return std::min(static_cast<int>(request % static_cast<std::uint64_t>(stride)), tracked_turns - 1);
+    }
     turn_stats& turn(int k);
     // ttft_ns, e2e_ns: -1 where undefined (request_metrics); prompt and cached tokens from usage, -1: none.
     void completed_turn(std::uint64_t request, std::int64_t ttft_ns, std::int64_t e2e_ns, std::int64_t prompt_tokens,

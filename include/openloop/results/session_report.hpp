@@ -13,7 +13,7 @@ namespace openloop {
 
 // {"started", "completed", "failed", "cut", "turns_planned", "turns_completed",
 //  "latency_ms": {p50, p90, p99, mean, max}, "by_turn": [{"turn" (from 1), "completed",
-//  "failed", "ttft_ms", "e2el_ms", "mean_prompt_tokens", "mean_cached_tokens",
+//  "failed", "ttft_ms", "e2el_ms", ("and_later": true on the last tracked row), "mean_prompt_tokens", "mean_cached_tokens",
 //  "ttft_per_prompt_token_ms": {...}}, ...]}.
 boost::json::object sessions_json(const session_stats& s);
 

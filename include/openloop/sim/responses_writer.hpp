@@ -30,7 +30,8 @@ struct responses_writer {
     void delta(std::string& out, event_writer& words, int k);
     // output_text.done, content_part.done, output_item.done and response.completed:
     // text is everything generated, completion its tokens; length: it stopped at
-    // max_output_tokens (status "incomplete", as vLLM says it).
+    // max_output_tokens (the response's status "incomplete", while the event is
+    // still response.completed, as vLLM and SGLang send it; OpenAI's is response.incomplete).
     void closing(std::string& out, std::string_view text, int completion, bool length);
     // The non-streamed answer: the response object with its output and usage.
     std::string body(std::string_view text, int completion, bool length);

@@ -15,9 +15,11 @@ po::options_description endpoint_options() {
     po::options_description endpoint("Endpoint", help_width, help_width / 2);
     endpoint.add_options()
         ("endpoint", po::value<std::string>()->default_value("chat"),
-         "chat (/v1/chat/completions), completions (/v1/completions) or embeddings (/v1/embeddings: the prompt "
-         "sent as \"input\", never streamed; the run reports request rate, E2E latency and the server's prompt "
-         "tokens, and generates no output tokens)")
+         "chat (/v1/chat/completions), completions (/v1/completions), responses (/v1/responses, OpenAI's Responses "
+         "API: the prompt sent as \"input\" with max_output_tokens; its stream's output_text deltas time the "
+         "tokens and response.completed gives the usage) or embeddings (/v1/embeddings: the prompt sent as "
+         "\"input\", never streamed; the run reports request rate, E2E latency and the server's prompt tokens, "
+         "and generates no output tokens)")
         ("no-stream", po::bool_switch(),
          "send \"stream\": false: each answer is one JSON body with its usage. The run then has E2E latency "
          "(to the body's end), output tokens from usage, throughput and goodput on E2E, but no TTFT, TPOT or "
@@ -35,7 +37,7 @@ void require_streamed(const run_options& o, std::string_view metric, std::string
 void fill_endpoint(const po::variables_map& vm, run_options& o) {
     o.endpoint = vm["endpoint"].as<std::string>();
     if (endpoint_path(o.endpoint).empty())
-        throw usage_error("--endpoint must be chat, completions or embeddings, got '" + o.endpoint + "'");
+        throw usage_error("--endpoint must be chat, completions, responses or embeddings, got '" + o.endpoint + "'");
     o.stream = !vm["no-stream"].as<bool>();
     const bool embeddings = o.endpoint == "embeddings";
     if (embeddings) {
@@ -47,6 +49,9 @@ void fill_endpoint(const po::variables_map& vm, run_options& o) {
         }
     } else if (!o.stream && vm["no-continuous-usage"].as<bool>()) {
         throw usage_error("--no-continuous-usage asks a stream for less usage; with --no-stream there is no stream");
+    } else if (o.endpoint == "responses" && vm["no-continuous-usage"].as<bool>()) {
+        throw usage_error("--no-continuous-usage asks a stream for less usage; a Responses stream has no stream "
+                          "options: its usage comes once, in response.completed");
     }
     if (!streams(o) && o.log_chunk_gaps)
         throw usage_error("--log-chunk-gaps lists the gaps between a stream's chunks; answers that are not "

@@ -31,7 +31,10 @@ void append_int(std::string& out, std::int64_t v) {
 }  // namespace
 
 request_body::request_body(const run_options& o)
-    : o_(o), chat_(o.endpoint == "chat"), embeddings_(o.endpoint == "embeddings") {
+    : o_(o),
+      chat_(o.endpoint == "chat"),
+      responses_(o.endpoint == "responses"),
+      embeddings_(o.endpoint == "embeddings") {
     if (o.extra_body.empty()) return;
     json::error_code ec;
     auto extra = json::parse(o.extra_body, ec);
@@ -43,7 +46,7 @@ request_body::request_body(const run_options& o)
 }
 
 void request_body::generation_fields(json::object& body) const {
-    body["max_tokens"] = max_mark.substr(1, max_mark.size() - 2);
+    body[responses_ ? "max_output_tokens" : "max_tokens"] = max_mark.substr(1, max_mark.size() - 2);
     if (!extra_.contains("temperature")) body["temperature"] = o_.temperature;
     if (o_.sampling_seed >= 0 && !extra_.contains("seed")) body["seed"] = o_.sampling_seed;
     if (o_.ignore_eos) {
@@ -53,7 +56,8 @@ void request_body::generation_fields(json::object& body) const {
     }
     // A non-streamed answer carries its usage anyway: stream_options would be refused.
     body["stream"] = o_.stream;
-    if (!o_.stream) return;
+    // A Responses stream always ends with its usage, in response.completed: it has no stream_options for it.
+    if (!o_.stream || responses_) return;
     json::object so{{"include_usage", true}};
     if (o_.continuous_usage) so["continuous_usage_stats"] = true;
     if (!extra_.contains("stream_options")) body["stream_options"] = std::move(so);
@@ -65,6 +69,9 @@ request_body::body_template request_body::make_template(const std::string& model
     if (embeddings_) {
         // Nothing is generated: no lengths, sampling or stream options to send.
         body["input"] = ids ? ids_mark.substr(1, ids_mark.size() - 2) : prompt_mark;
+    } else if (responses_) {
+        // The prompt as the one user message's text, which the server renders with the chat template.
+        body["input"] = prompt_mark;
     } else if (chat_) {
         body["messages"] = json::array{history_mark.substr(1, history_mark.size() - 3),
                                        json::object{{"role", "user"}, {"content", prompt_mark}}};
@@ -107,9 +114,9 @@ void request_body::append(std::string& out, const request_spec& spec, const std:
     if (text_.empty() || model != model_) {
         model_ = model;
         text_ = make_template(model, false);
-        ids_ = chat_ ? body_template{} : make_template(model, true);
+        ids_ = text_only() ? body_template{} : make_template(model, true);
     }
-    const bool ids = !chat_ && !spec.prompt_ids.empty();
+    const bool ids = !text_only() && !spec.prompt_ids.empty();
     for (const piece& p : ids ? ids_ : text_) {
         out.append(p.text);
         switch (p.then) {

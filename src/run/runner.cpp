@@ -69,13 +69,14 @@ std::string_view endpoint_path(std::string_view endpoint) {
     if (endpoint == "chat") return "/chat/completions";
     if (endpoint == "completions") return "/completions";
     if (endpoint == "embeddings") return "/embeddings";
+    if (endpoint == "responses") return "/responses";
     return {};
 }
 
 run_outcome run_load(const run_options& o) {
     const std::string_view path = endpoint_path(o.endpoint);
     if (path.empty())
-        throw std::runtime_error("--endpoint must be chat, completions or embeddings, got '" + o.endpoint + "'");
+        throw std::runtime_error("--endpoint must be chat, completions, responses or embeddings, got '" + o.endpoint + "'");
     client_options co;
     co.target = parse_target_url(o.url);
     const std::string base = co.target.base_path.empty() ? "/v1" : co.target.base_path;
@@ -104,7 +105,8 @@ run_outcome run_load(const run_options& o) {
 
     calibration_request cr;
     cr.choice = o.tokenizer;
-    cr.chat = o.endpoint == "chat";
+    // A Responses input is rendered with the chat template, as a chat message is.
+    cr.chat = o.endpoint == "chat" || o.endpoint == "responses";
     cr.model = model;
     cr.root = server_root(co.target.base_path);
     cr.vocab_size = o.vocab_size;

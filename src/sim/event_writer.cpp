@@ -46,6 +46,14 @@ void event_writer::words(std::string& out, int k) {
     }
 }
 
+std::string generated_words(std::uint64_t state, int k) {
+    event_writer w;
+    w.word_state = state;
+    std::string out;
+    w.words(out, k);
+    return out;
+}
+
 void event_writer::content(std::string& out, int k, int completion, std::string_view finish_reason, bool with_usage) {
     out.append("data: ").append(head);
     out.append(chat ? R"([{"index":0,"delta":{"content":")" : R"([{"index":0,"text":")");

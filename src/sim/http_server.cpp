@@ -11,6 +11,7 @@
 #include "openloop/sim/request_log.hpp"
 #include "openloop/sim/request_start.hpp"
 #include "openloop/sim/response_writer.hpp"
+#include "openloop/sim/responses_writer.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
@@ -160,9 +161,9 @@ private:
         const std::string_view path = target.substr(0, target.find('?'));
         const bool get = req.method() == http::verb::get;
         const bool post = req.method() == http::verb::post;
-        if (path == "/v1/chat/completions" || path == "/v1/completions") {
+        if (path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/responses") {
             if (!post) co_return co_await sim_io::send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
-            co_return co_await complete(stream, req, path == "/v1/chat/completions", first_byte_ns);
+            co_return co_await complete(stream, req, path, first_byte_ns);
         }
         if (path == "/v1/embeddings") {
             if (!post) co_return co_await sim_io::send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
@@ -186,16 +187,18 @@ private:
     }
 
     template <class Stream>
-    net::awaitable<bool> complete(Stream& stream, const http::request<http::string_body>& req, bool chat,
+    net::awaitable<bool> complete(Stream& stream, const http::request<http::string_body>& req, std::string_view path,
                                   std::int64_t first_byte_ns) {
+        const bool chat = path == "/v1/chat/completions";
+        const bool responses = path == "/v1/responses";
         log_record rec;
         rec.first_byte_ns = first_byte_ns;
         rec.arrival_ns = steady_now_ns();
-        rec.endpoint = chat ? "/v1/chat/completions" : "/v1/completions";
+        rec.endpoint = responses ? "/v1/responses" : chat ? "/v1/chat/completions" : "/v1/completions";
         if (auto id = req.find("x-request-id"); id != req.end()) rec.request_id = std::string(id->value());
 
         completion_request r;
-        if (auto err = parse_completion(req.body(), chat, cfg_, r)) {
+        if (auto err = responses ? parse_responses(req.body(), cfg_, r) : parse_completion(req.body(), chat, cfg_, r)) {
             if (cfg_.quirks.error_500 && err->status == http::status::bad_request) {
                 err->status = http::status::internal_server_error;
                 err->type = "InternalServerError";
@@ -227,13 +230,8 @@ private:
         ++counters_.faults[static_cast<int>(f)];
 
         if (f == fault::slow_first_byte) co_await sim_io::sleep_ms(stream, cfg_.faults.slow_first_byte_ms);
-        if (f == fault::http_429 || f == fault::http_500 || f == fault::http_503) {
-            api_error e;
-            e.status = f == fault::http_429 ? http::status::too_many_requests
-                     : f == fault::http_500 ? http::status::internal_server_error
-                                            : http::status::service_unavailable;
-            e.type = f == fault::http_429 ? "RateLimitError" : f == fault::http_500 ? "InternalServerError" : "ServiceUnavailableError";
-            e.message = std::string("injected fault: ") + std::string(fault_name(f));
+        if (const std::optional<api_error> injected = injected_error(f)) {
+            const api_error& e = *injected;
             rec.status = static_cast<int>(e.status);
             rec.outcome = "fault";
             rec.end_ns = steady_now_ns();
@@ -249,8 +247,18 @@ private:
                               : r.temperature == 0.0 ? prompt_hash
                                                      : mix64(cfg_.seed ^ mix64(index));
         const int n = output_length(r, h);
-        const std::string_view finish = (r.ignore_eos || n == r.max_tokens) ? "length" : "stop";
+        const bool length = r.ignore_eos || n == r.max_tokens;
+        const std::string_view finish = length ? "length" : "stop";
+        const std::int64_t created = started_unix_ + (rec.arrival_ns - started_ns_) / 1'000'000'000;
 
+        responses_writer rw;
+        if (responses) {
+            rw.id = "resp_" + std::to_string(mix64(h ^ index) >> 16);
+            rw.item_id = "msg_" + std::to_string(mix64(h ^ ~index) >> 16);
+            rw.model_json = model_json_;
+            rw.created_unix = created;
+            rw.prompt_tokens = r.prompt_tokens;
+        }
         event_writer w;
         w.chat = chat;
         w.continuous_usage = r.continuous_usage;
@@ -260,7 +268,7 @@ private:
         {
             std::string id = (chat ? "chatcmpl-" : "cmpl-") + std::to_string(mix64(h ^ index) >> 16);
             w.head = R"({"id":")" + id + R"(","object":")" + (chat ? "chat.completion.chunk" : "text_completion") +
-                     R"(","created":)" + std::to_string(started_unix_ + (rec.arrival_ns - started_ns_) / 1'000'000'000) +
+                     R"(","created":)" + std::to_string(created) +
                      R"(,"model":)" + model_json_ + R"(,"choices":)";
         }
 
@@ -280,20 +288,12 @@ private:
         const int half = n / 2;
         bool stalled = false, corrupted = false;
         if (r.stream) {
-            http::response<http::empty_body> res{http::status::ok, req.version()};
-            res.set(http::field::server, "openloop-sim");
-            res.set(http::field::content_type, "text/event-stream");
-            res.set(http::field::cache_control, "no-cache");
-            if (auto rid = req.find("x-request-id"); rid != req.end()) res.set("x-request-id", rid->value());
-            res.keep_alive(req.keep_alive());
-            res.chunked(true);
-            http::response_serializer<http::empty_body> sr{res};
-            auto [ec, wn] = co_await http::async_write_header(stream, sr);
-            ok = !ec;
+            ok = co_await sim_io::write_stream_head(stream, req);
             if (ok) {
+                if (responses) rw.opening(buf);
                 // Azure-style filter results come first, as a chunk with no choices.
-                if (quirks.empty_choices_chunk) w.empty_choices(buf);
-                if (chat && !quirks.no_role_chunk) w.role(buf);
+                if (!responses && quirks.empty_choices_chunk) w.empty_choices(buf);
+                if (chat && !responses && !quirks.no_role_chunk) w.role(buf);
                 if (!buf.empty()) ok = co_await sim_io::write_chunk(stream, frame, buf);
             }
             while (ok && sent < n) {
@@ -314,7 +314,8 @@ private:
                         break;
                     }
                     if (f == fault::bad_chunk && !corrupted && sent + k > half) {
-                        w.malformed(buf);
+                        if (responses) rw.malformed(buf);
+                        if (!responses) w.malformed(buf);
                         corrupted = true;
                     }
                     if (f == fault::stall && !stalled && sent >= half && sent > 0) {
@@ -331,8 +332,12 @@ private:
                     if (quirks.keepalive_comments) buf.append(": keep-alive\n\n");
                     const bool last = sent == n;
                     w.cached_tokens = lr.cached_tokens;
-                    w.content(buf, k, sent, last ? finish : std::string_view{},
-                              last && r.include_usage && quirks.usage_in_last_chunk);
+                    if (responses) {
+                        rw.delta(buf, w, k);
+                    } else {
+                        w.content(buf, k, sent, last ? finish : std::string_view{},
+                                  last && r.include_usage && quirks.usage_in_last_chunk);
+                    }
                 }
                 if (!ok) break;
                 // Stamped as the bytes are handed to the socket: the client cannot see them earlier.
@@ -349,9 +354,11 @@ private:
             }
             if (ok) {
                 buf.clear();
-                w.cached_tokens = lr.cached_tokens;
-                if (r.include_usage && !quirks.usage_in_last_chunk) w.final_usage(buf, sent);
-                if (!quirks.no_done) buf.append("data: [DONE]\n\n");
+                w.cached_tokens = rw.cached_tokens = lr.cached_tokens;
+                // A Responses stream has no [DONE]: response.completed, with the usage, is its end.
+                if (responses) rw.closing(buf, generated_words(h, sent), sent, length);
+                if (!responses && r.include_usage && !quirks.usage_in_last_chunk) w.final_usage(buf, sent);
+                if (!responses && !quirks.no_done) buf.append("data: [DONE]\n\n");
                 if (!buf.empty()) ok = co_await sim_io::write_chunk(stream, frame, buf);
                 if (ok) ok = co_await sim_io::write_all(stream, "0\r\n\r\n");
                 if (!ok) rec.outcome = "client_closed";
@@ -370,11 +377,12 @@ private:
                 rec.outcome = "fault";
                 ok = false;
             } else {
-                std::string text;
-                w.words(text, n);
-                std::string s = completion_response(chat, (chat ? "chatcmpl-" : "cmpl-") + std::to_string(id),
-                                                    started_unix_, cfg_.served_model_name, text, finish,
-                                                    r.prompt_tokens, n, lr.cached_tokens);
+                const std::string text = generated_words(h, n);
+                rw.cached_tokens = lr.cached_tokens;
+                std::string s = responses ? rw.body(text, n, length)
+                                          : completion_response(chat, (chat ? "chatcmpl-" : "cmpl-") + std::to_string(id),
+                                                                started_unix_, cfg_.served_model_name, text, finish,
+                                                                r.prompt_tokens, n, lr.cached_tokens);
                 if (f == fault::bad_chunk) s.resize(s.size() / 2);
                 ok = co_await sim_io::send(stream, req, http::status::ok, std::move(s));
                 rec.first_token_ns = rec.last_token_ns = steady_now_ns();
@@ -393,12 +401,11 @@ private:
         rec.cached_tokens = lr.cached_tokens;
         rec.end_ns = steady_now_ns();
         if (cfg_.log_content) {
-            // The words are a function of the request's seed: generated again, as they were sent.
+            // The words are a function of the request's seed: generated again, as they were
+            // sent (as for a Responses .done event and a non-streamed answer).
             rec.content = true;
             rec.body = req.body();
-            event_writer again;
-            again.word_state = h;
-            again.words(rec.output, sent);
+            rec.output = generated_words(h, sent);
         }
         log_.write(rec);
         co_return ok;

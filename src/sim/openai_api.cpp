@@ -82,14 +82,12 @@ std::string error_body(const api_error& e) {
     return json::serialize(json::object{{"error", std::move(inner)}});
 }
 
-std::optional<api_error> parse_completion(std::string_view body, bool chat, const sim_config& cfg,
-                                          completion_request& r) {
-    json::value doc;
-    if (auto e = parse_body(body, cfg, doc)) return e;
-    const auto& o = doc.get_object();
-    r.chat = chat;
-    std::string err;
-    if (!request_prompt_ids(cfg.tokenizer, o, chat, r.token_ids, err)) return bad_request(err);
+namespace {
+
+// What a completion, chat or Responses request asks beyond its prompt (r's
+// token ids): lengths, sampling and streaming, with vLLM's defaults and checks.
+std::optional<api_error> read_generation(const json::object& o, const sim_config& cfg, completion_request& r) {
+    const bool chat = r.chat;
     r.prompt_tokens = static_cast<int>(r.token_ids.size());
 
     constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
@@ -98,8 +96,9 @@ std::optional<api_error> parse_completion(std::string_view body, bool chat, cons
     std::optional<std::int64_t> n, max_tokens, max_completion_tokens, min_tokens, seed;
     std::optional<double> temperature, top_p;
     for (auto e : {read_integer(o, "n", 1, int64_max, n),
-                   read_integer(o, "max_tokens", 1, int64_max, max_tokens),
-                   chat ? read_integer(o, "max_completion_tokens", 1, int64_max, max_completion_tokens) : std::nullopt,
+                   read_integer(o, r.responses ? "max_output_tokens" : "max_tokens", 1, int64_max, max_tokens),
+                   chat && !r.responses ? read_integer(o, "max_completion_tokens", 1, int64_max, max_completion_tokens)
+                                        : std::nullopt,
                    read_integer(o, "min_tokens", 0, int64_max, min_tokens),
                    read_integer(o, "seed", std::numeric_limits<std::int64_t>::min(), int64_max, seed),
                    read_real(o, "temperature", [](double x) { return x >= 0; }, "non-negative", temperature),
@@ -139,6 +138,54 @@ std::optional<api_error> parse_completion(std::string_view body, bool chat, cons
             r.continuous_usage = v->get_bool();
     }
     return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<api_error> injected_error(fault f) {
+    if (f != fault::http_429 && f != fault::http_500 && f != fault::http_503) return std::nullopt;
+    api_error e;
+    e.status = f == fault::http_429 ? http::status::too_many_requests
+             : f == fault::http_500 ? http::status::internal_server_error
+                                    : http::status::service_unavailable;
+    e.type = f == fault::http_429 ? "RateLimitError" : f == fault::http_500 ? "InternalServerError" : "ServiceUnavailableError";
+    e.message = std::string("injected fault: ") + std::string(fault_name(f));
+    return e;
+}
+
+std::optional<api_error> parse_completion(std::string_view body, bool chat, const sim_config& cfg,
+                                          completion_request& r) {
+    json::value doc;
+    if (auto e = parse_body(body, cfg, doc)) return e;
+    const auto& o = doc.get_object();
+    r.chat = chat;
+    std::string err;
+    if (!request_prompt_ids(cfg.tokenizer, o, chat, r.token_ids, err)) return bad_request(err);
+    return read_generation(o, cfg, r);
+}
+
+std::optional<api_error> parse_responses(std::string_view body, const sim_config& cfg, completion_request& r) {
+    json::value doc;
+    if (auto e = parse_body(body, cfg, doc)) return e;
+    const auto& o = doc.get_object();
+    r.chat = r.responses = true;
+    // The instructions and the input, as the chat messages vLLM renders them as.
+    json::array messages;
+    if (const auto* i = o.if_contains("instructions"); i && i->is_string())
+        messages.push_back(json::object{{"role", "system"}, {"content", *i}});
+    const auto* input = o.if_contains("input");
+    if (!input || input->is_null()) return bad_request("input: field required");
+    if (input->is_string()) {
+        messages.push_back(json::object{{"role", "user"}, {"content", *input}});
+    } else if (const auto* items = input->if_array(); items && !items->empty()) {
+        messages.insert(messages.end(), items->begin(), items->end());
+    } else {
+        return bad_request("input: a string or a non-empty list of input items is required, got " + text_of(*input));
+    }
+    std::string err;
+    if (!request_prompt_ids(cfg.tokenizer, json::object{{"messages", std::move(messages)}}, true, r.token_ids, err))
+        return bad_request("input: " + err);
+    return read_generation(o, cfg, r);
 }
 
 std::string completion_response(bool chat, const std::string& id, std::int64_t created_unix, const std::string& model,

@@ -1,6 +1,7 @@
 #include "openloop/wire/chunk.hpp"
 
 #include "openloop/wire/chunk_scan.hpp"
+#include "openloop/wire/responses_event.hpp"
 
 #include <boost/json/value.hpp>
 
@@ -73,6 +74,51 @@ std::size_t tool_call_chars(const json::object& call) {
     return fn ? string_chars(*fn, "name") + string_chars(*fn, "arguments") : 0;
 }
 
+// A chunk's usage, or a Responses response.usage under its own names.
+void read_usage(const json::object& usage, bool responses, chunk_info& info) {
+    info.has_usage = true;
+    info.prompt_tokens = usage_member(usage, responses ? "input_tokens" : "prompt_tokens", info.bad_usage);
+    info.completion_tokens = usage_member(usage, responses ? "output_tokens" : "completion_tokens", info.bad_usage);
+    if (const json::object* details = object_member(usage, responses ? "input_tokens_details" : "prompt_tokens_details"))
+        info.cached_tokens = usage_member(*details, "cached_tokens", info.bad_usage);
+}
+
+// The Responses event type e names, if the data is one.
+responses_event responses_type(const json::object& obj) {
+    const json::value* type = obj.if_contains("type");
+    return type && type->is_string() ? classify_responses_event(type->get_string()) : responses_event::none;
+}
+
+chunk_info responses_chunk(const json::object& obj, responses_event e) {
+    chunk_info info;
+    info.kind = chunk_kind::empty;
+    const json::object* response = object_member(obj, "response");
+    switch (e) {
+    case responses_event::text_delta:
+    case responses_event::reasoning_delta: {
+        const std::size_t chars = string_chars(obj, "delta");
+        add_saturating(info.content_chars, chars);
+        if (e == responses_event::reasoning_delta) add_saturating(info.reasoning_chars, chars);
+        if (chars > 0) info.kind = chunk_kind::content;
+        break;
+    }
+    case responses_event::terminal:
+        info.kind = chunk_kind::completed;
+        if (const json::object* usage = response ? object_member(*response, "usage") : nullptr) read_usage(*usage, true, info);
+        break;
+    case responses_event::failure: {
+        // An error event carries its code itself; response.failed in response.error.
+        info.kind = chunk_kind::error;
+        const json::object* detail = response ? object_member(*response, "error") : &obj;
+        info.error_code = std::max<std::int64_t>(detail ? int_member(*detail, "code") : -1, 0);
+        break;
+    }
+    case responses_event::none:
+    case responses_event::other: break;
+    }
+    return info;
+}
+
 }  // namespace
 
 std::size_t utf8_length(std::string_view s) {
@@ -108,6 +154,13 @@ void chunk_decoder::append_text(std::string_view payload, std::string& out) {
     if (ec) return;
     const json::value root = parser_.release();
     const json::object* obj = root.if_object();
+    if (obj && responses_type(*obj) != responses_event::none) {
+        // The answer is the output text: not reasoning, a refusal or a call's arguments.
+        const json::value* delta = obj->if_contains("delta");
+        if (obj->at("type").get_string() == "response.output_text.delta" && delta && delta->is_string())
+            out.append(delta->get_string());
+        return;
+    }
     const json::value* choices = obj ? obj->if_contains("choices") : nullptr;
     const json::array* list = choices ? choices->if_array() : nullptr;
     const json::object* choice = list && !list->empty() ? list->front().if_object() : nullptr;
@@ -136,6 +189,7 @@ chunk_info chunk_decoder::decode_full(std::string_view payload) {
     const json::object* obj = root.if_object();
     if (!obj)
         return info;
+    if (const responses_event e = responses_type(*obj); e != responses_event::none) return responses_chunk(*obj, e);
 
     // Mid-stream errors: {"error":{"message":..,"code":..}} (OpenAI, vLLM,
     // llama.cpp), {"error":"..."} (TGI), or {"object":"error",...} (older vLLM).
@@ -149,13 +203,7 @@ chunk_info chunk_decoder::decode_full(std::string_view payload) {
         return info;
     }
 
-    if (const json::object* usage = object_member(*obj, "usage")) {
-        info.has_usage = true;
-        info.prompt_tokens = usage_member(*usage, "prompt_tokens", info.bad_usage);
-        info.completion_tokens = usage_member(*usage, "completion_tokens", info.bad_usage);
-        if (const json::object* details = object_member(*usage, "prompt_tokens_details"))
-            info.cached_tokens = usage_member(*details, "cached_tokens", info.bad_usage);
-    }
+    if (const json::object* usage = object_member(*obj, "usage")) read_usage(*usage, false, info);
 
     const json::value* choices_value = obj->if_contains("choices");
     if (!choices_value) {

@@ -1,5 +1,7 @@
 #include "openloop/wire/chunk_scan.hpp"
 
+#include "openloop/wire/responses_event.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -61,6 +63,7 @@ public:
         if (!root()) return std::nullopt;
         skip_ws();
         if (p_ != end_) return std::nullopt;
+        if (const responses_event e = classify_responses_event(type_); e != responses_event::none) return responses(e);
         if (!seen_choices_) {
             if (!info_.has_usage) return std::nullopt;  // malformed: the full decoder says so
             info_.kind = chunk_kind::usage_only;
@@ -86,6 +89,31 @@ private:
     bool has_content_ = false;
     bool has_role_ = false;
     bool string_empty_ = false;  // the last string read had no bytes at all
+    // A Responses event's parts, read before its "type" (often the last member) says it is one.
+    std::string_view type_;
+    std::size_t delta_chars_ = 0;
+    chunk_info response_usage_;
+
+    // As chunk.cpp's responses_chunk decides; error events are the full decoder's.
+    std::optional<chunk_info> responses(responses_event e) {
+        chunk_info info;
+        info.kind = chunk_kind::empty;
+        switch (e) {
+        case responses_event::text_delta:
+        case responses_event::reasoning_delta:
+            add_saturating(info.content_chars, delta_chars_);
+            if (e == responses_event::reasoning_delta) add_saturating(info.reasoning_chars, delta_chars_);
+            if (delta_chars_ > 0) info.kind = chunk_kind::content;
+            return info;
+        case responses_event::terminal:
+            response_usage_.kind = chunk_kind::completed;
+            return response_usage_;
+        case responses_event::failure: return std::nullopt;
+        case responses_event::none:
+        case responses_event::other: break;
+        }
+        return info;
+    }
 
     void skip_ws() {
         while (p_ != end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
@@ -267,7 +295,18 @@ private:
                 if (!first(seen, 4)) return false;
                 if (peek() != '{') return skip_value();
                 info_.has_usage = true;
-                return usage();
+                return usage(info_, false);
+            }
+            if (k == "type") {
+                // An escaped type is left to the full decoder: it might unescape to a Responses event's.
+                std::size_t chars = 0;
+                if (!first(seen, 16)) return false;
+                return peek() == '"' ? string(chars, &type_) : skip_value();
+            }
+            if (k == "delta") return first(seen, 32) && text_chars(delta_chars_);
+            if (k == "response") {
+                if (!first(seen, 64)) return false;
+                return peek() == '{' ? response() : skip_value();
             }
             if (k == "choices") {
                 if (!first(seen, 8) || peek() != '[') return false;
@@ -280,7 +319,7 @@ private:
 
     // A usage figure: null is absent; a plain integer is read; anything but a
     // number is bad; other numbers (12.0, -1, 1e3) are the full decoder's.
-    bool figure(std::int64_t& out) {
+    bool figure(std::int64_t& out, bool& bad) {
         const char c = peek();
         if (c == 'n') return literal("null");
         if (c == '-' || (c >= '0' && c <= '9')) {
@@ -290,25 +329,40 @@ private:
             out = v;
             return true;
         }
-        info_.bad_usage = true;
+        bad = true;
         return skip_value();
     }
 
-    bool usage() {
+    // A chunk's usage, or a Responses response.usage under its own names.
+    bool usage(chunk_info& into, bool responses) {
         unsigned seen = 0;
         return object([&](std::string_view k) {
-            if (k == "prompt_tokens") return first(seen, 1) && figure(info_.prompt_tokens);
-            if (k == "completion_tokens") return first(seen, 2) && figure(info_.completion_tokens);
-            if (k == "prompt_tokens_details") {
+            if (k == (responses ? "input_tokens" : "prompt_tokens"))
+                return first(seen, 1) && figure(into.prompt_tokens, into.bad_usage);
+            if (k == (responses ? "output_tokens" : "completion_tokens"))
+                return first(seen, 2) && figure(into.completion_tokens, into.bad_usage);
+            if (k == (responses ? "input_tokens_details" : "prompt_tokens_details")) {
                 if (!first(seen, 4)) return false;
                 if (peek() != '{') return skip_value();
                 unsigned inner = 0;
                 return object([&](std::string_view d) {
-                    if (d == "cached_tokens") return first(inner, 1) && figure(info_.cached_tokens);
+                    if (d == "cached_tokens") return first(inner, 1) && figure(into.cached_tokens, into.bad_usage);
                     return skip_value();
                 });
             }
             return skip_value();
+        });
+    }
+
+    // A Responses event's response object: only its usage counts.
+    bool response() {
+        unsigned seen = 0;
+        return object([&](std::string_view k) {
+            if (k != "usage") return skip_value();
+            if (!first(seen, 1)) return false;
+            if (peek() != '{') return skip_value();
+            response_usage_.has_usage = true;
+            return usage(response_usage_, true);
         });
     }
 

@@ -31,6 +31,11 @@ std::string body_message(std::string_view body) {
                     return printable_line(e->get_string(), error_messages::max_message_bytes);
                 }
             }
+            // A Responses stream's response.failed says it in response.error.message.
+            if (const auto* r = o->if_contains("response"); r && r->is_object())
+                if (const auto* e = r->get_object().if_contains("error"); e && e->is_object())
+                    if (const auto* m = e->get_object().if_contains("message"))
+                        return printable_line(text_of(*m), error_messages::max_message_bytes);
             for (const char* key : {"message", "detail"})
                 if (const auto* m = o->if_contains(key)) return printable_line(text_of(*m), error_messages::max_message_bytes);
         }

@@ -14,12 +14,16 @@ namespace json = boost::json;
 namespace {
 
 // The containers whose members mean something; everything else is `other`.
-enum class where : std::uint8_t { other, root, usage, details, error, choices, choice, message, tool_calls, function, data };
+// output, output_item, parts and part: a Responses answer's output items and their content (or summary) parts.
+enum class where : std::uint8_t {
+    other, root, usage, details, error, choices, choice, message, tool_calls, function, data,
+    output, output_item, parts, part,
+};
 
 enum class key : std::uint8_t {
     other, object, error, usage, prompt_tokens, completion_tokens, details, cached_tokens, choices, message,
     content, reasoning_content, reasoning, tool_calls, function_call, function, name, arguments, text,
-    finish_reason, data, code,
+    finish_reason, data, code, output, summary, type, refusal,
 };
 
 key key_of(std::string_view k) {
@@ -49,6 +53,14 @@ key key_of(std::string_view k) {
         {"finish_reason", key::finish_reason},
         {"data", key::data},
         {"code", key::code},
+        {"output", key::output},
+        {"summary", key::summary},
+        {"type", key::type},
+        {"refusal", key::refusal},
+        // A Responses answer's usage names its figures so.
+        {"input_tokens", key::prompt_tokens},
+        {"output_tokens", key::completion_tokens},
+        {"input_tokens_details", key::details},
     };
     for (const entry& e : keys)
         if (e.name == k) return e.id;
@@ -76,13 +88,17 @@ struct handler {
     // longer ones are no name this scanner looks for.
     std::array<char, 24> key_text{};
     std::size_t key_len = 0;
-    std::array<char, 8> value_text{};
+    std::array<char, 16> value_text{};
     std::size_t value_len = 0;
     bool root_object = false;
     bool bad_shape = false;
     bool error = false;
     std::size_t choice_chars = 0;
     std::size_t reasoning_content = 0, reasoning = 0;  // of the message in hand
+    // Of the Responses output item in hand: its text, and whether its type
+    // (which may come after its content) says it is reasoning.
+    std::size_t item_chars = 0;
+    bool item_reasoning = false;
 
     void reset() { *this = handler{}; }
 
@@ -102,6 +118,16 @@ struct handler {
             } else {
                 bad_shape = true;
             }
+        } else if (parent == where::output) {
+            if (object) {
+                item_chars = 0;
+                item_reasoning = false;
+                child = where::output_item;
+            } else {
+                bad_shape = true;
+            }
+        } else if (parent == where::parts) {
+            child = object ? where::part : where::other;
         } else if (parent == where::data) {
             ++out.data_items;
         } else if (parent == where::tool_calls) {
@@ -131,6 +157,13 @@ struct handler {
                 }
                 bad_shape = true;
             }
+            if (k == key::output) {
+                if (!object) {
+                    out.has_output = true;
+                    return where::output;
+                }
+                bad_shape = true;
+            }
             if (k == key::data) {
                 if (!object) {
                     out.has_data = true;
@@ -144,6 +177,7 @@ struct handler {
             }
             return where::other;
         case where::usage: return k == key::details && object ? where::details : where::other;
+        case where::output_item: return (k == key::content || k == key::summary) && !object ? where::parts : where::other;
         case where::choice: return k == key::message && object ? where::message : where::other;
         case where::message:
             if (k == key::tool_calls && !object) return where::tool_calls;
@@ -169,15 +203,20 @@ struct handler {
         } else if (done == where::choice) {
             if (choice_chars > 0) out.info.kind = chunk_kind::content;
             add_saturating(out.info.content_chars, choice_chars);
+        } else if (done == where::output_item) {
+            if (item_chars > 0) out.info.kind = chunk_kind::content;
+            add_saturating(out.info.content_chars, item_chars);
+            if (item_reasoning) add_saturating(out.info.reasoning_chars, item_chars);
         }
         pending = key::other;
     }
 
     // A scalar that is an element of an array rather than a member's value.
     bool element_scalar() {
-        if (top() == where::choices) bad_shape = true;
-        if (top() == where::data) ++out.data_items;
-        return top() == where::choices || top() == where::data || top() == where::tool_calls;
+        const where w = top();
+        if (w == where::choices || w == where::output) bad_shape = true;
+        if (w == where::data) ++out.data_items;
+        return w == where::choices || w == where::data || w == where::tool_calls || w == where::output || w == where::parts;
     }
 
     // A usage figure: as chunk.cpp reads one (12.0 is 12; negative, fractional,
@@ -213,9 +252,13 @@ struct handler {
         const bool output = (w == where::choice && k == key::text) || (w == where::message && k == key::content) ||
                             (w == where::function && (k == key::name || k == key::arguments));
         if (output) choice_chars += utf8_length(s);
+        // A Responses item's text: its parts' text (or refusal), a function call's name and arguments.
+        if ((w == where::part && (k == key::text || k == key::refusal)) ||
+            (w == where::output_item && (k == key::name || k == key::arguments)))
+            item_chars += utf8_length(s);
         if (w == where::message && k == key::reasoning_content) reasoning_content += utf8_length(s);
         if (w == where::message && k == key::reasoning) reasoning += utf8_length(s);
-        if (w == where::root && k == key::object) {
+        if ((w == where::root && k == key::object) || (w == where::output_item && k == key::type)) {
             const std::size_t n = std::min(s.size(), value_text.size() - std::min(value_text.size(), value_len));
             std::memcpy(value_text.data() + value_len, s.data(), n);
             value_len += s.size();
@@ -230,6 +273,9 @@ struct handler {
         if (w == where::root && pending == key::object && value_len == 5 &&
             std::string_view(value_text.data(), 5) == "error")
             error = true;
+        if (w == where::output_item && pending == key::type && value_len == 9 &&
+            std::string_view(value_text.data(), 9) == "reasoning")
+            item_reasoning = true;
         if (w == where::root && pending == key::error) error = true;
         if (w == where::choice && pending == key::finish_reason && total > 0) out.info.finished = true;
         value_len = 0;

@@ -78,7 +78,7 @@ event response_reader::on_headers(int status, std::string_view content_type, std
 }
 
 bool response_reader::on_data(const sse_event& ev, std::int64_t t_ns, event& out) {
-    // The first failure decides; after [DONE] the stream has said everything.
+    // The first failure decides; after [DONE] (or response.completed) the stream has said everything.
     if (stream_failure_ != error_class::none || saw_done_) return false;
     saw_data_ = true;
     // `event: error` says what its payload is, whatever shape that has.
@@ -118,6 +118,8 @@ bool response_reader::on_data(const sse_event& ev, std::int64_t t_ns, event& out
         out = event{t_ns, 0, request_, tokens, static_cast<std::int64_t>(info.content_chars), event_kind::chunk};
         return true;
     }
+    // A Responses stream's last event stands where [DONE] would: its usage was read above.
+    case chunk_kind::completed:
     case chunk_kind::done:
         saw_done_ = true;
         done_ns_ = t_ns;
@@ -187,6 +189,7 @@ bool response_reader::conclude(const read_completion& r, event& done) {
         if (mode_ == response_mode::json) return conclude_json(r.t_ns, done);
         // Servers that never send [DONE] end the stream with the body, but
         // then a finish_reason said it was over; without either it was cut.
+        // A Responses stream has neither: only response.completed says it ended.
         if (!saw_done_ && !saw_finish_ && saw_data_) {
             at_body_end_ = false;  // what the server sends next cannot be trusted either
             finish(error_class::stream_truncated);
@@ -217,17 +220,18 @@ bool response_reader::conclude_json(std::int64_t t_ns, event& done) {
         finish(error_class::server_error);
         return false;
     }
-    if (i.kind == chunk_kind::malformed || (!b.has_choices && !b.has_data)) {
+    const bool generated = b.has_choices || b.has_output;
+    if (i.kind == chunk_kind::malformed || (!generated && !b.has_data)) {
         finish(error_class::bad_chunk);
         return false;
     }
-    if (b.has_choices && i.kind != chunk_kind::content && i.completion_tokens <= 0) {
+    if (generated && i.kind != chunk_kind::content && i.completion_tokens <= 0) {
         finish(error_class::no_content);
         return false;
     }
     finish(error_class::none);
     std::int64_t completion = i.bad_usage ? -1 : i.completion_tokens;
-    if (!b.has_choices && !i.bad_usage) completion = 0;
+    if (!generated && !i.bad_usage) completion = 0;
     std::uint8_t flags = done_unstreamed;
     if (i.bad_usage) flags |= done_bad_usage;
     done = event{t_ns, i.cached_tokens, request_, completion, i.prompt_tokens, event_kind::done, flags};

@@ -28,12 +28,15 @@ using namespace test_http;
 namespace {
 
 // The io thread's allocations in a whole run of n requests of `tokens` output
-// tokens, open loop at 2,000 req/s or closed loop of 4 workers.
-double io_thread_allocations(const std::string& url, temp_dir& dir, int n, int tokens, bool open_loop) {
-    const std::string tag = std::to_string(n) + "x" + std::to_string(tokens) + (open_loop ? "-open" : "-closed");
+// tokens, open loop at 2,000 req/s or closed loop of 4 workers, on --endpoint endpoint.
+double io_thread_allocations(const std::string& url, temp_dir& dir, int n, int tokens, bool open_loop,
+                             const std::string& endpoint = "chat") {
+    const std::string tag =
+        endpoint + std::to_string(n) + "x" + std::to_string(tokens) + (open_loop ? "-open" : "-closed");
     const std::string count = dir.file("count-" + tag);
     const std::string cmd = "OPENLOOP_MALLOC_COUNT_FILE=" + count + " LD_PRELOAD=" OPENLOOP_MALLOC_COUNT " " OPENLOOP_BIN
-                            " run --lag-bound 250ms --target " + url + (open_loop ? " --rate 2000" : " --concurrency 4") +
+                            " run --lag-bound 250ms --target " + url + " --endpoint " + endpoint +
+                            (open_loop ? " --rate 2000" : " --concurrency 4") +
                             " --num-requests " + std::to_string(n) +
                             " --input-len 64 --output-len " + std::to_string(tokens) +
                             " --ignore-eos --tokenizer words --progress off --out " + dir.file("out-" + tag) + " > " +
@@ -66,5 +69,18 @@ BOOST_AUTO_TEST_CASE(nothing_per_request_nor_per_chunk_on_the_io_thread) {
     // The pool of connections grows with the bursts of a Poisson schedule,
     // now and then a connection more: far from the 9 a request once took.
     BOOST_TEST(per_request < 0.25);
+    BOOST_TEST(per_chunk < 0.001);
+}
+
+// A Responses stream's deltas go through the same scan, and its longer
+// events (the whole text again in each .done) through the same buffers.
+BOOST_AUTO_TEST_CASE(nothing_per_delta_of_a_responses_stream) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
+    const double shorter = io_thread_allocations(sim.url, dir, 3000, 16, false, "responses");
+    const double longer = io_thread_allocations(sim.url, dir, 3000, 64, false, "responses");
+    const double per_chunk = (longer - shorter) / (3000.0 * 48);
+    BOOST_TEST_MESSAGE("io thread allocations, /v1/responses, closed loop, 3,000 requests: " << shorter
+                       << " of 16 tokens, " << longer << " of 64: " << per_chunk << " per delta");
     BOOST_TEST(per_chunk < 0.001);
 }

@@ -55,6 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(a.error_code >= 0);
     FUZZ_CHECK(a.kind == chunk_kind::error || a.error_code == 0);
     if (a.kind == chunk_kind::done) FUZZ_CHECK(!a.has_usage && !a.finished && a.choices == 0);
+    if (a.kind == chunk_kind::completed) FUZZ_CHECK(!a.finished && a.choices == 0);
     if (a.kind == chunk_kind::malformed) FUZZ_CHECK(!a.finished && a.choices == 0);
     // Generated text is what makes a chunk content, and only that.
     FUZZ_CHECK((a.kind == chunk_kind::content) || a.content_chars == 0);

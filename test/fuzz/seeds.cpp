@@ -53,7 +53,8 @@ std::vector<std::string> payloads(const std::string& stream) {
         std::size_t end = stream.find("\n\n", pos);
         if (end == std::string::npos) end = stream.size();
         std::string event = stream.substr(pos, end - pos);
-        if (event.rfind("data: ", 0) == 0) out.push_back(event.substr(6));
+        // After the event line a Responses stream names each event with.
+        if (const auto data = event.find("data: "); data != std::string::npos) out.push_back(event.substr(data + 6));
         pos = end + 2;
     }
     return out;
@@ -79,6 +80,10 @@ int main(int argc, char** argv) try {
         {"with_fields", recorded::with_fields},
         {"vllm_error_mid_stream", recorded::vllm_error_mid_stream},
         {"sim_bad_chunk", recorded::sim_bad_chunk},
+        {"vllm_responses", recorded::vllm_responses},
+        {"openai_responses_incomplete", recorded::openai_responses_incomplete},
+        {"responses_failed", recorded::responses_failed},
+        {"responses_error_event", recorded::responses_error_event},
     };
     for (const auto& [name, body] : streams) {
         // sse: default limit, whole / bytewise / 7-byte pieces; and a small limit.
@@ -100,6 +105,10 @@ int main(int argc, char** argv) try {
         {"json_embedding", R"({"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,-0.2]}],)"
                            R"("usage":{"prompt_tokens":3,"total_tokens":3}})"},
         {"json_error", R"({"object":"error","message":"overloaded","code":503})"},
+        {"json_response", R"({"object":"response","status":"completed","error":null,"output":[{"type":"reasoning",)"
+                          R"("content":[{"type":"reasoning_text","text":"hm"}]},{"type":"message","content":[{"type":)"
+                          R"("output_text","text":"hi there"}]}],"usage":{"input_tokens":5,"output_tokens":4,)"
+                          R"("input_tokens_details":{"cached_tokens":4}}})"},
     };
     for (const auto& [name, body] : bodies) {
         write(out / "response_reader", name, bytes({0, 64, 0}) + body);

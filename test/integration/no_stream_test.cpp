@@ -5,7 +5,6 @@
 #include "run_files.hpp"
 #include "test_http.hpp"
 
-#include <map>
 
 namespace json = boost::json;
 using namespace test_http;
@@ -15,14 +14,6 @@ using namespace test_http;
 // request, checked against the simulator's own log, and no TTFT or ITL anywhere.
 
 namespace {
-
-std::int64_t num(const json::value& v) { return v.is_null() ? -1 : v.to_number<std::int64_t>(); }
-
-std::map<std::string, json::object> by_id(const std::string& sim_log) {
-    std::map<std::string, json::object> out;
-    for (auto& o : read_jsonl(sim_log)) out[std::string(o.at("request_id").as_string())] = o;
-    return out;
-}
 
 // Not streamed: the metrics that need chunks are absent from summary.json, not null or 0.
 void check_no_stream_metrics(const json::object& summary) {
@@ -52,7 +43,7 @@ BOOST_AUTO_TEST_CASE(a_no_stream_run_counts_every_token_exactly) {
     BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
     sim.process.stop();
 
-    const auto server = by_id(sim_log);
+    const auto server = sim_log_by_id(sim_log);
     const auto requests = read_jsonl(dir.file("out/requests.jsonl"));
     BOOST_TEST_REQUIRE(requests.size() == 30u);
     std::int64_t out_tokens = 0, in_tokens = 0;
@@ -61,19 +52,19 @@ BOOST_AUTO_TEST_CASE(a_no_stream_run_counts_every_token_exactly) {
         const auto& s = server.at(std::string(r.at("id").as_string()));
         BOOST_TEST(s.at("stream").as_bool() == false);  // the body said "stream": false
         BOOST_TEST(r.at("streamed").as_bool() == false);
-        BOOST_TEST(num(r.at("output_tokens")) == num(r.at("max_tokens")));
-        BOOST_TEST(num(r.at("output_tokens")) == num(s.at("completion_tokens")));
+        BOOST_TEST(json_int(r.at("output_tokens")) == json_int(r.at("max_tokens")));
+        BOOST_TEST(json_int(r.at("output_tokens")) == json_int(s.at("completion_tokens")));
         BOOST_TEST(r.at("output_tokens_source").as_string() == "usage");
-        BOOST_TEST(num(r.at("prompt_tokens")) == num(r.at("input_tokens")));
-        BOOST_TEST(num(r.at("prompt_tokens")) == num(s.at("prompt_tokens")));
-        BOOST_TEST(num(r.at("chunks")) == 0);
+        BOOST_TEST(json_int(r.at("prompt_tokens")) == json_int(r.at("input_tokens")));
+        BOOST_TEST(json_int(r.at("prompt_tokens")) == json_int(s.at("prompt_tokens")));
+        BOOST_TEST(json_int(r.at("chunks")) == 0);
         for (const char* key : {"ttft_ms", "tpot_ms", "first_token_ns", "last_token_ns"})
             BOOST_TEST(!r.contains(key), key << " is written");
         // E2E ends with the body: after the server had read the whole request.
         BOOST_TEST(r.at("e2e_ms").as_double() > 0);
-        BOOST_TEST(num(r.at("end_ns")) > num(s.at("arrival_ns")));
-        out_tokens += num(r.at("output_tokens"));
-        in_tokens += num(r.at("input_tokens"));
+        BOOST_TEST(json_int(r.at("end_ns")) > json_int(s.at("arrival_ns")));
+        out_tokens += json_int(r.at("output_tokens"));
+        in_tokens += json_int(r.at("input_tokens"));
     }
     const auto summary = read_json(dir.file("out/summary.json"));
     BOOST_TEST(summary.at("completed").to_number<std::int64_t>() == 30);
@@ -100,7 +91,7 @@ BOOST_AUTO_TEST_CASE(an_embeddings_run_counts_prompt_tokens_against_the_server_l
     BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
     sim.process.stop();
 
-    const auto server = by_id(sim_log);
+    const auto server = sim_log_by_id(sim_log);
     BOOST_TEST_REQUIRE(server.size() == 25u);
     const auto requests = read_jsonl(dir.file("out/requests.jsonl"));
     BOOST_TEST_REQUIRE(requests.size() == 25u);
@@ -110,14 +101,14 @@ BOOST_AUTO_TEST_CASE(an_embeddings_run_counts_prompt_tokens_against_the_server_l
         const auto& s = server.at(std::string(r.at("id").as_string()));
         BOOST_TEST(s.at("endpoint").as_string() == "/v1/embeddings");
         BOOST_TEST(s.at("stream").as_bool() == false);
-        BOOST_TEST(num(s.at("completion_tokens")) == 0);
-        BOOST_TEST(num(r.at("prompt_tokens")) == num(s.at("prompt_tokens")));
-        BOOST_TEST(num(r.at("prompt_tokens")) == num(r.at("input_tokens")));
-        BOOST_TEST(num(r.at("output_tokens")) == 0);
-        BOOST_TEST(num(r.at("max_tokens")) == 0);
+        BOOST_TEST(json_int(s.at("completion_tokens")) == 0);
+        BOOST_TEST(json_int(r.at("prompt_tokens")) == json_int(s.at("prompt_tokens")));
+        BOOST_TEST(json_int(r.at("prompt_tokens")) == json_int(r.at("input_tokens")));
+        BOOST_TEST(json_int(r.at("output_tokens")) == 0);
+        BOOST_TEST(json_int(r.at("max_tokens")) == 0);
         BOOST_TEST(!r.contains("ttft_ms"));
         BOOST_TEST(r.at("e2e_ms").as_double() > 0);
-        prompt += num(s.at("prompt_tokens"));
+        prompt += json_int(s.at("prompt_tokens"));
     }
     const auto summary = read_json(dir.file("out/summary.json"));
     BOOST_TEST(summary.at("completed").to_number<std::int64_t>() == 25);
@@ -156,5 +147,6 @@ BOOST_AUTO_TEST_CASE(flags_that_make_no_sense_are_usage_errors) {
     refused({"run", "--endpoint", "embeddings", "--goodput", "itl=50ms"}, "embeddings are not streamed");
     refused({"run", "--no-stream", "--log-chunk-gaps"}, "--log-chunk-gaps");
     refused({"sweep", "--no-stream", "--slo", "ttft_p99=1s"}, "--slo ttft");
-    refused({"run", "--endpoint", "responses"}, "--endpoint must be chat, completions or embeddings");
+    refused({"run", "--endpoint", "responses", "--no-continuous-usage"}, "a Responses stream has no stream options");
+    refused({"run", "--endpoint", "anthropic"}, "--endpoint must be chat, completions, responses or embeddings");
 }

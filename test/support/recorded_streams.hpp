@@ -119,6 +119,87 @@ inline const std::string sim_bad_chunk =
     "\n\n"
     "data: [DONE]\n\n";
 
+// vLLM's /v1/responses stream (its SDK's field order: "type" last), a named
+// SSE event per data line: the lifecycle events, three output_text deltas,
+// the .done events with the whole text, and response.completed with the
+// usage, status incomplete at max_output_tokens; no [DONE].
+#define VLLM_RESPONSE_HEAD R"({"id":"resp_a1","created_at":1733000000,"error":null,"incomplete_details":null,"instructions":null,"model":"Qwen/Qwen3-8B","object":"response","parallel_tool_calls":true,"temperature":0.0,"tool_choice":"auto","tools":[],"top_p":1.0,"max_output_tokens":4,)"
+inline const std::string vllm_responses =
+    "event: response.created\n"
+    R"(data: {"response":)" VLLM_RESPONSE_HEAD R"("output":[],"status":"in_progress","usage":null},"sequence_number":0,"type":"response.created"})"
+    "\n\n"
+    "event: response.in_progress\n"
+    R"(data: {"response":)" VLLM_RESPONSE_HEAD R"("output":[],"status":"in_progress","usage":null},"sequence_number":1,"type":"response.in_progress"})"
+    "\n\n"
+    "event: response.output_item.added\n"
+    R"(data: {"item":{"id":"msg_b2","content":[],"role":"assistant","status":"in_progress","type":"message"},"output_index":0,"sequence_number":2,"type":"response.output_item.added"})"
+    "\n\n"
+    "event: response.content_part.added\n"
+    R"(data: {"content_index":0,"item_id":"msg_b2","output_index":0,"part":{"annotations":[],"text":"","type":"output_text","logprobs":null},"sequence_number":3,"type":"response.content_part.added"})"
+    "\n\n"
+    "event: response.output_text.delta\n"
+    R"(data: {"content_index":0,"delta":"Hello","item_id":"msg_b2","logprobs":[],"output_index":0,"sequence_number":4,"type":"response.output_text.delta"})"
+    "\n\n"
+    "event: response.output_text.delta\n"
+    R"(data: {"content_index":0,"delta":" w\u00f6rld","item_id":"msg_b2","logprobs":[],"output_index":0,"sequence_number":5,"type":"response.output_text.delta"})"
+    "\n\n"
+    "event: response.output_text.delta\n"
+    R"(data: {"content_index":0,"delta":"!","item_id":"msg_b2","logprobs":[],"output_index":0,"sequence_number":6,"type":"response.output_text.delta"})"
+    "\n\n"
+    "event: response.output_text.done\n"
+    R"(data: {"content_index":0,"item_id":"msg_b2","logprobs":[],"output_index":0,"sequence_number":7,"text":"Hello w\u00f6rld!","type":"response.output_text.done"})"
+    "\n\n"
+    "event: response.content_part.done\n"
+    R"(data: {"content_index":0,"item_id":"msg_b2","output_index":0,"part":{"annotations":[],"text":"Hello w\u00f6rld!","type":"output_text"},"sequence_number":8,"type":"response.content_part.done"})"
+    "\n\n"
+    "event: response.output_item.done\n"
+    R"(data: {"item":{"id":"msg_b2","content":[{"annotations":[],"text":"Hello w\u00f6rld!","type":"output_text"}],"role":"assistant","status":"completed","type":"message"},"output_index":0,"sequence_number":9,"type":"response.output_item.done"})"
+    "\n\n"
+    "event: response.completed\n"
+    R"(data: {"response":)" VLLM_RESPONSE_HEAD R"("output":[{"id":"msg_b2","content":[{"annotations":[],"text":"Hello w\u00f6rld!","type":"output_text"}],"role":"assistant","status":"completed","type":"message"}],"status":"incomplete","usage":{"input_tokens":12,"input_tokens_details":{"cached_tokens":8},"output_tokens":4,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":16}},"sequence_number":10,"type":"response.completed"})"
+    "\n\n";
+
+// OpenAI's order ("type" first) from a reasoning model: a reasoning summary
+// delta, two output_text deltas, and response.incomplete (max_output_tokens
+// reached) as the last event, with the usage.
+inline const std::string openai_responses_incomplete =
+    "event: response.created\n"
+    R"(data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_67c","object":"response","created_at":1741290958,"status":"in_progress","error":null,"incomplete_details":null,"model":"o4-mini","output":[],"usage":null}})"
+    "\n\n"
+    "event: response.output_item.added\n"
+    R"(data: {"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}})"
+    "\n\n"
+    "event: response.reasoning_summary_text.delta\n"
+    R"(data: {"type":"response.reasoning_summary_text.delta","sequence_number":2,"item_id":"rs_1","output_index":0,"summary_index":0,"delta":"Thinking"})"
+    "\n\n"
+    "event: response.output_text.delta\n"
+    R"(data: {"type":"response.output_text.delta","sequence_number":3,"item_id":"msg_1","output_index":1,"content_index":0,"delta":"Hi"})"
+    "\n\n"
+    "event: response.output_text.delta\n"
+    R"(data: {"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":1,"content_index":0,"delta":" there"})"
+    "\n\n"
+    "event: response.incomplete\n"
+    R"(data: {"type":"response.incomplete","sequence_number":5,"response":{"id":"resp_67c","object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[],"usage":{"input_tokens":20,"input_tokens_details":{"cached_tokens":0},"output_tokens":16,"output_tokens_details":{"reasoning_tokens":12},"total_tokens":36}}})"
+    "\n\n";
+
+// A Responses stream the engine gave up on: response.failed with its error.
+inline const std::string responses_failed =
+    "event: response.output_text.delta\n"
+    R"(data: {"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Par"})"
+    "\n\n"
+    "event: response.failed\n"
+    R"(data: {"type":"response.failed","sequence_number":5,"response":{"id":"resp_9","object":"response","status":"failed","error":{"code":"server_error","message":"The engine died unexpectedly."},"output":[],"usage":null}})"
+    "\n\n";
+
+// OpenAI's stream-level error event.
+inline const std::string responses_error_event =
+    "event: response.output_text.delta\n"
+    R"(data: {"type":"response.output_text.delta","sequence_number":1,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hi"})"
+    "\n\n"
+    "event: error\n"
+    R"(data: {"type":"error","code":"rate_limit_exceeded","message":"Too many tokens","param":null,"sequence_number":2})"
+    "\n\n";
+
 inline const std::string content_chunk = "data: " SIM_HEAD R"([{"index":0,"delta":{"content":"ok"},"finish_reason":null}]})"
                                   "\n\n";
 

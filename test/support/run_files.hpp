@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,16 @@ inline std::vector<boost::json::object> read_jsonl(const std::string& path) {
     std::string line;
     while (std::getline(in, line))
         if (!line.empty()) out.push_back(boost::json::parse(line).as_object());
+    return out;
+}
+
+// A count in a JSON line; -1 for null.
+inline std::int64_t json_int(const boost::json::value& v) { return v.is_null() ? -1 : v.to_number<std::int64_t>(); }
+
+// The simulator's --log lines by the x-request-id openloop sent (its requests.jsonl "id").
+inline std::map<std::string, boost::json::object> sim_log_by_id(const std::string& sim_log) {
+    std::map<std::string, boost::json::object> out;
+    for (auto& o : read_jsonl(sim_log)) out[std::string(o.at("request_id").as_string())] = o;
     return out;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Which API a run, sweep or soak loads and how its answers come: --endpoint
-// (chat, completions, embeddings) and --no-stream, and the flags that make no
-// sense with them (a TTFT SLO for answers that are not streamed, an output
+// (chat, completions, responses, embeddings) and --no-stream, and the flags
+// that make no sense with them (a TTFT SLO for answers that are not streamed, an output
 // length for embeddings), refused as usage errors naming both.
 
 #include "openloop/run/runner.hpp"

@@ -4,7 +4,9 @@
 // conversation so far before the new message) and how the run samples: the
 // model, temperature and seed, ignore_eos (with min_tokens), the stream
 // options that make servers report usage (or "stream": false), and
-// --extra-body, whose fields win over ours. An embeddings request is only the
+// --extra-body, whose fields win over ours. A Responses request sends the
+// prompt as "input" text and max_output_tokens, and no stream options (its
+// stream ends with its usage anyway). An embeddings request is only the
 // model and the prompt as "input" (text, or token ids), and --extra-body.
 // Everything but the prompt and the lengths is the same for every request, so
 // it is serialized once per model into a template and each request only fills
@@ -40,10 +42,13 @@ private:
     body_template make_template(const std::string& model, bool ids) const;
     // max_tokens, sampling and the stream options: all but embeddings.
     void generation_fields(boost::json::object& body) const;
+    // Chat and Responses prompts are text: token ids are for completions and embeddings.
+    bool text_only() const { return chat_ || responses_; }
 
     const run_options& o_;
     boost::json::object extra_;
     bool chat_;
+    bool responses_;
     bool embeddings_;
     // Per model, made at first use: text prompts, and token-id prompts (completions).
     mutable std::string model_;

@@ -30,7 +30,7 @@ struct run_options {
     // Where: url is resolved by the caller (a sim:PRESET target is started first).
     std::string url;
     std::string target_label;   // as the user gave it, for the report
-    std::string endpoint = "chat";  // "chat", "completions" or "embeddings"
+    std::string endpoint = "chat";  // "chat", "completions", "responses" or "embeddings"
     // --no-stream: "stream": false, each answer one JSON body (no TTFT or ITL);
     // embeddings are never streamed, whatever this says.
     bool stream = true;

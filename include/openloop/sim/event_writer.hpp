@@ -34,6 +34,9 @@ struct event_writer {
     void malformed(std::string& out) const;
 };
 
+// The k words a writer whose word_state starts at state generates.
+std::string generated_words(std::uint64_t state, int k);
+
 // Appends v in decimal.
 void append_int(std::string& out, std::int64_t v);
 

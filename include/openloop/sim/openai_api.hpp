@@ -19,6 +19,7 @@ namespace openloop {
 // A request the simulator accepted, in the terms the engine and the writer need.
 struct completion_request {
     bool chat = false;
+    bool responses = false;  // POST /v1/responses: a chat prompt, answered in the Responses API's shape
     bool stream = false;
     bool include_usage = false;
     bool continuous_usage = false;
@@ -40,10 +41,18 @@ struct api_error {
 // {"error": {"message", "type", "param", "code"}}, as vLLM answers.
 std::string error_body(const api_error& e);
 
+// The HTTP error an injected fault answers with (429, 500 or 503); none for other faults.
+std::optional<api_error> injected_error(fault f);
+
 // r := the completion request in body; an error when the body is not one the
 // served model would accept (vLLM's messages and defaults).
 std::optional<api_error> parse_completion(std::string_view body, bool chat, const sim_config& cfg,
                                           completion_request& r);
+
+// r := the Responses request in body: "input" (a string, or a list of
+// messages) after "instructions", counted as a chat request's messages;
+// max_output_tokens, sampling, ignore_eos and min_tokens as for chat.
+std::optional<api_error> parse_responses(std::string_view body, const sim_config& cfg, completion_request& r);
 
 // A non-streamed completion's body, as vLLM answers it: one choice (a chat
 // message or a completion text) and its usage.

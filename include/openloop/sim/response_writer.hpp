@@ -46,6 +46,21 @@ net::awaitable<bool> send(Stream& stream, const http::request<http::string_body>
     co_return !ec;
 }
 
+// The head of a streamed answer: 200, text/event-stream, chunked; its body follows in chunk frames.
+template <class Stream>
+net::awaitable<bool> write_stream_head(Stream& stream, const http::request<http::string_body>& req) {
+    http::response<http::empty_body> res{http::status::ok, req.version()};
+    res.set(http::field::server, "openloop-sim");
+    res.set(http::field::content_type, "text/event-stream");
+    res.set(http::field::cache_control, "no-cache");
+    if (auto id = req.find("x-request-id"); id != req.end()) res.set("x-request-id", id->value());
+    res.keep_alive(req.keep_alive());
+    res.chunked(true);
+    http::response_serializer<http::empty_body> sr{res};
+    auto [ec, n] = co_await http::async_write_header(stream, sr);
+    co_return !ec;
+}
+
 template <class Stream>
 net::awaitable<bool> write_all(Stream& stream, std::string_view data) {
     auto [ec, n] = co_await net::async_write(stream, net::buffer(data.data(), data.size()));

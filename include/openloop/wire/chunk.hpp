@@ -1,6 +1,7 @@
 #pragma once
 // Decodes one SSE event payload of an OpenAI-compatible streaming response
-// (chat.completion.chunk or text_completion) into a small POD, so that the
+// (chat.completion.chunk, text_completion, or a Responses API event, told
+// apart by its "type": responses_event.hpp) into a small POD, so that the
 // hot path keeps numbers, not strings. Real servers (vLLM, SGLang, llama.cpp,
 // TGI, TensorRT-LLM, hosted APIs) deviate from OpenAI in where usage appears,
 // whether a role-only first chunk is sent, and how errors look mid-stream; the
@@ -23,6 +24,7 @@ enum class chunk_kind : std::uint8_t {
     usage_only,  // no generated text, but a usage object (the final usage chunk)
     empty,       // a well-formed chunk carrying nothing of the above (e.g. finish_reason only)
     done,        // the `[DONE]` sentinel
+    completed,   // a Responses stream's end (response.completed / incomplete), with its usage if given
     error,       // an error object sent in the stream
     malformed,   // not JSON, not an object, or not shaped like a chunk
 };
@@ -31,7 +33,7 @@ struct chunk_info {
     chunk_kind kind = chunk_kind::malformed;
     // Code points of generated text over all choices: delta.content,
     // delta.reasoning_content / delta.reasoning, tool call names and arguments,
-    // or text (completions). Saturates.
+    // or text (completions); a Responses delta event's delta. Saturates.
     std::uint32_t content_chars = 0;
     // The part of content_chars that is reasoning text.
     std::uint32_t reasoning_chars = 0;
@@ -44,6 +46,9 @@ struct chunk_info {
     std::int64_t prompt_tokens = -1;
     std::int64_t completion_tokens = -1;
     std::int64_t cached_tokens = -1;  // usage.prompt_tokens_details.cached_tokens
+    // A Responses stream's usage is response.usage of its completed event:
+    // input_tokens, output_tokens and input_tokens_details.cached_tokens read
+    // as the three figures above.
     // Some figure above was present but negative, not an integer (12.0 is
     // 12), not a number, or beyond int64; that figure reads -1.
     bool bad_usage = false;
@@ -68,8 +73,9 @@ public:
     // Always the full parse into a JSON value: the reference the scan is checked against.
     chunk_info decode_full(std::string_view payload);
     // Appends the text the first choice generated (delta.content for chat,
-    // text for completions) to out: a multi-turn session sends it back as the
-    // assistant's answer. The full parse, so only sessions pay for it.
+    // text for completions, a Responses output_text delta) to out: a
+    // multi-turn session sends it back as the assistant's answer. The full
+    // parse, so only sessions pay for it.
     void append_text(std::string_view payload, std::string& out);
 
 private:

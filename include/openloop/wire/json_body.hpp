@@ -1,6 +1,6 @@
 #pragma once
-// A non-streamed answer's JSON body (chat.completion, text_completion, an
-// embeddings list, an error object), scanned as its bytes arrive: a SAX pass
+// A non-streamed answer's JSON body (chat.completion, text_completion, a
+// Responses API response, an embeddings list, an error object), scanned as its bytes arrive: a SAX pass
 // that keeps only the figures the clocks and counts need, so a body of any
 // size is neither held nor parsed into a value, and a scanner reused request
 // after request allocates nothing once its nesting stack has grown. Pure.
@@ -21,6 +21,10 @@ struct json_body_info {
     // choices and error_code read as in a stream's chunk.
     chunk_info info;
     bool has_choices = false;  // a "choices" array: a completion
+    // An "output" array: a Responses answer, its items' text read as a
+    // completion's choices (reasoning items as reasoning), its usage's
+    // input/output_tokens as prompt/completion_tokens.
+    bool has_output = false;
     bool has_data = false;     // a "data" array: an embeddings list
     std::uint32_t data_items = 0;
 };

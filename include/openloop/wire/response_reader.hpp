@@ -4,9 +4,10 @@
 // how each read ended, it decides what the response means for the clocks —
 // which chunks carry content, how many tokens each carried, when the stream
 // ended — and how it ended: completed, or failed in exactly one error class.
-// A request sent with "stream": false is read in JSON mode: its one body is
-// scanned as it arrives (json_body.hpp) and its end is the done event, with no
-// chunk events. The request coroutine only moves bytes and timestamps; this is
+// A Responses API stream (typed events, no [DONE]) is read the same way: its
+// response.completed ends it. A request sent with "stream": false is read in
+// JSON mode: its one body is scanned as it arrives (json_body.hpp) and its end
+// is the done event, with no chunk events. The request coroutine only moves bytes and timestamps; this is
 // what the unit tests feed with recorded streams and bodies split every way.
 
 #include "openloop/measure/event.hpp"

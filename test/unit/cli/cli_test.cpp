@@ -160,7 +160,9 @@ BOOST_AUTO_TEST_CASE(secret_headers_are_redacted_in_the_config) {
 
 BOOST_AUTO_TEST_CASE(bad_run_flags_are_rejected) {
     BOOST_CHECK_THROW(parse_run_command({"--rate", "0"}), usage_error);
-    BOOST_CHECK_THROW(parse_run_command({"--endpoint", "responses"}), usage_error);
+    BOOST_CHECK_THROW(parse_run_command({"--endpoint", "anthropic"}), usage_error);
+    BOOST_CHECK_NO_THROW(parse_run_command({"--endpoint", "responses", "--no-stream"}));
+    BOOST_CHECK_THROW(parse_run_command({"--endpoint", "responses", "--no-continuous-usage"}), usage_error);
     BOOST_CHECK_THROW(parse_run_command({"--endpoint", "embeddings", "--ignore-eos"}), usage_error);
     BOOST_CHECK_THROW(parse_run_command({"--no-stream", "--goodput", "tpot=50ms"}), usage_error);
     BOOST_CHECK_THROW(parse_run_command({"--arrival", "weibull"}), usage_error);

@@ -57,6 +57,26 @@ BOOST_AUTO_TEST_CASE(completions_send_text_or_token_ids) {
     BOOST_TEST(json::serialize(body_of(o, ids).at("prompt")) == "[5,17,2]");
 }
 
+BOOST_AUTO_TEST_CASE(responses_send_the_prompt_as_input_with_max_output_tokens) {
+    run_options o;
+    o.endpoint = "responses";
+    o.ignore_eos = true;
+    request_spec ids = spec("tell me \"more\"", 9);
+    ids.prompt_ids = {5, 17};  // text only, as for chat: the Responses API takes no token ids
+    const json::object b = body_of(o, ids);
+    BOOST_TEST(b.at("input") == "tell me \"more\"");
+    BOOST_TEST(b.at("max_output_tokens") == 9);
+    BOOST_TEST(b.at("min_tokens") == 9);  // vLLM's extensions, as for chat
+    BOOST_TEST(b.at("ignore_eos") == true);
+    BOOST_TEST(b.at("temperature") == 0.0);
+    BOOST_TEST(b.at("seed") == 0);
+    BOOST_TEST(b.at("stream") == true);
+    // Its stream ends with the usage anyway, and the API knows no stream_options for it.
+    for (const char* key : {"stream_options", "max_tokens", "messages", "prompt"}) BOOST_TEST(!b.contains(key), key);
+    o.stream = false;
+    BOOST_TEST(body_of(o, ids).at("stream") == false);
+}
+
 BOOST_AUTO_TEST_CASE(ignore_eos_holds_the_length_with_min_tokens) {
     run_options o;
     o.ignore_eos = true;

@@ -1,0 +1,138 @@
+#define BOOST_TEST_MODULE responses_api
+#include <boost/test/unit_test.hpp>
+
+#include "reader_feed.hpp"
+
+#include "openloop/sim/openai_api.hpp"
+#include "openloop/sim/responses_writer.hpp"
+
+#include <boost/json.hpp>
+
+// The simulator's POST /v1/responses: what a body asks, counted as chat
+// messages are, vLLM's 400s, and the stream and body it writes, read back
+// by the response reader as openloop reads a real server's.
+
+using namespace reader_feed;
+namespace http = boost::beast::http;
+namespace json = boost::json;
+
+namespace {
+
+sim_config config() {
+    sim_config c;
+    c.model = *find_preset("cpu-small");
+    c.model.max_model_len = 100;
+    c.tokenizer = sim_tokenizer_kind::words;
+    return c;
+}
+
+std::string refusal(std::string_view body) {
+    completion_request r;
+    const auto e = parse_responses(body, config(), r);
+    return e ? std::to_string(static_cast<int>(e->status)) + " " + e->message : "accepted";
+}
+
+responses_writer writer() {
+    responses_writer w;
+    w.id = "resp_1";
+    w.item_id = "msg_1";
+    w.model_json = R"("openloop-sim")";
+    w.created_unix = 1733000000;
+    w.prompt_tokens = 12;
+    w.cached_tokens = 8;
+    return w;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(input_and_instructions_are_counted_as_chat_messages) {
+    const auto cfg = config();
+    completion_request r;
+    BOOST_TEST(!parse_responses(R"({"model":"openloop-sim","input":"one two three four","max_output_tokens":8,)"
+                                R"("stream":true,"ignore_eos":true,"min_tokens":8,"temperature":0,"seed":3})",
+                                cfg, r));
+    BOOST_TEST(r.responses);
+    BOOST_TEST(r.prompt_tokens == 4);
+    BOOST_TEST(r.max_tokens == 8);
+    BOOST_TEST(r.min_tokens == 8);
+    BOOST_TEST(r.ignore_eos);
+    BOOST_TEST(r.stream);
+    BOOST_TEST(r.temperature == 0.0);
+    BOOST_TEST(r.seed.value_or(-1) == 3);
+
+    completion_request dflt;
+    BOOST_TEST(!parse_responses(R"({"instructions":"be brief","input":"one two"})", cfg, dflt));
+    BOOST_TEST(dflt.prompt_tokens == 4);
+    BOOST_TEST(dflt.max_tokens == 96);  // the rest of the context, as for chat
+    BOOST_TEST(!dflt.stream);
+
+    completion_request items;
+    BOOST_TEST(!parse_responses(R"({"input":[{"role":"user","content":[{"type":"input_text","text":"a b c"}]},)"
+                                R"({"type":"message","role":"assistant","content":"d e"}]})",
+                                cfg, items));
+    BOOST_TEST(items.prompt_tokens == 5);
+    // max_tokens is chat's name: a Responses body's is max_output_tokens.
+    completion_request other;
+    BOOST_TEST(!parse_responses(R"({"input":"a","max_tokens":3})", cfg, other));
+    BOOST_TEST(other.max_tokens == 99);
+}
+
+BOOST_AUTO_TEST_CASE(bad_bodies_get_vllms_errors) {
+    BOOST_TEST(refusal(R"({"model":"openloop-sim"})") == "400 input: field required");
+    BOOST_TEST(refusal(R"({"input":5})") == "400 input: a string or a non-empty list of input items is required, got 5");
+    BOOST_TEST(refusal(R"({"input":[]})").starts_with("400 input: a string or a non-empty list"));
+    BOOST_TEST(refusal(R"({"input":"a","max_output_tokens":0})") == "400 max_output_tokens must be at least 1, got 0");
+    BOOST_TEST(refusal(R"({"input":"a b","max_output_tokens":99})").starts_with(
+        "400 This model's maximum context length is 100 tokens. However, you requested 101 tokens"));
+    BOOST_TEST(refusal(R"({"model":"gpt-4o","input":"a"})") == "404 The model `gpt-4o` does not exist.");
+    BOOST_TEST(refusal(R"({"input":[7]})") == "400 input: messages[]: each message must be an object");
+}
+
+BOOST_AUTO_TEST_CASE(the_stream_it_writes_reads_back_as_written) {
+    responses_writer w = writer();
+    event_writer words;
+    words.word_state = 42;
+    std::string body;
+    w.opening(body);
+    w.delta(body, words, 3);
+    w.delta(body, words, 2);
+    w.closing(body, generated_words(42, 5), 5, true);
+    BOOST_TEST(body.find("[DONE]") == std::string::npos);
+    BOOST_TEST(body.find(R"("status":"incomplete")") != std::string::npos);
+
+    const fed f = feed_whole(200, body);
+    BOOST_TEST_REQUIRE(f.events.size() == 4u);
+    BOOST_TEST(f.outcome == none);
+    BOOST_TEST(show(f.events.back()) == "done t=1 a=5 b=12 v=8 req=7");
+    // Each delta's characters are its words, each with its leading space.
+    const std::string text = generated_words(42, 5);
+    BOOST_TEST(f.events[1].b + f.events[2].b == static_cast<std::int64_t>(text.size()));
+    check_splits(200, body);
+
+    // Every event names its type on its SSE line and in its data, numbered in order.
+    std::size_t events = 0;
+    for (std::size_t at = 0; (at = body.find("data: ", at)) != std::string::npos; ++events) {
+        const auto end = body.find('\n', at);
+        const json::object o = json::parse(body.substr(at + 6, end - at - 6)).as_object();
+        BOOST_TEST(o.at("sequence_number").as_int64() == static_cast<std::int64_t>(events));
+        const auto line = body.rfind("event: ", at);
+        BOOST_TEST(body.substr(line + 7, at - line - 8) == std::string(o.at("type").as_string()));
+        at = end;
+    }
+    BOOST_TEST(events == 10u);  // created, in_progress, item and part added, 2 deltas, 3 done, completed
+}
+
+BOOST_AUTO_TEST_CASE(the_body_it_answers_and_a_malformed_delta) {
+    responses_writer w = writer();
+    const std::string body = w.body(generated_words(1, 4), 4, false);
+    const json::object o = json::parse(body).as_object();
+    BOOST_TEST(o.at("status").as_string() == "completed");
+    BOOST_TEST(o.at("usage").at("output_tokens").as_int64() == 4);
+    BOOST_TEST(o.at("usage").at("input_tokens_details").at("cached_tokens").as_int64() == 8);
+    const fed f = feed_whole(200, body, none, "application/json", response_mode::json);
+    BOOST_TEST(show(f.events.back()) == "done t=1 a=4 b=12 v=8 req=7");
+
+    std::string bad;
+    w.malformed(bad);
+    BOOST_TEST(feed_whole(200, bad).outcome == error_class::bad_chunk);
+}

@@ -137,7 +137,10 @@ BOOST_AUTO_TEST_CASE(run_flags) {
     flag("--output-len", {"-3", "normal:x:1"});
     flag("--extra-body", {"{", "[1]", "\"text\""});
     flag("--target", {"ftp://x", "sim:nope", "http://"});
-    flag("--endpoint", {"embeddings"});
+    flag("--endpoint", {"embedding", "tokenize"});
+    flag("--turns", {"0", "lognormal:4:0.5", "uniform:3", "5000"});
+    flag("--think-time", {"2s"});  // without --turns
+    flag("--headline", {"latency"});
     flag("--progress", {"maybe"});
     flag("--arrival", {"weird"});
     flag("--shard", {"3/2", "x", "-1/2", "1/0"});

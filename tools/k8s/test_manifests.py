@@ -134,6 +134,10 @@ class Manifests(unittest.TestCase):
             argv = [expand(w, env).replace("/results", self.tmp) for w in c.get("command", []) + c.get("args", [])]
             if not c.get("command"):
                 argv = [BIN] + argv  # the image's ENTRYPOINT
+            if len(argv) > 1 and argv[1] in ("run", "sweep"):
+                # As every integration test here: the manifests' accounting is checked on a shared,
+                # busy machine, where the pods' 1 ms lag bound judges the host, not the manifest.
+                argv[2:2] = ["--lag-bound", "250ms"]
             log = os.path.join(self.tmp, f"{c['name']}-{i}.log")
             path = os.path.dirname(os.path.abspath(BIN)) + os.pathsep + os.environ["PATH"]
             with open(log, "w") as out:

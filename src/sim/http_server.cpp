@@ -196,6 +196,7 @@ private:
         rec.arrival_ns = steady_now_ns();
         rec.endpoint = responses ? "/v1/responses" : chat ? "/v1/chat/completions" : "/v1/completions";
         if (auto id = req.find("x-request-id"); id != req.end()) rec.request_id = std::string(id->value());
+        rec.body_bytes = req.body().size();
 
         completion_request r;
         if (auto err = responses ? parse_responses(req.body(), cfg_, r) : parse_completion(req.body(), chat, cfg_, r)) {
@@ -420,6 +421,7 @@ private:
         rec.arrival_ns = steady_now_ns();
         rec.endpoint = "/v1/embeddings";
         if (auto id = req.find("x-request-id"); id != req.end()) rec.request_id = std::string(id->value());
+        rec.body_bytes = req.body().size();
         embedding_request r;
         if (auto err = parse_embedding(req.body(), cfg_, r)) {
             rec.status = static_cast<int>(err->status);

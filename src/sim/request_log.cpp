@@ -21,6 +21,7 @@ void sim_request_log::write(const log_record& r) {
                    {"stream", r.stream},
                    {"first_byte_ns", r.first_byte_ns},
                    {"arrival_ns", r.arrival_ns},
+                   {"body_bytes", r.body_bytes},
                    {"first_token_ns", r.first_token_ns},
                    {"last_token_ns", r.last_token_ns},
                    {"end_ns", r.end_ns},

@@ -8,21 +8,25 @@
 // 70 KB body apart (~0.05 ms) nor one build apart (~0.5 ms).
 //
 // The simulator's log is the witness: each request reached it once, not
-// before it was sent, and its first_byte_ns is the kernel's receive timestamp
-// of the request's first bytes, whatever the simulator was busy with. Asserted
-// are the median gap between sends and the median group's spread, sent and
-// received: on a shared two-core virtual machine a vCPU now and then waits a
-// millisecond or more for its host, so the widest group and the lag p99 (the
-// 1 ms bound, VALID) are printed here and held by tools/bench/trace-groups.
-#include "sanitized.hpp"
+// before it was sent. What is asserted is the order those mechanisms impose,
+// which no slow host can change: in every group, each request was sent before
+// the simulator had read the whole of any request whose body goes after the
+// headers. A body built late, a connection opened on the send path or a body
+// written before the group's last header breaks it. How far apart the sends
+// are in time is printed here and held by tools/bench/trace-groups: on a
+// shared two-core virtual machine a vCPU now and then waits milliseconds for
+// its host (CI saw a median group spread of 1.4 ms once), which judges the
+// host, not the generator.
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/child_process.hpp"
+#include "openloop/wire/request_writer.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -34,7 +38,11 @@ namespace {
 constexpr std::int64_t window_ms = 60'000;
 
 struct group {
-    std::vector<std::int64_t> sent, arrived;  // the generator's send stamps, the simulator's arrivals
+    std::vector<std::int64_t> sent, arrived;  // the generator's send stamps, the simulator's first bytes
+    std::int64_t last_sent = 0;
+    // The earliest moment the simulator had all of a request whose body was written apart.
+    std::int64_t first_whole_body = std::numeric_limits<std::int64_t>::max();
+    int separate_bodies = 0;
 };
 
 double spread_ms(const std::vector<std::int64_t>& v) {
@@ -89,12 +97,15 @@ BOOST_AUTO_TEST_CASE(mooncake_groups_leave_together) {
     }
 
     std::map<std::string, int> seen;
-    std::map<std::string, std::int64_t> arrival;
+    std::map<std::string, std::int64_t> arrival, whole;
+    std::map<std::string, std::size_t> body_bytes;
     for (const auto& o : read_jsonl(sim_log)) {
         const std::string id(o.at("request_id").as_string());
         ++seen[id];
         arrival[id] = o.at("first_byte_ns").as_int64();
-        BOOST_TEST(arrival[id] <= o.at("arrival_ns").as_int64());
+        whole[id] = o.at("arrival_ns").as_int64();
+        body_bytes[id] = o.at("body_bytes").to_number<std::size_t>();
+        BOOST_TEST(arrival[id] <= whole[id]);
     }
     // At 1x, requests sharing a trace timestamp share one intended send time.
     std::map<std::int64_t, group> groups;
@@ -104,6 +115,11 @@ BOOST_AUTO_TEST_CASE(mooncake_groups_leave_together) {
         auto& g = groups[r.at("intended_ns").to_number<std::int64_t>()];
         g.sent.push_back(r.at("sent_ns").to_number<std::int64_t>());
         g.arrived.push_back(arrival[id]);
+        g.last_sent = std::max(g.last_sent, g.sent.back());
+        if (body_bytes[id] >= openloop::separate_body_bytes) {
+            ++g.separate_bodies;
+            g.first_whole_body = std::min(g.first_whole_body, whole[id]);
+        }
         // The kernel's real-time stamp, moved onto the steady clock: a few µs of slack.
         BOOST_TEST(arrival[id] >= g.sent.back() - 20'000, id << " arrived before it was sent");
     }
@@ -129,12 +145,15 @@ BOOST_AUTO_TEST_CASE(mooncake_groups_leave_together) {
                        << " ms (the simulator's arrivals " << worst_arrived << " ms); lag p99 "
                        << summary.at("p99_lag_ms").to_number<double>() << " ms, "
                        << (validity.at("valid").as_bool() ? "VALID" : "INVALID"));
-    // A tenth of a millisecond: a fifth of the median build, twice a body's
-    // write; a sanitized generator runs every send several times slower.
-    const double slower = openloop_test::sanitized ? 3 : 1;
-    BOOST_TEST(median_gap_ms <= 0.1 * slower);
-    // The median group (seen 0.35-0.75 ms sent, 0.3-0.6 ms received here)
-    // within the 1 ms a group is allowed.
-    BOOST_TEST(sent_spreads[sent_spreads.size() / 2] <= 1.0 * slower);
-    BOOST_TEST(arrived_spreads[arrived_spreads.size() / 2] <= 1.0 * slower);
+    // Headers before bodies, group by group; the groups where it could fail
+    // (two or more bodies written apart) are most of them.
+    int judged = 0;
+    for (const auto& [at, g] : groups) {
+        if (g.separate_bodies == 0 || g.sent.size() < 2) continue;
+        ++judged;
+        BOOST_TEST(g.last_sent < g.first_whole_body, "the group due at " << at << " ns: its last send came "
+                                                     << static_cast<double>(g.last_sent - g.first_whole_body) / 1e6
+                                                     << " ms after the simulator had a whole body of it");
+    }
+    BOOST_TEST(judged >= 15);
 }

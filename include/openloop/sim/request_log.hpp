@@ -5,6 +5,7 @@
 
 #include "openloop/sim/faults.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -18,6 +19,7 @@ struct log_record {
     bool stream = false;
     std::int64_t first_byte_ns = 0;  // the request's first bytes read: when it reached the server
     std::int64_t arrival_ns = 0;     // the whole request read
+    std::size_t body_bytes = 0;      // its body's length (Content-Length)
     std::int64_t first_token_ns = -1;
     std::int64_t last_token_ns = -1;
     std::int64_t end_ns = -1;

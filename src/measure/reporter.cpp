@@ -1,20 +1,20 @@
 #include "openloop/measure/reporter.hpp"
 
 #include "openloop/measure/clock.hpp"
+#include "openloop/measure/live_requests.hpp"
 #include "openloop/measure/metrics_export.hpp"
+#include "openloop/measure/progress_line.hpp"
 #include "openloop/measure/resource_usage.hpp"
 #include "openloop/measure/request_log.hpp"
 #include "openloop/measure/timeseries.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <cinttypes>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <stdexcept>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 namespace openloop {
@@ -42,9 +42,7 @@ struct reporter::impl {
     std::int64_t last_sent_ns_ = 0;          // the last measured send's
     std::vector<std::int64_t> completion_ends_;  // only with options_.steady_throughput
     run_stats stats_;
-    std::unordered_map<std::uint64_t, request_timeline> live_;
-    static constexpr std::size_t max_spare_nodes = 4096;
-    std::vector<decltype(live_)::node_type> spare_;
+    live_requests live_;
     std::uint64_t measured_inflight_ = 0;
     std::int64_t next_inflight_sample_ns_ = 0;
     bool drain_over_ = false;  // a drain_over event came: later cancellations are cancelled_at_end
@@ -62,10 +60,7 @@ struct reporter::impl {
     std::int64_t last_publish_ns_ = 0;
     std::int64_t last_flush_ns_ = 0;
 
-    std::int64_t next_progress_ns_ = 0;
-    std::int64_t last_progress_ns_ = 0;
-    std::uint64_t last_progress_completed_ = 0;
-    bool progress_printed_ = false;
+    progress_line progress_{options_.progress_interval};
 
     void open_files() {
         if (options_.out_dir.empty()) {
@@ -143,9 +138,7 @@ struct reporter::impl {
                 windows_.advance(now, measured_inflight_);
                 if (windowed()) soak_.advance(now, measured_inflight_);
             }
-            if (options_.progress) {
-                maybe_progress(now);
-            }
+            if (options_.progress && progress_.due(now)) print_progress(now);
             if (now - last_flush_ns_ >= 1'000'000'000) {
                 last_flush_ns_ = now;
                 requests_.flush();
@@ -180,12 +173,12 @@ struct reporter::impl {
             }
             break;
         case event_kind::connect:
-            if (auto* r = find(e.request)) {
+            if (auto* r = live_.find(e.request)) {
                 r->connect = e.v;
             }
             break;
         case event_kind::released:
-            if (auto* r = find(e.request); r != nullptr && r->released < 0) {
+            if (auto* r = live_.find(e.request); r != nullptr && r->released < 0) {
                 r->released = e.t_ns;
                 if (!r->warmup) {
                     ++stats_.queued;
@@ -194,7 +187,7 @@ struct reporter::impl {
             }
             break;
         case event_kind::sent:
-            if (auto* r = find(e.request); r != nullptr && r->sent < 0) {
+            if (auto* r = live_.find(e.request); r != nullptr && r->sent < 0) {
                 r->sent = e.t_ns;
                 // Lag measures the generator, not the server: every measured
                 // request that went out counts, whatever became of it. One that
@@ -210,13 +203,13 @@ struct reporter::impl {
             }
             break;
         case event_kind::headers:
-            if (auto* r = find(e.request); r != nullptr && r->headers < 0) {
+            if (auto* r = live_.find(e.request); r != nullptr && r->headers < 0) {
                 r->headers = e.t_ns;
                 r->http_status = e.a;
             }
             break;
         case event_kind::chunk:
-            if (auto* r = find(e.request)) {
+            if (auto* r = live_.find(e.request)) {
                 r->add_chunk(e.t_ns, e.a);
             }
             break;
@@ -227,7 +220,7 @@ struct reporter::impl {
             if ((e.flags & session_warmup) == 0) stats_.sessions.session_ended(e.t_ns, e.v, e.a, e.b, e.flags);
             break;
         case event_kind::retry:
-            if (auto* r = find(e.request); r != nullptr && !r->retried) {
+            if (auto* r = live_.find(e.request); r != nullptr && !r->retried) {
                 r->retried = true;
                 if (!r->warmup) ++stats_.retried_stale;
             }
@@ -249,29 +242,10 @@ struct reporter::impl {
         }
     }
 
-    request_timeline* find(std::uint64_t index) {
-        const auto it = live_.find(index);
-        return it == live_.end() ? nullptr : &it->second;
-    }
-
     void on_start(const event& e) {
-        if (live_.contains(e.request)) {
-            return;  // a duplicate start would restart the clocks of a live request
-        }
-        // A node of a request that ended, with its gaps' memory, when there is one.
-        decltype(live_)::node_type node;
-        if (spare_.empty()) {
-            node = decltype(live_){{e.request, request_timeline{}}}.extract(e.request);
-        } else {
-            node = std::move(spare_.back());
-            spare_.pop_back();
-            node.key() = e.request;
-            std::vector<chunk_gap> gaps = std::move(node.mapped().gaps);
-            gaps.clear();
-            node.mapped() = request_timeline{};
-            node.mapped().gaps = std::move(gaps);
-        }
-        request_timeline& r = live_.insert(std::move(node)).position->second;
+        request_timeline* started = live_.begin(e.request);
+        if (!started) return;
+        request_timeline& r = *started;
         r.intended = e.t_ns;
         r.input_tokens = e.a;
         r.max_tokens = options_.generates ? e.b : 0;
@@ -295,12 +269,10 @@ struct reporter::impl {
     }
 
     void on_done(const event& e) {
-        const auto it = live_.find(e.request);
-        if (it == live_.end()) {
-            return;
-        }
+        request_timeline* live = live_.find(e.request);
+        if (!live) return;
         if (options_.steady_throughput) completion_ends_.push_back(e.t_ns);
-        request_timeline& r = it->second;
+        request_timeline& r = *live;
         const stream_usage usage{e.a, e.b, e.v, (e.flags & done_bad_usage) != 0};
         r.prompt_tokens = e.b;
         if ((e.flags & done_unstreamed) != 0) {
@@ -331,24 +303,13 @@ struct reporter::impl {
         end.tpot_ns = m.tpot;
         end.good = good;
         requests_.write(e.request, r, end);
-        retire(it);
-    }
-
-    // An ended request's node is kept for the next to start, allocations and all.
-    void retire(decltype(live_)::iterator it) {
-        if (spare_.size() < max_spare_nodes) {
-            spare_.push_back(live_.extract(it));
-        } else {
-            live_.erase(it);
-        }
+        live_.end(e.request);
     }
 
     void on_failed(const event& e) {
-        const auto it = live_.find(e.request);
-        if (it == live_.end()) {
-            return;
-        }
-        request_timeline& r = it->second;
+        request_timeline* live = live_.find(e.request);
+        if (!live) return;
+        request_timeline& r = *live;
         int cls = (e.a >= 0 && e.a < error_class_count) ? e.a : static_cast<int>(error_class::io);
         // The wire knows only that it was cancelled; the ring's order says it was the drain limit.
         if (drain_over_ && cls == static_cast<int>(error_class::cancelled))
@@ -374,7 +335,7 @@ struct reporter::impl {
         end.end_ns = e.t_ns;
         end.output_tokens = r.chunks;
         requests_.write(e.request, r, end);
-        retire(it);
+        live_.end(e.request);
     }
 
     void count_status(int status) {
@@ -409,38 +370,17 @@ struct reporter::impl {
         options_.live->publish(format_live_metrics(v));
     }
 
-    void maybe_progress(std::int64_t now) {
-        const std::int64_t interval =
-            std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::nanoseconds>(options_.progress_interval).count());
-        if (next_progress_ns_ == 0) {
-            next_progress_ns_ = now + interval;
-            last_progress_ns_ = now;
-            return;
-        }
-        if (now < next_progress_ns_) {
-            return;
-        }
-        print_progress(now);
-        next_progress_ns_ = now + interval;
-    }
-
     void print_progress(std::int64_t now) {
-        const double since_last = static_cast<double>(now - last_progress_ns_) / 1e9;
-        const double rate = since_last > 0
-                                ? static_cast<double>(stats_.completed - last_progress_completed_) / since_last
-                                : 0.0;
-        last_progress_ns_ = now;
-        last_progress_completed_ = stats_.completed;
         const std::int64_t origin = windows_.origin_ns();
-        const double elapsed = origin != 0 && now > origin ? static_cast<double>(now - origin) / 1e9 : 0.0;
-        // Trailing spaces blank out the rest of a longer previous line.
-        std::fprintf(stderr,
-                     "\r%8.1f s  sent %" PRIu64 "  in flight %zu  done %" PRIu64 "  errors %" PRIu64
-                     "  %.1f req/s  TTFT p50 %.1f ms p99 %.1f ms    ",
-                     elapsed, stats_.started + stats_.warmup_started, live_.size(), stats_.completed, stats_.failed,
-                     rate, ms(stats_.ttft.percentile(50)), ms(stats_.ttft.percentile(99)));
-        std::fflush(stderr);
-        progress_printed_ = true;
+        progress_figures f;
+        f.elapsed_s = origin != 0 && now > origin ? static_cast<double>(now - origin) / 1e9 : 0.0;
+        f.sent = stats_.started + stats_.warmup_started;
+        f.in_flight = live_.size();
+        f.completed = stats_.completed;
+        f.failed = stats_.failed;
+        f.ttft_p50_ms = ms(stats_.ttft.percentile(50));
+        f.ttft_p99_ms = ms(stats_.ttft.percentile(99));
+        progress_.print(now, f);
     }
 
     void finalize() {
@@ -467,7 +407,7 @@ struct reporter::impl {
             soak_.close_window(now, measured_inflight_);
         }
         if (options_.progress) {
-            if (progress_printed_ || stats_.started + stats_.warmup_started > 0) {
+            if (progress_.printed() || stats_.started + stats_.warmup_started > 0) {
                 print_progress(now);
             }
             std::fputc('\n', stderr);
@@ -480,23 +420,13 @@ struct reporter::impl {
                 }));
         }
         // Whatever is still live was cut short; write them in schedule order.
-        std::vector<std::uint64_t> left;
-        left.reserve(live_.size());
-        for (const auto& [index, r] : live_) {
-            left.push_back(index);
-        }
-        std::sort(left.begin(), left.end());
-        for (const std::uint64_t index : left) {
-            const request_timeline& r = live_.at(index);
-            if (!r.warmup) {
-                ++stats_.unfinished;
-            }
+        live_.take_all([&](std::uint64_t index, const request_timeline& r) {
+            if (!r.warmup) ++stats_.unfinished;
             request_end end;
             end.status = "unfinished";
             end.output_tokens = r.chunks;
             requests_.write(index, r, end);
-        }
-        live_.clear();
+        });
         measured_inflight_ = 0;
         if (options_.live) publish();  // the run's final counts
         requests_.check();

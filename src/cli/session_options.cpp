@@ -71,7 +71,9 @@ void fill_sessions(const po::variables_map& vm, run_command& cmd, bool for_sweep
                           "already waits for the answer before it");
     if (o.max_concurrency > 0)
         throw usage_error("sessions do not take --max-concurrency; bound what is in flight with --max-inflight");
-    if (!o.workload.trace_file.empty()) throw usage_error("sessions do not replay a --trace: its requests are single turns");
+    if (!o.workload.trace_file.empty())
+        throw usage_error("--turns and --conversations do not combine with --trace: a trace's conversations replay as "
+                          "sessions from its session column (--trace-columns ...,session=NAME)");
 }
 
 }  // namespace openloop

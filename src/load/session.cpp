@@ -116,7 +116,14 @@ std::string duration_dist::describe() const {
     return {};
 }
 
-session_plan::session_plan(const session_config& config) : recorded_(config.conversations), seed_(config.seed) {
+session_plan::session_plan(const session_config& config)
+    : recorded_(config.conversations), traced_(config.traced), seed_(config.seed) {
+    if (traced_) {
+        stride_ = std::max(1, traced_->max_turns);
+        describe_ = "the trace's " + std::to_string(traced_->sessions.size()) + " sessions, up to " +
+                    std::to_string(traced_->max_turns) + " turns";
+        return;
+    }
     if (recorded_) {
         think_ = duration_dist::parse(config.think_time, "--think-time");
         stride_ = static_cast<int>(recorded_->max_turns);
@@ -139,7 +146,12 @@ const recorded_conversation* session_plan::recorded(std::uint64_t session) const
     return &recorded_->conversations[session % recorded_->conversations.size()];
 }
 
+const trace_session* session_plan::traced(std::uint64_t session) const {
+    return traced_ && !traced_->sessions.empty() ? &traced_->sessions[session % traced_->sessions.size()] : nullptr;
+}
+
 int session_plan::turns(std::uint64_t session) const {
+    if (const trace_session* t = traced(session)) return static_cast<int>(t->turns.size());
     if (const recorded_conversation* c = recorded(session)) return static_cast<int>(c->turns.size());
     request_rng rng(mix64(mix64(seed_ ^ turns_salt) ^ session));
     return turns_.sample(rng);
@@ -151,6 +163,7 @@ std::int64_t session_plan::think_ns(std::uint64_t session, int turn) const {
 }
 
 std::string session_plan::describe() const {
+    if (traced_) return describe_;
     return (recorded_ ? describe_ : "turns " + turns_.describe()) + ", think " + think_.describe();
 }
 

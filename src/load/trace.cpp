@@ -115,7 +115,9 @@ trace_entry make_entry(const trace_columns& c, const std::array<const json_field
     e.input_tokens = c.input.empty() ? count_text_tokens(e.prompt)
                                      : parse_token_count(names[input_role], scalar(input_role, "a token count"));
     e.output_tokens = parse_token_count(names[output_role], scalar(output_role, "a token count"));
-    if (!c.session.empty() && cells[session_role]->type != kind::null) e.session = scalar(session_role, "an id");
+    const kind session_cell = c.session.empty() ? kind::missing : cells[session_role]->type;
+    if (!c.session.empty() && session_cell != kind::null && !(session_cell == kind::missing && c.session_optional))
+        e.session = scalar(session_role, "an id");
     if (!c.prefix.empty()) {
         const json_field& f = *cells[prefix_role];
         const std::string_view name = names[prefix_role];

@@ -141,6 +141,8 @@ trace_columns preset_columns(trace_format format) {
             c.output = {"output_tokens", "max_tokens"};
             c.prefix = {"hash_ids"};
             c.prefix_optional = true;
+            c.session = {"session"};
+            c.session_optional = true;
             break;
         case trace_format::auto_detect:
         case trace_format::columns:

@@ -7,6 +7,7 @@
 #include "openloop/load/text_file.hpp"
 #include "openloop/load/tokens.hpp"
 #include "openloop/load/trace.hpp"
+#include "openloop/load/trace_sessions.hpp"
 
 #include <boost/json.hpp>
 
@@ -432,6 +433,11 @@ void workload::at(std::uint64_t i, request_spec& spec) {
             break;
         }
     }
+}
+
+void workload::trace_turn(std::size_t entry, std::int64_t history_tokens, std::uint64_t index,
+                          request_spec& out) const {
+    trace_turn_request(state_->entries.at(entry), history_tokens, state_->config.seed, index, state_->builder, out);
 }
 
 std::size_t workload::size() const {

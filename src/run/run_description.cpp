@@ -22,6 +22,8 @@ run_context describe_run(const run_options& o, const std::string& target, const 
     char words[160];
     if (o.concurrency > 0) {
         std::snprintf(words, sizeof words, "%d workers back to back", o.concurrency);
+    } else if (trace && o.sessions.traced) {
+        std::snprintf(words, sizeof words, "trace replay x%g", trace_speed);  // its turns follow their answers
     } else if (trace) {
         std::snprintf(words, sizeof words, "trace replay x%g, %.3g req/s offered", trace_speed, ctx.request_rate);
     } else if (!o.arrival.profile.empty()) {

@@ -3,7 +3,10 @@
 #include "load_run.hpp"
 
 #include "openloop/base/executor.hpp"
+#include "openloop/base/input_error.hpp"
 #include "openloop/load/calibration.hpp"
+#include "openloop/load/session.hpp"
+#include "openloop/load/trace.hpp"
 #include "openloop/measure/clock.hpp"
 #include "openloop/measure/json_text.hpp"
 #include "openloop/measure/ring.hpp"
@@ -22,6 +25,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <thread>
 
 namespace openloop {
@@ -73,7 +77,32 @@ std::string_view endpoint_path(std::string_view endpoint) {
     return {};
 }
 
-run_outcome run_load(const run_options& o) {
+namespace {
+
+// A trace whose rows carry session ids replays its conversations (trace_sessions.hpp): the
+// run's options with those sessions, refused where a session cannot go.
+run_options with_trace_sessions(const run_options& asked, const workload& w) {
+    run_options o = asked;
+    const auto& entries = w.trace_entries();
+    if (o.sessions.enabled() || o.workload.trace_lengths_only || !has_session_ids(entries)) return o;
+    const std::string& file = o.workload.trace_file;
+    const auto refuse = [&](const std::string& why) {
+        throw input_error(file + ": its rows carry session ids, so they replay as conversations, which " + why);
+    };
+    if (o.endpoint != "chat") refuse("need --endpoint chat (a session's history is a list of messages)");
+    if (!o.stream) refuse("stream their answers: drop --no-stream");
+    if (o.concurrency > 0 || o.max_concurrency > 0)
+        refuse("arrive at the trace's times: drop --concurrency / --max-concurrency (bound with --max-inflight)");
+    o.sessions.seed = o.workload.seed;
+    o.sessions.traced = std::make_shared<trace_sessions>(group_trace_sessions(entries, max_session_turns, file));
+    return o;
+}
+
+}  // namespace
+
+run_outcome run_load(const run_options& asked) {
+    workload w(asked.workload);
+    const run_options o = with_trace_sessions(asked, w);
     const std::string_view path = endpoint_path(o.endpoint);
     if (path.empty())
         throw std::runtime_error("--endpoint must be chat, completions, responses or embeddings, got '" + o.endpoint + "'");
@@ -96,7 +125,6 @@ run_outcome run_load(const run_options& o) {
     co.keep_alive_idle = o.keep_alive_idle;
 
     server_watch watch(o.watch);  // a bad --scrape URL fails here, before any request
-    workload w(o.workload);
     net::io_context io{1};
     spsc_ring<event> ring(o.ring_capacity);
     client cl(io, co, ring);
@@ -159,7 +187,9 @@ run_outcome run_load(const run_options& o) {
     ro.live = o.live.get();
     ro.lost_events = [&cl] { return cl.lost_events(); };
     // Its fidelity report holds the sends against the trace's times: not for --trace-lengths-only.
-    if (!w.trace_entries().empty() && !o.workload.trace_lengths_only) ro.trace = &w.trace_entries();
+    // A trace's sessions send later turns when their answers allow, not at their rows' times.
+    if (!w.trace_entries().empty() && !o.workload.trace_lengths_only && !o.sessions.enabled())
+        ro.trace = &w.trace_entries();
     if (watch.enabled()) ro.signals = [&watch] { return watch.latest(); };
     reporter rep(ring, ro);
     rep.start();

@@ -4,6 +4,8 @@
 // think time after turn k's answer ended (closed loop), carrying the whole
 // conversation so far with the assistant's actual answers. Each turn's clock
 // starts at that intended time, so a generator that sends it late shows lag.
+// A trace's sessions (trace_sessions.hpp) arrive at their first rows' times,
+// and a later turn is due at its row's time or its answer's end, the later.
 
 #include "openloop/base/executor.hpp"
 #include "openloop/load/session.hpp"
@@ -16,10 +18,12 @@
 
 #include <boost/asio.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <list>
+#include <optional>
 #include <vector>
 
 namespace openloop {
@@ -78,7 +82,11 @@ private:
         arrival_process schedule(o_.arrival);
         shard_walk walk(o_.shard, bounds_);
         while (!stopping_) {
-            const auto arrival = walk.next([&](std::uint64_t) { return schedule.next_ns(); });
+            const auto arrival = walk.next([&](std::uint64_t g) -> std::optional<std::int64_t> {
+                if (plan_.traced_count() == 0) return schedule.next_ns();
+                if (!o_.workload.trace_loop && g >= plan_.traced_count()) return std::nullopt;
+                return row_ns(g, 0);
+            });
             if (!arrival) break;
             timer_.expires_at(origin_ + std::chrono::nanoseconds(arrival->offset_ns));
             co_await timer_.async_wait();
@@ -107,6 +115,7 @@ private:
         int completed = 0;
         s.history.clear();
         const recorded_conversation* recorded = plan_.recorded(id);
+        const trace_session* traced = plan_.traced(id);
         if (recorded && !recorded->system.empty()) {
             s.history.add("system") = recorded->system;
             history_tokens = count_text_tokens(recorded->system);
@@ -114,7 +123,7 @@ private:
         for (int k = 0; k < turns; ++k) {
             if (k > 0) {
                 // From the answer's end, not from when this coroutine resumed: a late resume is lag.
-                intended = end + plan_.think_ns(id, k);
+                intended = traced ? std::max(end, origin_ns() + row_ns(id, k)) : end + plan_.think_ns(id, k);
                 s.timer.expires_at(at(intended));
                 co_await s.timer.async_wait();
             }
@@ -123,7 +132,9 @@ private:
                 break;
             }
             const std::uint64_t index = plan_.request_index(id, k);
-            if (recorded) {
+            if (traced) {
+                workload_.trace_turn(traced->turns[static_cast<std::size_t>(k)], history_tokens, index, spec_);
+            } else if (recorded) {
                 const recorded_turn& t = recorded->turns[static_cast<std::size_t>(k)];
                 spec_.prompt = t.user;
                 spec_.input_tokens = t.input_tokens;
@@ -159,6 +170,14 @@ private:
             std::swap(s.history.add("assistant"), s.answer);
         }
         client_.emit(event{end, first_intended, plan_.request_index(id, 0), completed, turns, event_kind::session_end, how});
+    }
+
+    // When trace session id's row turn is due; --loop's later laps (id past the trace's
+    // sessions) are a trace period apart, as the rows of a looped trace are.
+    std::int64_t row_ns(std::uint64_t id, int turn) const {
+        const std::uint64_t lap = id / plan_.traced_count();
+        const std::size_t entry = plan_.traced(id)->turns[static_cast<std::size_t>(turn)];
+        return workload_.trace_at_ns(lap * workload_.trace_entries().size() + entry);
     }
 
     slot& take_slot() {

@@ -5,6 +5,7 @@
 // every later turn's body carries. No sockets, no clocks.
 
 #include "openloop/load/conversations.hpp"
+#include "openloop/load/trace_sessions.hpp"
 #include "openloop/load/workload.hpp"
 
 #include <cstddef>
@@ -43,7 +44,9 @@ struct session_config {
     // --conversations: session s replays conversation s mod n's user turns (read once, shared).
     std::string conversations_file;
     std::shared_ptr<const conversation_file> conversations;
-    bool enabled() const { return !turns.empty() || conversations != nullptr; }
+    // A --trace whose rows carry session ids: session s is the trace's session s, once.
+    std::shared_ptr<const trace_sessions> traced;
+    bool enabled() const { return !turns.empty() || conversations != nullptr || traced != nullptr; }
 };
 
 // The most turns a session may have: request indexes are session * stride +
@@ -58,6 +61,10 @@ public:
     int turns(std::uint64_t session) const;
     // The recorded conversation session replays; null for synthetic sessions.
     const recorded_conversation* recorded(std::uint64_t session) const;
+    // The trace session session replays (session mod their count: --loop laps the trace;
+    // null for the others), and how many the trace has.
+    const trace_session* traced(std::uint64_t session) const;
+    std::size_t traced_count() const { return traced_ ? traced_->sessions.size() : 0; }
     // How long the user waits after turn - 1's answer before sending turn (>= 1).
     std::int64_t think_ns(std::uint64_t session, int turn) const;
     // Request indexes: turn k of session s is s * stride() + k, so the
@@ -66,13 +73,15 @@ public:
     std::uint64_t request_index(std::uint64_t session, int turn) const {
         return session * static_cast<std::uint64_t>(stride_) + static_cast<std::uint64_t>(turn);
     }
-    // "turns uniform:2:8, think exponential:5s" (or "conversations FILE (N), think ...").
+    // "turns uniform:2:8, think exponential:5s" (or "conversations FILE (N), think ...", or
+    // "the trace's 40 sessions, up to 12 turns").
     std::string describe() const;
 
 private:
     length_dist turns_;
     duration_dist think_;
     std::shared_ptr<const conversation_file> recorded_;
+    std::shared_ptr<const trace_sessions> traced_;
     std::uint64_t seed_ = 0;
     int stride_ = 0;
     std::string describe_;  // a recorded source's words

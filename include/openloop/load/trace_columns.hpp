@@ -35,6 +35,8 @@ struct trace_columns {
     // A preset may read a file whose rows lack prefix (Mooncake, openloop):
     // then a missing prefix cell is no ids. A user's mapping requires it.
     bool prefix_optional = false;
+    // Likewise a session cell (openloop's requests.jsonl has one only from sessions runs).
+    bool session_optional = false;
 
     friend bool operator==(const trace_columns&, const trace_columns&) = default;
 };

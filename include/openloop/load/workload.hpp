@@ -182,6 +182,9 @@ public:
     // Request i's send time from a trace source (at().at_ns without building
     // the prompt); -1 for other sources.
     std::int64_t trace_at_ns(std::uint64_t index) const;
+    // A trace session's turn: entry entry's request after history_tokens of
+    // conversation (trace_turn_request), as request index.
+    void trace_turn(std::size_t entry, std::int64_t history_tokens, std::uint64_t index, request_spec& out) const;
     // The requests in turn from 0: at(0), at(1), ...
     request_spec next();
 

@@ -69,8 +69,9 @@ BOOST_AUTO_TEST_CASE(formats_are_presets) {
     BOOST_TEST(to_string(preset_columns(trace_format::burstgpt)) ==
                "time=Timestamp:s,input=Request tokens,output=Response tokens");
     BOOST_TEST(to_string(preset_columns(trace_format::openloop)) ==
-               "time=intended_ns|t_ns:ns,input=input_tokens,output=output_tokens|max_tokens,prefix=hash_ids");
+               "time=intended_ns|t_ns:ns,input=input_tokens,output=output_tokens|max_tokens,session=session,prefix=hash_ids");
     BOOST_TEST(preset_columns(trace_format::mooncake).prefix_optional);
+    BOOST_TEST(preset_columns(trace_format::openloop).session_optional);
     BOOST_CHECK_THROW(preset_columns(trace_format::auto_detect), std::invalid_argument);
     BOOST_TEST((parse_trace_format("burstgpt") == trace_format::burstgpt));
     BOOST_CHECK_THROW(parse_trace_format("columns"), input_error);

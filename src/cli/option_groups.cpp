@@ -1,6 +1,7 @@
 #include "openloop/cli/option_groups.hpp"
 
 #include "openloop/base/quantity.hpp"
+#include "openloop/cli/rag_options.hpp"
 #include "openloop/cli/session_options.hpp"
 #include "openloop/cli/endpoint_options.hpp"
 #include "openloop/cli/signal_options.hpp"
@@ -473,6 +474,7 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sw
         fill_results(vm, cmd);
         fill_endpoint(vm, cmd.options);
         fill_sessions(vm, cmd, for_sweep);
+        fill_rag(vm, cmd.options);
         cmd.options.watch = fill_signals(vm);
         if (vm.count("metrics-listen")) cmd.options.metrics_listen = vm["metrics-listen"].as<std::string>();
     } catch (const input_error& e) {
@@ -482,7 +484,8 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sw
 
 po::options_description run_option_groups() {
     po::options_description all;
-    all.add(target_options()).add(endpoint_options()).add(load_options()).add(workload_options()).add(session_options());
+    all.add(target_options()).add(endpoint_options()).add(load_options()).add(workload_options()).add(rag_options());
+    all.add(session_options());
     all.add(trace_options()).add(limits_options());
     all.add(results_options());
     all.add(signal_options());

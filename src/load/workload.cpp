@@ -1,30 +1,25 @@
 #include "openloop/load/workload.hpp"
 
 #include "openloop/base/input_error.hpp"
-
 #include "openloop/base/quantity.hpp"
-
-#include "openloop/load/text_file.hpp"
+#include "openloop/load/prompt_files.hpp"
+#include "openloop/load/rag.hpp"
 #include "openloop/load/tokens.hpp"
 #include "openloop/load/trace.hpp"
 #include "openloop/load/trace_sessions.hpp"
-
-#include <boost/json.hpp>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <initializer_list>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
 namespace openloop {
 namespace {
-
-namespace json = boost::json;
 
 constexpr std::string_view length_syntax =
     "expected N, uniform:MIN:MAX, normal:MEAN:SD[:MIN:MAX] or lognormal:MEDIAN:SIGMA[:MIN:MAX] "
@@ -69,104 +64,6 @@ std::string format_number(double v) {
     char buf[32];
     auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
     return std::string(buf, ec == std::errc{} ? ptr : buf);
-}
-
-// A prompt read from a file; max_tokens 0 means "sample output_len".
-struct file_item {
-    std::string prompt;
-    int input_tokens = 0;
-    int max_tokens = 0;
-};
-
-std::vector<file_item> load_prompts(const std::string& path) {
-    const std::string text = read_text_file(path, "prompts file");
-    std::vector<file_item> items;
-    std::size_t number = 0;
-    std::string_view rest = text;
-    while (!rest.empty()) {
-        ++number;
-        const std::size_t end = rest.find('\n');
-        std::string_view line = rest.substr(0, end);
-        rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
-        auto fail = [&](const std::string& what) {
-            return input_error(path + ":" + std::to_string(number) + ": " + what);
-        };
-        if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-
-        boost::system::error_code ec;
-        const json::value v = json::parse(line, ec);
-        if (ec) throw fail("invalid JSON: " + ec.message());
-        const json::object* obj = v.if_object();
-        if (!obj) throw fail("expected a JSON object");
-        const json::value* p = obj->if_contains("prompt");
-        if (!p) p = obj->if_contains("text");
-        if (!p || !p->is_string()) throw fail("missing string field \"prompt\" (or \"text\")");
-
-        file_item item;
-        item.prompt = std::string(p->get_string());
-        item.input_tokens = count_text_tokens(item.prompt);
-        if (item.input_tokens == 0) throw fail("field \"prompt\" has no words");
-        const json::value* m = obj->if_contains("max_tokens");
-        if (!m) m = obj->if_contains("output_len");
-        if (m) {
-            if (!m->is_int64() || m->get_int64() < 1 || m->get_int64() > std::numeric_limits<int>::max())
-                throw fail("field \"max_tokens\" (or \"output_len\") must be a positive integer, got " +
-                           json::serialize(*m));
-            item.max_tokens = int(m->get_int64());
-        }
-        items.push_back(std::move(item));
-    }
-    if (items.empty()) throw input_error(path + ": no prompts");
-    return items;
-}
-
-bool role_is(const json::value* from, std::initializer_list<std::string_view> names) {
-    if (!from || !from->is_string()) return false;
-    const std::string_view s = from->get_string();
-    return std::find(names.begin(), names.end(), s) != names.end();
-}
-
-std::vector<file_item> load_sharegpt(const std::string& path, std::size_t& skipped) {
-    const json::value root = parse_json_text(read_text_file(path, "ShareGPT file"), path);
-    const json::array* entries = root.if_array();
-    if (!entries) throw input_error(path + ": expected a JSON array of {\"conversations\": [...]} entries");
-
-    std::vector<file_item> items;
-    for (const json::value& entry : *entries) {
-        const json::object* obj = entry.if_object();
-        const json::value* conv = obj ? obj->if_contains("conversations") : nullptr;
-        const json::array* turns = conv ? conv->if_array() : nullptr;
-        const json::string* prompt = nullptr;
-        const json::string* reply = nullptr;
-        if (turns && turns->size() >= 2) {
-            for (const json::value& turn : *turns) {
-                const json::object* t = turn.if_object();
-                const json::value* value = t ? t->if_contains("value") : nullptr;
-                if (!value || !value->is_string()) continue;
-                const json::value* from = t->if_contains("from");
-                if (!prompt && role_is(from, {"human", "user"})) {
-                    prompt = &value->get_string();
-                } else if (prompt && role_is(from, {"gpt", "assistant", "chatgpt", "bing", "bard"})) {
-                    reply = &value->get_string();
-                    break;
-                }
-            }
-        }
-        file_item item;
-        if (prompt && reply) {
-            item.prompt = std::string(*prompt);
-            item.input_tokens = count_text_tokens(item.prompt);
-            item.max_tokens = count_text_tokens(*reply);
-        }
-        if (item.input_tokens == 0 || item.max_tokens == 0) {
-            ++skipped;
-            continue;
-        }
-        items.push_back(std::move(item));
-    }
-    if (items.empty())
-        throw input_error(path + ": no usable conversations (need a human turn and a reply, both non-empty)");
-    return items;
 }
 
 }  // namespace
@@ -297,6 +194,9 @@ struct workload::state {
     std::vector<file_item> items;
     std::vector<std::size_t> order;  // seeded permutation of items
 
+    std::optional<rag_corpus> rag;
+    std::vector<int> docs;  // the documents of the request being built
+
     std::vector<trace_entry> entries;
     trace_info trace;
     std::int64_t period_ns = 0;  // shift of at_ns per lap over the trace
@@ -319,6 +219,11 @@ workload::workload(const workload_config& config) : state_(std::make_unique<stat
                           ") must be less than the largest --input-len (" + s.input.describe() +
                           "): the prefix is counted inside the input length");
 
+    if (config.rag.enabled()) {
+        if (sources > 0) throw input_error("--rag-docs builds synthetic prompts: drop --prompts, --sharegpt or --trace");
+        if (config.prefix_len > 0) throw input_error("--rag-docs has its own shared parts: drop --prefix-len");
+        s.rag.emplace(config.rag);
+    }
     if (!config.prompts_file.empty()) {
         s.kind = state::source::prompts;
         s.items = load_prompts(config.prompts_file);
@@ -408,6 +313,11 @@ void workload::at(std::uint64_t i, request_spec& spec) {
         case state::source::synthetic: {
             spec.input_tokens = s.input.sample(rng);
             spec.max_tokens = s.output.sample(rng);
+            if (s.rag) {  // input_len is the question's
+                s.rag->retrieve(c.seed, c.unique_from + i, s.docs);
+                s.rag->build(s.docs, spec.input_tokens, c.seed, c.unique_from + i, s.builder, spec);
+                break;
+            }
             // At least one unique word, so requests of a group differ.
             if (c.prefix_len > 0) spec.input_tokens = std::max(spec.input_tokens, c.prefix_len + 1);
             prompt_layout layout(s.builder, spec.prompt, spec.prompt_ids, spec.input_tokens);
@@ -475,6 +385,11 @@ std::string workload::describe() const {
             out = "synthetic input=" + s.input.describe() + " output=" + s.output.describe();
             if (c.prefix_len > 0)
                 out += " prefix=" + std::to_string(c.prefix_len) + " groups=" + std::to_string(std::max(c.prefix_groups, 1));
+            if (c.rag.enabled())
+                out = "rag template=" + std::to_string(c.rag.template_tokens) + " docs=" + std::to_string(c.rag.k) +
+                      "x" + std::to_string(c.rag.doc_tokens) + " of " + std::to_string(c.rag.docs) +
+                      " zipf=" + format_number(c.rag.zipf) + " question=" + s.input.describe() +
+                      " output=" + s.output.describe();
             break;
         case state::source::prompts:
             out = "prompts file=" + c.prompts_file + " items=" + std::to_string(s.items.size()) +

@@ -141,6 +141,11 @@ BOOST_AUTO_TEST_CASE(run_flags) {
     flag("--turns", {"0", "lognormal:4:0.5", "uniform:3", "5000"});
     flag("--think-time", {"2s"});  // without --turns
     flag("--headline", {"latency"});
+    flag("--rag-docs", {"0", "-3", "2000000", "many"});
+    flag("--rag-k", {"3"});  // without --rag-docs
+    cases.push_back({{"run", "--rag-docs", "5", "--rag-k", "6", "--out", "-"}, "--rag-k"});
+    cases.push_back({{"run", "--rag-docs", "5", "--rag-zipf", "-1", "--out", "-"}, "--rag-zipf"});
+    cases.push_back({{"run", "--rag-docs", "5", "--rag-doc-len", "0", "--out", "-"}, "--rag-doc-len"});
     flag("--progress", {"maybe"});
     flag("--arrival", {"weird"});
     flag("--shard", {"3/2", "x", "-1/2", "1/0"});

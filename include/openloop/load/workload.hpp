@@ -3,6 +3,7 @@
 // send time. Pure logic (no sockets, no clocks): every output is a function of
 // the configuration and its seed, so a run can be reproduced exactly.
 
+#include "openloop/load/rag.hpp"
 #include "openloop/load/tokenizer.hpp"
 
 #include <cstddef>
@@ -104,6 +105,9 @@ struct workload_config {
     // never send the same prompt twice: a prefix-caching server would serve
     // a repeated prompt from its cache and report a capacity nobody gets.
     std::uint64_t unique_from = 0;
+    // Retrieval-augmented prompts (rag.hpp): a shared template, k of a corpus's
+    // documents, and a question of input_len tokens. Synthetic prompts only.
+    rag_config rag;
 
     // At most one of these sources.
     // JSONL, one object per line: "prompt" (or "text") string, optional

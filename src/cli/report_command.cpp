@@ -61,7 +61,10 @@ int report_main(const std::vector<std::string>& args) {
     } catch (const std::exception& e) {
         throw usage_error("report: " + (dir / "run.json").string() + ": " + e.what());
     }
-    const rebuilt_stats rebuilt = rebuild_stats(fs::exists(dir / "requests.jsonl") ? read_result_file(dir / "requests.jsonl", "report") : "");
+    rebuilt_stats rebuilt = rebuild_stats(fs::exists(dir / "requests.jsonl") ? read_result_file(dir / "requests.jsonl", "report") : "");
+    // A sessions run's session ends: how each ended, which requests.jsonl cannot tell.
+    if (fs::exists(dir / "sessions.jsonl"))
+        rebuild_sessions(read_result_file(dir / "sessions.jsonl", "report"), rebuilt.stats.sessions);
     ctx.partial = true;
     ctx.partial_reason = "rebuilt by openloop report from requests.jsonl (" + std::to_string(rebuilt.lines) +
                          " lines): the run did not finish; requests in flight at its end are not counted";

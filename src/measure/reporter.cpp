@@ -6,6 +6,7 @@
 #include "openloop/measure/progress_line.hpp"
 #include "openloop/measure/resource_usage.hpp"
 #include "openloop/measure/request_log.hpp"
+#include "openloop/measure/session_log.hpp"
 #include "openloop/measure/timeseries.hpp"
 
 #include <algorithm>
@@ -53,6 +54,7 @@ struct reporter::impl {
     bool finished_ = false;
 
     request_log requests_;
+    session_log sessions_;  // sessions runs only
     timeseries windows_;
     window_log soak_;  // files only with options_.soak_window; windows also for the live endpoint
     bool soaking() const { return options_.soak_window.count() > 0; }
@@ -75,6 +77,7 @@ struct reporter::impl {
         requests_.open((dir / "requests.jsonl").string(), options_.request_id_prefix, options_.chunk_gaps,
                        options_.session_stride);
         windows_.open((dir / "timeseries.csv").string());
+        if (options_.session_stride > 0) sessions_.file.open((dir / "sessions.jsonl").string());
         if (soaking()) soak_.open(options_.out_dir);
     }
 
@@ -142,6 +145,7 @@ struct reporter::impl {
             if (now - last_flush_ns_ >= 1'000'000'000) {
                 last_flush_ns_ = now;
                 requests_.flush();
+                sessions_.file.flush();
                 windows_.flush();
             }
             if (options_.live && now - last_publish_ns_ >= 1'000'000'000) {
@@ -218,6 +222,9 @@ struct reporter::impl {
         case event_kind::drain_over: drain_over_ = true; break;
         case event_kind::session_end:
             if ((e.flags & session_warmup) == 0) stats_.sessions.session_ended(e.t_ns, e.v, e.a, e.b, e.flags);
+            if (stats_.sessions.enabled())
+                sessions_.write({e.request / static_cast<std::uint64_t>(stats_.sessions.stride),
+                                 (e.flags & session_warmup) != 0, e.v, e.t_ns, e.b, e.a, e.flags});
             break;
         case event_kind::retry:
             if (auto* r = live_.find(e.request); r != nullptr && !r->retried) {
@@ -392,6 +399,7 @@ struct reporter::impl {
             }
         }
         requests_.close();
+        sessions_.file.close();
         windows_.close();
         soak_.close();
     }
@@ -430,6 +438,7 @@ struct reporter::impl {
         measured_inflight_ = 0;
         if (options_.live) publish();  // the run's final counts
         requests_.check();
+        sessions_.file.check();
         windows_.check();
         soak_.check();
     }

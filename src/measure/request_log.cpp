@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <charconv>
 
-#include <stdexcept>
-
 namespace openloop {
 
 namespace {
@@ -32,14 +30,10 @@ void put_ms(json_line& o, std::string_view key, std::int64_t from, std::int64_t 
 }  // namespace
 
 void request_log::open(const std::string& path, std::string request_id_prefix, bool chunk_gaps, int session_stride) {
-    path_ = path;
     chunk_gaps_ = chunk_gaps;
     session_stride_ = static_cast<std::uint64_t>(std::max(session_stride, 0));
     id_prefix_ = std::move(request_id_prefix);
-    out_.open(path_, std::ios::out | std::ios::trunc);
-    if (!out_) {
-        throw std::runtime_error("cannot open " + path_ + " for writing");
-    }
+    out_.open(path);
 }
 
 void request_log::write(std::uint64_t index, const request_timeline& r, const request_end& end) {
@@ -125,29 +119,13 @@ void request_log::write(std::uint64_t index, const request_timeline& r, const re
     }
     o.end();
     line_.push_back('\n');
-    out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+    out_.write(line_);
 }
 
-void request_log::flush() {
-    if (out_.is_open()) {
-        out_.flush();
-    }
-}
+void request_log::flush() { out_.flush(); }
 
-void request_log::check() {
-    if (!out_.is_open()) {
-        return;
-    }
-    out_.flush();
-    if (!out_) {
-        throw std::runtime_error("writing " + path_ + " failed");
-    }
-}
+void request_log::check() { out_.check(); }
 
-void request_log::close() {
-    if (out_.is_open()) {
-        out_.close();
-    }
-}
+void request_log::close() { out_.close(); }
 
 }  // namespace openloop

@@ -100,8 +100,13 @@ merged_runs merge_runs(const std::vector<merge_part>& parts) {
         if (s.completed + s.failed > 0 && s.last_end_ns > s.first_intended_ns)
             spans.push_back({s.first_intended_ns + p.clock_shift_ns, s.last_end_ns + p.clock_shift_ns, p.offered_rate});
         append_tagged(m.requests_jsonl, p.requests_jsonl, p.name, p.clock_shift_ns);
+        // A session's figures are differences of its own times: no shift needed.
+        rebuild_sessions(p.sessions_jsonl, m.parts.back().stats.sessions);
+        m.sessions_jsonl += p.sessions_jsonl;
+        if (!m.sessions_jsonl.empty() && m.sessions_jsonl.back() != '\n') m.sessions_jsonl += '\n';
     }
     m.rebuilt = rebuild_stats(m.requests_jsonl, nullptr, true);
+    rebuild_sessions(m.sessions_jsonl, m.rebuilt.stats.sessions);
     std::tie(m.window_ns, m.offered_rate) = union_of(std::move(spans));
     // run_stats measures its window from the first intended send to the last
     // end; the merged one is shorter by the gaps when no part was running.
@@ -113,7 +118,8 @@ merged_runs merge_runs(const std::vector<merge_part>& parts) {
 merged_result merge_results(const std::vector<merge_input>& inputs) {
     namespace json = boost::json;
     std::vector<merge_part> parts;
-    for (const merge_input& in : inputs) parts.push_back({in.name, in.requests_jsonl, in.context.request_rate});
+    for (const merge_input& in : inputs)
+        parts.push_back({in.name, in.requests_jsonl, in.context.request_rate, 0, in.sessions_jsonl});
     // On the wall clock only when every part says where its schedule started on it.
     const bool wall =
         std::all_of(inputs.begin(), inputs.end(), [](const merge_input& in) { return in.context.clock.started(); });
@@ -168,6 +174,7 @@ merged_result merge_results(const std::vector<merge_input>& inputs) {
                      {"bad_lines", merged.rebuilt.bad_lines},
                      {"itl", "not merged: no per-chunk times on disk"}};
     out.requests_jsonl = std::move(merged.requests_jsonl);
+    out.sessions_jsonl = std::move(merged.sessions_jsonl);
     return out;
 }
 

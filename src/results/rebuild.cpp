@@ -1,5 +1,6 @@
 #include "openloop/results/rebuild.hpp"
 
+#include "openloop/measure/session_log.hpp"
 #include "openloop/results/jsonl_lines.hpp"
 
 #include <boost/json/value.hpp>
@@ -45,7 +46,8 @@ void count_status(run_stats& s, int status) {
     }
 }
 
-void add(run_stats& s, const json::object& o, std::vector<request_sample>* samples) {
+// turn: a sessions run's turn from 1, else -1.
+void add(run_stats& s, const json::object& o, std::vector<request_sample>* samples, std::int64_t turn) {
     const std::int64_t intended = ns(o, "intended_ns"), sent = ns(o, "sent_ns"), headers = ns(o, "headers_ns");
     const std::int64_t first = ns(o, "first_token_ns"), last = ns(o, "last_token_ns"), end = ns(o, "end_ns");
     const json::value* status_v = o.if_contains("status");
@@ -66,6 +68,7 @@ void add(run_stats& s, const json::object& o, std::vector<request_sample>* sampl
     request_sample* sample = samples ? &samples->emplace_back() : nullptr;
     if (status != "ok") {
         ++s.failed;
+        if (turn >= 1) s.sessions.failed_turn(static_cast<std::uint64_t>(turn - 1));
         const json::value* e = o.if_contains("error");
         ++s.failed_by_class[static_cast<std::size_t>(class_of(e && e->is_string() ? std::string_view(e->get_string()) : ""))];
         const std::int64_t http = integer(o, "http_status");
@@ -127,6 +130,12 @@ void add(run_stats& s, const json::object& o, std::vector<request_sample>* sampl
         if (sample) sample->e2e = end - intended;
     }
     if (sample) sample->output_tokens = output;
+    if (turn >= 1) {
+        const bool streamed = first >= 0 && last >= 0;
+        s.sessions.completed_turn(static_cast<std::uint64_t>(turn - 1), streamed ? first - intended : -1,
+                                  streamed ? last - intended : end >= 0 ? end - intended : -1, prompt,
+                                  ns(o, "cached_tokens"));
+    }
     if (headers >= 0) s.ttfb.record(headers - intended);
     if (const json::value* c = o.if_contains("connect_ms"); c && c->is_number())
         s.connect.record(std::llround(c->to_number<double>() * 1e6));
@@ -194,7 +203,11 @@ rebuilt_stats rebuild_stats(std::string_view text, std::vector<request_sample>* 
         if (const json::value* w = o.if_contains("warmup"); w && w->is_bool() && w->get_bool()) {
             ++r.stats.warmup_started;
         } else {
-            add(r.stats, o, samples);
+            // A sessions run's line names its turn (from 1), the row it counts in: with the
+            // widest stride, request turn - 1 is in that row.
+            const std::int64_t turn = o.contains("session") ? ns(o, "turn") : -1;
+            if (turn >= 1 && r.stats.sessions.stride == 0) r.stats.sessions.stride = std::numeric_limits<int>::max();
+            add(r.stats, o, samples, turn);
         }
         return true;
     });
@@ -202,6 +215,22 @@ rebuilt_stats rebuild_stats(std::string_view text, std::vector<request_sample>* 
     r.first_bad_line = tally.first_bad_line;
     if (stage_view) add_stage_view(r.stats, std::move(starts), std::move(ends), completions, last_intended);
     return r;
+}
+
+std::size_t rebuild_sessions(std::string_view text, session_stats& into) {
+    std::size_t lines = 0;
+    read_jsonl(text, [&](const json::object& o) {
+        const json::value* outcome = o.if_contains("outcome");
+        if (!outcome || !outcome->is_string() || ns(o, "end_ns") < 0 || ns(o, "first_intended_ns") < 0) return false;
+        ++lines;
+        const json::value* w = o.if_contains("warmup");
+        if (w && w->is_bool() && w->get_bool()) return true;
+        if (into.stride == 0) into.stride = std::numeric_limits<int>::max();
+        into.session_ended(ns(o, "end_ns"), ns(o, "first_intended_ns"), integer(o, "turns_completed"), integer(o, "turns"),
+                           session_flags_of(outcome->get_string(), false));
+        return true;
+    });
+    return lines;
 }
 
 }  // namespace openloop

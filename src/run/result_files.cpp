@@ -39,6 +39,7 @@ merge_input read_result_dir(const fs::path& dir) {
     merge_input in;
     in.name = dir.string();
     in.requests_jsonl = read_file(dir / "requests.jsonl");
+    if (const fs::path sessions = dir / "sessions.jsonl"; fs::exists(sessions)) in.sessions_jsonl = read_file(sessions);
     if (const fs::path run = dir / "run.json"; fs::exists(run)) {
         try {
             in.context = run_context_from_json(json::parse(read_file(run)));
@@ -61,11 +62,13 @@ merge_input read_result_dir(const fs::path& dir) {
 
 void write_merged(const merged_result& merged, const fs::path& out) {
     fs::create_directories(out);
-    {
-        std::ofstream log(out / "requests.jsonl", std::ios::binary);
-        log << merged.requests_jsonl;
-        if (!log.flush()) throw std::runtime_error("cannot write " + (out / "requests.jsonl").string());
-    }
+    const auto write_log = [&](const char* name, const std::string& text) {
+        std::ofstream log(out / name, std::ios::binary);
+        log << text;
+        if (!log.flush()) throw std::runtime_error("cannot write " + (out / name).string());
+    };
+    write_log("requests.jsonl", merged.requests_jsonl);
+    if (!merged.sessions_jsonl.empty()) write_log("sessions.jsonl", merged.sessions_jsonl);
     write_json_file((out / "run.json").string(), run_context_json(merged.context));
     write_json_file((out / "summary.json").string(), merged.summary);
 }

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -236,4 +237,33 @@ BOOST_AUTO_TEST_CASE(sessions_against_uvicorn_resend_what_it_streamed) {
         later += turn > 1;
     }
     BOOST_TEST(later == 8);
+}
+
+// A run killed before its summary, and runs merged, get their session figures back from
+// sessions.jsonl (how each session ended) and requests.jsonl (each turn): the same, to the
+// nanosecond, as the run's own, failed sessions (a 500 cuts a conversation short) included.
+BOOST_AUTO_TEST_CASE(report_and_merge_rebuild_the_session_figures) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "h100-8b", "--fault-500", "0.1", "--seed", "2"});
+    const int rc = run_openloop({"--target", sim.url, "--rate", "8", "--num-requests", "12", "--turns", "uniform:2:5",
+                                 "--think-time", "10ms", "--input-len", "100", "--output-len", "8", "--ignore-eos",
+                                 "--seed", "4", "--max-error-rate", "100%", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    sim.process.stop();
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    const json::object live = read_json(dir.file("out/summary.json"));
+    const json::object& sessions = live.at("sessions").as_object();
+    BOOST_TEST(sessions.at("started").as_int64() == 12);
+    // The simulator's faults go by arrival number: with seed 2 the 12th fails, and at least 12 arrive.
+    BOOST_TEST(sessions.at("failed").as_int64() > 0);
+    BOOST_TEST(read_jsonl(dir.file("out/sessions.jsonl")).size() == 12u);
+
+    const int merged = openloop_cli({"merge", dir.file("out"), "--out", dir.file("merged")}, dir.file("merge.log"));
+    BOOST_TEST_REQUIRE(merged == 0, slurp(dir.file("merge.log")));
+    BOOST_TEST(read_json(dir.file("merged/summary.json")).at("sessions") == live.at("sessions"));
+
+    std::filesystem::remove(dir.file("out/summary.json"));
+    const int reported = openloop_cli({"report", dir.file("out")}, dir.file("report.log"));
+    BOOST_TEST_REQUIRE(reported == 0, slurp(dir.file("report.log")));
+    BOOST_TEST(read_json(dir.file("out/summary.json")).at("sessions") == live.at("sessions"));
 }

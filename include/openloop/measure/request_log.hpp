@@ -5,8 +5,9 @@
 
 #include "openloop/measure/request_metrics.hpp"
 
+#include "openloop/measure/jsonl_file.hpp"
+
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -41,8 +42,7 @@ public:
     void close();
 
 private:
-    std::ofstream out_;
-    std::string path_;
+    jsonl_file out_;
     std::string id_prefix_;
     bool chunk_gaps_ = false;
     std::uint64_t session_stride_ = 0;

@@ -28,6 +28,7 @@ struct merge_part {
     std::string requests_jsonl;  // the part's request log
     double offered_rate = 0;     // req/s its schedule offered; 0 unknown
     std::int64_t clock_shift_ns = 0;  // added to every time of its log
+    std::string sessions_jsonl;  // a sessions run's session ends; empty for others
 };
 
 // line's request times (intended_ns ... end_ns, as request_log writes them)
@@ -37,6 +38,7 @@ void append_shifted(std::string& out, std::string_view line, std::int64_t shift_
 struct merged_runs {
     rebuilt_stats rebuilt;       // over every part's lines; its window is the union (above)
     std::string requests_jsonl;  // the parts' lines in order, each with "origin" first
+    std::string sessions_jsonl;  // the parts' session ends in order (session ids are global)
     std::int64_t window_ns = 0;  // the union of the parts' windows
     // Parts whose windows overlap ran together and add their offered rates;
     // groups that did not are averaged, weighted by how long each ran.
@@ -53,6 +55,7 @@ struct merge_input {
     run_context context;               // its run.json; the default when it has none
     std::optional<bool> valid;         // its summary.json's verdict, when it has one
     std::vector<std::string> reasons;
+    std::string sessions_jsonl;        // a sessions run's session ends; empty when it has none
 };
 
 struct merged_result {
@@ -60,6 +63,7 @@ struct merged_result {
     boost::json::object summary; // summary.json: the result, and "merged" (the parts, window, clock, start spread)
     run_context context;         // run.json's: the first part's, its shard gone, on the wall clock
     std::string requests_jsonl;
+    std::string sessions_jsonl;  // empty unless the parts were sessions runs
 };
 
 // Merges results: on the wall clock when every part says where its schedule

@@ -36,7 +36,12 @@ struct request_sample {
 // stage_view, also what a sweep stage is judged on (the reporter's
 // steady_throughput): the send window's completions and the in-flight
 // series, rebuilt from each request's intended time and end.
+// Lines of a sessions run (with "session" and "turn") also fill stats.sessions' per-turn rows.
 rebuilt_stats rebuild_stats(std::string_view requests_jsonl, std::vector<request_sample>* samples = nullptr,
                             bool stage_view = false);
+
+// A sessions run's sessions.jsonl (session_log.hpp) into the session counts and latency;
+// returns the lines read. Never throws: a line that is not a session's end is skipped.
+std::size_t rebuild_sessions(std::string_view sessions_jsonl, session_stats& into);
 
 }  // namespace openloop

@@ -230,7 +230,8 @@ po::options_description results_options() {
     po::options_description results("Results", help_width, help_width / 2);
     results.add_options()
         ("out", po::value<std::string>(), "directory for summary.json, requests.jsonl and timeseries.csv "
-                                          "(default results/run-TIMESTAMP; '-' writes no files)")
+                                          "(a sessions run also sessions.jsonl; default results/run-TIMESTAMP; "
+                                          "'-' writes no files)")
         ("json", po::bool_switch(), "print summary.json to stdout instead of the table")
         ("headline", po::value<std::string>(), "the metric a scenario is judged by, printed first: ttft (chat), itl "
                                                "(code completion), tpot, e2e, session (an agent chain) or throughput (batch)")

@@ -35,7 +35,8 @@ int run_main(const std::vector<std::string>& args) {
     } else {
         std::cout << format_table(outcome.result);
         if (!cmd.options.out_dir.empty())
-            std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, timeseries.csv)\n";
+            std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, "
+                      << (outcome.result.stats.sessions.enabled() ? "sessions.jsonl, " : "") << "timeseries.csv)\n";
     }
     return finish_run(cmd, outcome);
 }

@@ -45,8 +45,8 @@ po::options_description trace_options() {
          "to s (exact to the ns, 1.2345678901234567e3 is fine), iso reads 2024-05-01T12:00:00.123Z, +02:00 or no "
          "zone; times are made relative to the earliest row. prompt= sends that text (input= then optional), "
          "prefix= holds hash block ids (a JSON array or ids separated by blanks, ; or |), session= a conversation "
-         "id: rows sharing one replay as a session, each later turn sent at its row's time or when the answer "
-         "before it ended, whichever is later, carrying the conversation so far")
+         "id: rows sharing one replay as a session (run, soak; a sweep sends each row alone), each later turn sent "
+         "at its row's time or when the answer before it ended, whichever is later, carrying the conversation so far")
         ("trace-delimiter", po::value<std::string>(), "CSV delimiter, e.g. ';' or tab; default: detected from the "
                                                       "header among , ; tab |")
         ("trace-skip-bad-rows", po::bool_switch(), "skip malformed trace rows instead of stopping; they are counted and "

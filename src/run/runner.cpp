@@ -84,7 +84,8 @@ namespace {
 run_options with_trace_sessions(const run_options& asked, const workload& w) {
     run_options o = asked;
     const auto& entries = w.trace_entries();
-    if (o.sessions.enabled() || o.workload.trace_lengths_only || !has_session_ids(entries)) return o;
+    if (!o.trace_sessions || o.sessions.enabled() || o.workload.trace_lengths_only || !has_session_ids(entries))
+        return o;
     const std::string& file = o.workload.trace_file;
     const auto refuse = [&](const std::string& why) {
         throw input_error(file + ": its rows carry session ids, so they replay as conversations, which " + why);

@@ -88,6 +88,7 @@ sweep_result run_sweep(const sweep_options& opt) {
     auto run_stage = [&](double rate, int concurrency) -> bool {
         const std::size_t index = rows.size();
         run_options o = opt.base;
+        o.trace_sessions = false;  // a stage is judged on single requests at its rate
         o.concurrency = concurrency;
         o.arrival.rate = closed ? 1.0 : rate;
         o.arrival.seed = opt.base.arrival.seed + index;  // one family: same workload, fresh arrivals

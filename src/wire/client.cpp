@@ -124,8 +124,10 @@ void client::impl::end(worker& w, const exchange_result& r) {
         if (r.failure != error_class::cancelled) note(r.failure, r.status, r.message);
     }
     --in_flight;
-    finished_request f{j.index, j.intended_ns, j.flags, request_end{r.failure, r.status, steady_now_ns()},
-                       std::move(j.request)};
+    // A completed answer ended at the read that completed it, the time requests.jsonl logs (a
+    // session's next turn counts from it); the body's last bytes may come a read later.
+    const std::int64_t end_ns = r.failure == error_class::none && r.answered_ns > 0 ? r.answered_ns : steady_now_ns();
+    finished_request f{j.index, j.intended_ns, j.flags, request_end{r.failure, r.status, end_ns}, std::move(j.request)};
     run_waiter* waiter = j.waiter;
     w.job.reset();
     if (waiter) {

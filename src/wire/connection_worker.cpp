@@ -297,6 +297,7 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
             if (reader.finished()) {
                 out.status = reader.status();
                 out.failure = reader.outcome();
+                if (out.failure == error_class::none) out.answered_ns = reader.answered_ns();
                 if (out.failure != error_class::none && out.failure != error_class::cancelled && out.message.empty()) {
                     out.message = out.failure == error_class::bad_http || out.failure == error_class::io
                                       ? "reading the response body: " + last_ec.message()

@@ -230,6 +230,7 @@ bool response_reader::conclude_json(std::int64_t t_ns, event& done) {
         return false;
     }
     finish(error_class::none);
+    done_ns_ = t_ns;
     std::int64_t completion = i.bad_usage ? -1 : i.completion_tokens;
     if (!generated && !i.bad_usage) completion = 0;
     std::uint8_t flags = done_unstreamed;

@@ -42,6 +42,7 @@ struct fed {
     bool at_body_end = false;
     int status = 0;
     std::string kept;  // kept_body()
+    std::int64_t answered = 0;  // answered_ns()
 };
 
 inline std::ostream& operator<<(std::ostream& os, const fed& f) {
@@ -89,6 +90,7 @@ inline fed feed(int status, std::string_view body, const std::vector<std::size_t
     out.finished = reader.finished();
     out.at_body_end = reader.ended_at_body_end();
     out.status = reader.status();
+    out.answered = reader.answered_ns();
     out.kept = reader.kept_body();
     return out;
 }

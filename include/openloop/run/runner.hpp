@@ -53,6 +53,9 @@ struct run_options {
     std::string extra_body;          // JSON object merged into every request body
     // --turns, --think-time: each arrival starts a multi-turn session (load/session.hpp).
     session_config sessions;
+    // A --trace whose rows carry session ids replays them as sessions (trace_sessions.hpp);
+    // false: each row a single request, as a sweep's stages send.
+    bool trace_sessions = true;
 
     // When.
     arrival_params arrival;

@@ -27,7 +27,8 @@
 namespace openloop {
 
 // How one request ended: none, or the class it failed in and its HTTP status (0: none);
-// and when (steady ns), in the same turn of the io thread as the read that ended it.
+// and when (steady ns): a completed one at the read that completed its answer (its done
+// event's time), a failed one in the same turn of the io thread as the read that ended it.
 struct request_end {
     error_class failure = error_class::none;
     int status = 0;

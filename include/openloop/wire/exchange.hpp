@@ -25,6 +25,7 @@ struct exchange_result {
     bool reusable = false;
     bool nothing_received = false;  // the connection died before any response byte: safe to retry
     std::string message;            // on failure: what the server or the socket said (error_text); may be empty
+    std::int64_t answered_ns = 0;   // completed: the read that completed the answer (steady ns)
 };
 
 // The most a response's status line and headers may take: far above what

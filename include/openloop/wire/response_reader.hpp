@@ -90,6 +90,9 @@ public:
     // Once finished(): none for a completed response, else why it failed.
     error_class outcome() const { return outcome_; }
     int status() const { return status_; }  // 0 until the headers arrived
+    // Once finished() with none: the done event's time, the read that completed the answer
+    // (its [DONE], finish or body end), which may come a read before the body's last bytes.
+    std::int64_t answered_ns() const { return done_ns_; }
     response_mode mode() const { return mode_; }
     // A content chunk arrived: from now on the idle timeout applies.
     bool streaming() const { return streaming_; }

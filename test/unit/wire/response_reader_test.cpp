@@ -111,3 +111,13 @@ BOOST_AUTO_TEST_CASE(per_chunk_tokens_stop_once_usage_stops_growing) {
         "data: [DONE]\n\n";
     BOOST_TEST(show(feed_whole(200, repeated).events[2]) == "chunk t=1 a=-1 b=1 v=0 req=7");
 }
+
+// A completed answer ends at the read that completed it (its [DONE]), as its done event says,
+// not at the body's last bytes a read later: a session's next turn counts from that end.
+BOOST_AUTO_TEST_CASE(an_answer_ends_at_the_read_that_completed_it) {
+    const fed f = feed(200, vllm_chat, {0, vllm_chat.size()});  // read 2 brings only the body's end
+    BOOST_TEST_REQUIRE(f.finished);
+    BOOST_TEST(f.outcome == none);
+    BOOST_TEST(show(f.events.back()).starts_with("done t=1 "), show(f.events.back()));
+    BOOST_TEST(f.answered == 1);
+}

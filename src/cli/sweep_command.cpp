@@ -86,6 +86,8 @@ void fill_sweep_options(const po::variables_map& vm, sweep_command& cmd) {
     auto& o = cmd.options;
     o.base = cmd.run.options;
     o.rates = naming("--rates", [&] { return parse_rates(vm["rates"].as<std::string>()); });
+    if (!o.base.workload.trace_file.empty() && !vm["trace-speed"].defaulted())
+        throw usage_error("sweep: each stage replays the --trace at the stage's rate; --trace-speed does not apply");
     if (vm.count("slo")) o.slos = naming("--slo", [&] { return parse_slos(vm["slo"].as<std::vector<std::string>>()); });
     if (vm.count("threshold"))
         for (const auto& t : vm["threshold"].as<std::vector<std::string>>())

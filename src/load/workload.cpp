@@ -268,11 +268,13 @@ workload::workload(const workload_config& config) : state_(std::make_unique<stat
         info.span_s = double(s.entries.back().at_ns - s.entries.front().at_ns) / 1e9;
         if (const std::string warning = skipped_rows_warning(info); !warning.empty())
             std::fprintf(stderr, "%s\n", warning.c_str());
-        // One mean gap after the last request, and at least 1 s, so that
-        // laps neither overlap nor collapse when every entry has one time.
+        // One mean gap after the last request, so that lap after lap keeps the
+        // selection's mean rate (the rate --rate or a sweep stage scaled it to);
+        // a selection whose requests share one time laps once a second.
         const std::int64_t last = s.entries.back().at_ns;
         const auto n = std::int64_t(s.entries.size());
-        s.period_ns = std::max<std::int64_t>(last + (n > 1 ? last / (n - 1) : 0), 1'000'000'000);
+        const std::int64_t period = n > 1 ? last + last / (n - 1) : 0;
+        s.period_ns = period > 0 ? period : 1'000'000'000;
     }
 
     if (!s.items.empty()) {

@@ -97,6 +97,13 @@ sweep_result run_sweep(const sweep_options& opt) {
         // traffic gets. Shared prefixes (--prefix-len) stay the same.
         o.workload.unique_from = static_cast<std::uint64_t>(index) << 40;
         o.arrival.profile.clear();
+        if (!o.workload.trace_file.empty() && !o.workload.trace_lengths_only) {
+            // A stage replays the trace's own gaps scaled to the stage's rate, lap
+            // after lap until its bounds: sent once at its recorded speed, a short
+            // trace ended every stage early at one rate whatever the stage's.
+            if (!closed) o.workload.trace_rate = rate;
+            o.workload.trace_loop = true;
+        }
         o.arrival.count_block = opt.rate_block;
         o.warmup_requests = 0;
         o.warmup_s = warmup;

@@ -291,6 +291,9 @@ BOOST_AUTO_TEST_CASE(sweep_flags) {
     flag("--slo", {"ttft_p99=x", "bogus=1s", "ttft_p99"});
     flag("--concurrency", {"0", "4,2", "x"});
     flag("--num-requests", {"-1"});
+    // Each stage replays a trace at the stage's rate.
+    cases.push_back({{"sweep", "--trace", "t.csv", "--trace-speed", "2", "--out", "-"},
+                     "sweep: each stage replays the --trace at the stage's rate; --trace-speed does not apply"});
     check_all(cases);
 }
 

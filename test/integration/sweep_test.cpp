@@ -173,3 +173,38 @@ BOOST_AUTO_TEST_CASE(failing_requests_are_errors_not_saturation) {
     BOOST_TEST(table.find("saturation not reached") != std::string::npos, table);
     BOOST_TEST(table.find("errors 2") != std::string::npos, table);
 }
+
+// A sweep over a trace shorter than a stage: each stage replays the trace's gaps
+// scaled to its own rate, lap after lap until the stage's bounds, with the rows'
+// lengths. Before, every stage sent the trace once at its recorded speed.
+BOOST_AUTO_TEST_CASE(trace_stages_replay_at_their_rates) {
+    temp_dir dir;
+    const std::string trace = dir.file("short.jsonl");
+    {
+        std::ofstream rows(trace);
+        for (int i = 0; i < 12; ++i)  // 12 rows 90 ms apart, 24 to 35 input tokens
+            rows << "{\"timestamp\": " << i * 90 << ", \"input_length\": " << 24 + i << ", \"output_length\": 4}\n";
+    }
+    const std::string out = dir.file("traced");
+    const std::string cmd = std::string(OPENLOOP_BIN) + " sweep --progress off --target sim:cpu-small --trace " +
+                            trace + " --rates 5,20 --stage-duration 2s --min-samples 30 --warmup 0 --cooldown 0"
+                            " --out " + out + " > " + out + ".log 2>&1";
+    BOOST_TEST_REQUIRE(std::system(cmd.c_str()) == 0, slurp(out + ".log"));
+    const auto stages = read_json(out + "/sweep.json").at("stages").as_array();
+    BOOST_TEST_REQUIRE(stages.size() == 2u);
+    for (const auto& s : stages) {
+        const auto& row = s.as_object();
+        const double rate = row.at("offered_rate").to_number<double>();
+        const auto log = read_jsonl(out + "/" + std::string(row.at("dir").as_string()) + "/requests.jsonl");
+        BOOST_TEST_CONTEXT("stage at " << rate << " req/s") {
+            BOOST_TEST(log.size() >= 30u);  // laps past the trace's 12 rows
+            for (std::size_t i = 1; i < log.size(); ++i) {
+                const auto gap = log[i].at("intended_ns").to_number<std::int64_t>() -
+                                 log[i - 1].at("intended_ns").to_number<std::int64_t>();
+                BOOST_TEST(std::abs(gap - std::int64_t(1e9 / rate)) <= 1000, "request " << i << ": gap " << gap);
+                BOOST_TEST(log[i].at("input_tokens").to_number<int>() == 24 + int(i % 12));
+            }
+            BOOST_TEST(row.at("achieved_rate").to_number<double>() > 0.9 * rate);
+        }
+    }
+}

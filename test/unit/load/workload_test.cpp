@@ -422,8 +422,41 @@ BOOST_AUTO_TEST_CASE(trace_source_replays_times_lengths_and_loops) {
     const request_spec again = w.next();
     BOOST_TEST(again.input_tokens == lap[0].input_tokens);
     const std::int64_t last = lap.back().at_ns;
-    BOOST_TEST(again.at_ns == std::max<std::int64_t>(last + last / 39, 1'000'000'000));
+    BOOST_TEST(again.at_ns == last + last / 39);
     BOOST_TEST(again.prompt.substr(0, 2000) == lap[0].prompt.substr(0, 2000));
+}
+
+// A trace shorter than a second, scaled to a rate (as a sweep stage scales it),
+// keeps that rate across laps: the gap between laps is its mean gap, not a pause
+// until the next whole second.
+BOOST_AUTO_TEST_CASE(short_trace_laps_at_the_rate_it_was_scaled_to) {
+    std::string rows;
+    for (int i = 0; i < 12; ++i)
+        rows += "{\"timestamp\": " + std::to_string(i * 90) + ", \"input_length\": 20, \"output_length\": 4}\n";
+    const temp_file file("short.jsonl", rows);
+    workload_config config;
+    config.trace_file = file.str();
+    config.trace_rate = 40;
+    config.trace_loop = true;
+    workload w(config);
+    std::int64_t previous = w.next().at_ns;
+    for (int i = 1; i < 36; ++i) {
+        const std::int64_t at = w.next().at_ns;
+        BOOST_TEST(at - previous == 25'000'000, "request " << i);
+        previous = at;
+    }
+}
+
+// Requests that all share one time lap once a second.
+BOOST_AUTO_TEST_CASE(one_instant_trace_laps_each_second) {
+    const temp_file file("burst.jsonl", "{\"timestamp\": 0, \"input_length\": 20, \"output_length\": 4}\n"
+                                         "{\"timestamp\": 0, \"input_length\": 30, \"output_length\": 4}\n");
+    workload_config config;
+    config.trace_file = file.str();
+    config.trace_loop = true;
+    workload w(config);
+    for (const std::int64_t expected : {0LL, 0LL, 1'000'000'000LL, 1'000'000'000LL, 2'000'000'000LL})
+        BOOST_TEST(w.next().at_ns == expected);
 }
 
 BOOST_AUTO_TEST_CASE(trace_details_report_mapping_skips_and_selection) {

@@ -58,7 +58,8 @@ po::options_description trace_options() {
         ("trace-speed", po::value<double>()->default_value(1.0), "replay speed factor (2 = twice as fast)")
         ("loop", po::bool_switch(), "replay the selection lap after lap until --duration (default 60s) or "
                                     "--num-requests; without it a trace is sent once, and a longer --duration ends "
-                                    "at the trace's end (a soak always loops)")
+                                    "at the trace's end (a soak always loops, and so does a sweep's stage, at its "
+                                    "rate)")
         ("trace-lengths-only", po::bool_switch(), "take only the trace's requests (lengths, prompts, prefixes), in "
                                                   "trace order lap after lap, and send them on the --arrival / --rate "
                                                   "schedule instead of the trace's times (vLLM's burstgpt dataset); "

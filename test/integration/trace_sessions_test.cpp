@@ -165,8 +165,8 @@ BOOST_AUTO_TEST_CASE(a_session_trace_names_what_it_cannot_do) {
     }
     // A sweep's stages are judged on single requests at their rates: the rows go as such.
     openloop_cli({"sweep", "--target", "sim:cpu-small", "--trace", trace, "--trace-columns", columns, "--rates", "2",
-                  "--duration", "2s", "--min-samples", "8", "--warmup", "0", "--cooldown", "0", "--out",
-                  dir.file("sweep")},
+                  "--duration", "2s", "--min-samples", "8", "--warmup", "0", "--cooldown", "0", "--stage-extension",
+                  "1", "--out", dir.file("sweep")},
                  dir.file("sweep.log"));
     const std::string stage = dir.file("sweep/stage-00-2ps");
     BOOST_TEST_REQUIRE(std::filesystem::exists(stage + "/summary.json"), slurp(dir.file("sweep.log")));

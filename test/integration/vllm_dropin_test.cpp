@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE vllm_dropin
 #include <boost/test/unit_test.hpp>
 
 // A vLLM bench user's command lines, with `openloop` in place of `vllm bench
@@ -13,6 +12,7 @@
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -35,11 +35,17 @@ struct vllm_server {
     std::vector<std::string> extra{"--lag-bound", "250ms"};  // and --port P when 8000 was taken
     vllm_server() {
         for (const std::string& port : {std::string("8000"), std::to_string(free_port())}) {
-            sim.emplace(std::vector<std::string>{OPENLOOP_BIN, "sim", "--preset", "h100-8b", "--served-model-name", model,
+            sim.emplace(std::vector<std::string>{openloop_test::bin, "sim", "--preset", "h100-8b", "--served-model-name", model,
                                                  "--port", port});
-            if (sim->read_line(10s).find("listening on") != std::string::npos) {
-                if (port != "8000") extra.insert(extra.end(), {"--port", port});
-                return;
+            // A simulator that cannot bind exits (read_line throws): 8000 is
+            // taken, by another program or another case of this file running
+            // beside this one.
+            try {
+                if (sim->read_line(10s).find("listening on") != std::string::npos) {
+                    if (port != "8000") extra.insert(extra.end(), {"--port", port});
+                    return;
+                }
+            } catch (const std::runtime_error&) {
             }
             sim.reset();
         }
@@ -51,7 +57,7 @@ struct vllm_server {
 int vllm_line(const std::string& dir, std::vector<std::string> line, const std::vector<std::string>& extra,
               const std::string& log) {
     line.insert(line.end(), extra.begin(), extra.end());
-    std::string cmd = "cd '" + dir + "' && " + std::string(OPENLOOP_BIN);
+    std::string cmd = "cd '" + dir + "' && " + std::string(openloop_test::bin);
     for (const auto& a : line) cmd += " '" + a + "'";
     cmd += " > " + log + " 2>&1";
     const int rc = std::system(cmd.c_str());
@@ -242,7 +248,7 @@ BOOST_AUTO_TEST_CASE(a_real_vllm_result_files_keys_are_ours_with_its_types) {
     BOOST_TEST(slurp(dir.file("real.log")).find("read as --random-input-len") != std::string::npos);
     const json::object ours = read_json(only_json_in(dir.file("perf_results")).string());
     const json::object theirs =
-        read_json(std::string(OPENLOOP_SOURCE_DIR) + "/test/data/vllm/openai-1.0qps-Qwen2.5-VL-3B-Instruct-20260722-060114.json");
+        read_json(std::string(openloop_test::source_dir) + "/test/data/vllm/openai-1.0qps-Qwen2.5-VL-3B-Instruct-20260722-060114.json");
     BOOST_TEST(theirs.size() >= 30u);
     for (const auto& [key, value] : theirs) {
         BOOST_TEST_CONTEXT(key) {

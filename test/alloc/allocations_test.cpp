@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE allocations
 #include <boost/test/unit_test.hpp>
 
 // The io thread allocates nothing per request and nothing per chunk once a
@@ -18,6 +17,7 @@
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <cstdlib>
 #include <fstream>
@@ -34,8 +34,8 @@ double io_thread_allocations(const std::string& url, temp_dir& dir, int n, int t
     const std::string tag =
         endpoint + std::to_string(n) + "x" + std::to_string(tokens) + (open_loop ? "-open" : "-closed");
     const std::string count = dir.file("count-" + tag);
-    const std::string cmd = "OPENLOOP_MALLOC_COUNT_FILE=" + count + " LD_PRELOAD=" OPENLOOP_MALLOC_COUNT " " OPENLOOP_BIN
-                            " run --lag-bound 250ms --target " + url + " --endpoint " + endpoint +
+    const std::string cmd = "OPENLOOP_MALLOC_COUNT_FILE=" + count + " LD_PRELOAD=" + openloop_test::malloc_count + " " +
+                            openloop_test::bin + " run --lag-bound 250ms --target " + url + " --endpoint " + endpoint +
                             (open_loop ? " --rate 2000" : " --concurrency 4") +
                             " --num-requests " + std::to_string(n) +
                             " --input-len 64 --output-len " + std::to_string(tokens) +
@@ -56,7 +56,7 @@ double io_thread_allocations(const std::string& url, temp_dir& dir, int n, int t
 
 BOOST_AUTO_TEST_CASE(nothing_per_request_nor_per_chunk_on_the_io_thread) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose"});
     const double few = io_thread_allocations(sim.url, dir, 1000, 16, true);
     const double many = io_thread_allocations(sim.url, dir, 3000, 16, true);
     const double shorter = io_thread_allocations(sim.url, dir, 3000, 16, false);
@@ -76,7 +76,7 @@ BOOST_AUTO_TEST_CASE(nothing_per_request_nor_per_chunk_on_the_io_thread) {
 // events (the whole text again in each .done) through the same buffers.
 BOOST_AUTO_TEST_CASE(nothing_per_delta_of_a_responses_stream) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose"});
     const double shorter = io_thread_allocations(sim.url, dir, 3000, 16, false, "responses");
     const double longer = io_thread_allocations(sim.url, dir, 3000, 64, false, "responses");
     const double per_chunk = (longer - shorter) / (3000.0 * 48);

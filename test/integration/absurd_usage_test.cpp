@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE absurd_usage
 #include <boost/test/unit_test.hpp>
 
 // A server whose continuous usage jumps to completion_tokens 2^31 - 1 once
@@ -9,6 +8,7 @@
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <chrono>
 
@@ -17,7 +17,7 @@ using namespace test_http;
 
 BOOST_AUTO_TEST_CASE(absurd_continuous_usage_is_not_believed) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--quirk", "absurd-usage"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--quirk", "absurd-usage"});
     const int n = 20, max_tokens = 16;
     const auto begin = std::chrono::steady_clock::now();
     const int rc = run_openloop({"--target", sim.url, "--rate", "20", "--num-requests", std::to_string(n),

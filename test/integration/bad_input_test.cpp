@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE bad_input
 #include <boost/test/unit_test.hpp>
 
 // Every bad flag, scenario line and input file, as a user meets it: the real
@@ -8,6 +7,7 @@
 // before the first connect).
 
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <chrono>
 #include <fstream>
@@ -40,10 +40,10 @@ outcome run_binary(const std::vector<std::string>& args) {
         const int null = ::open("/dev/null", O_WRONLY);
         ::dup2(null, STDOUT_FILENO);
         ::close(pipe_fd[0]);
-        std::vector<char*> argv{const_cast<char*>(OPENLOOP_BIN)};
+        std::vector<char*> argv{const_cast<char*>(openloop_test::bin)};
         for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
         argv.push_back(nullptr);
-        ::execv(OPENLOOP_BIN, argv.data());
+        ::execv(openloop_test::bin, argv.data());
         ::_exit(127);
     }
     ::close(pipe_fd[1]);

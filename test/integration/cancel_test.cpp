@@ -1,10 +1,10 @@
-#define BOOST_TEST_MODULE cancel
 #include "sanitized.hpp"
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -84,7 +84,7 @@ struct silent_listener {
 void interrupted_run_ends_within_grace(const std::string& url, const std::vector<std::string>& extra,
                                        bool twice = false) {
     temp_dir dir;
-    std::vector<std::string> argv{OPENLOOP_BIN, "run", "--target", url, "--model", "m", "--tokenizer", "words",
+    std::vector<std::string> argv{openloop_test::bin, "run", "--target", url, "--model", "m", "--tokenizer", "words",
                                   "--rate", "5", "--duration", "30s", "--input-len", "8", "--output-len", "8",
                                   "--grace", twice ? "60s" : "1s", "--spare-connections", "0", "--progress", "off",
                                   "--out", dir.file("out")};

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE compare_merge
 #include <boost/test/unit_test.hpp>
 
 // Results users carry: `openloop compare` finds no change between two runs
@@ -9,6 +8,7 @@
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -44,7 +44,7 @@ BOOST_AUTO_TEST_CASE(compare_sees_no_change_between_twins_and_the_regression_of_
     BOOST_TEST_REQUIRE(seeded_run("sim:cpu-small", dir.file("b"), dir.file("b.log")) == 0, slurp(dir.file("b.log")));
     // The same server with engine steps three times as long.
     const auto port = std::to_string(free_port());
-    openloop::child_process sim({OPENLOOP_BIN, "sim", "--preset", "cpu-small", "--step-base-ms", "60", "--port", port});
+    openloop::child_process sim({openloop_test::bin, "sim", "--preset", "cpu-small", "--step-base-ms", "60", "--port", port});
     BOOST_TEST_REQUIRE(sim.read_line(10s).find("listening on") != std::string::npos);
     BOOST_TEST_REQUIRE(seeded_run("http://127.0.0.1:" + port, dir.file("slow"), dir.file("slow.log")) == 0,
                        slurp(dir.file("slow.log")));
@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(compare_sees_no_change_between_twins_and_the_regression_of_
 BOOST_AUTO_TEST_CASE(merge_of_four_shards_equals_one_run_over_their_request_logs) {
     temp_dir dir;
     const auto port = std::to_string(free_port());
-    openloop::child_process sim({OPENLOOP_BIN, "sim", "--preset", "cpu-small", "--port", port});
+    openloop::child_process sim({openloop_test::bin, "sim", "--preset", "cpu-small", "--port", port});
     BOOST_TEST_REQUIRE(sim.read_line(10s).find("listening on") != std::string::npos);
     // Four runs at the same time, each with its own seed: shards of one 4 req/s load.
     std::vector<std::unique_ptr<openloop::child_process>> shards;
@@ -101,7 +101,7 @@ BOOST_AUTO_TEST_CASE(merge_of_four_shards_equals_one_run_over_their_request_logs
     for (int i = 0; i < 4; ++i) {
         parts.push_back(dir.file("part" + std::to_string(i)));
         shards.push_back(std::make_unique<openloop::child_process>(std::vector<std::string>{
-            OPENLOOP_BIN, "run", "--target", "http://127.0.0.1:" + port, "--rate", "1", "--duration",
+            openloop_test::bin, "run", "--target", "http://127.0.0.1:" + port, "--rate", "1", "--duration",
             "8s", "--seed", std::to_string(100 + i), "--input-len", "32", "--output-len", "8", "--progress", "off",
             "--lag-bound", "250ms", "--out", parts.back()}));
     }

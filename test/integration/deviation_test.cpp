@@ -1,8 +1,8 @@
-#define BOOST_TEST_MODULE deviation
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/child_process.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <fstream>
 
@@ -23,8 +23,8 @@ struct outcome {
 
 outcome run_against(const std::vector<std::string>& sim_args, const std::vector<std::string>& run_args) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, sim_args);
-    std::string cmd = std::string(OPENLOOP_BIN) + " run --progress off --lag-bound 250ms --target " + sim.url +
+    auto sim = openloop::start_sim(openloop_test::bin, sim_args);
+    std::string cmd = std::string(openloop_test::bin) + " run --progress off --lag-bound 250ms --target " + sim.url +
                       " --rate 50 --num-requests 20 --input-len 32 --output-len 12 --ignore-eos --out " + dir.file("out");
     for (const auto& a : run_args) cmd += " '" + a + "'";
     cmd += " > " + dir.file("log") + " 2>&1";

@@ -1,9 +1,9 @@
-#define BOOST_TEST_MODULE drain
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -96,7 +96,7 @@ struct finished_run {
 // wait for it to end on its own.
 finished_run bounded_run(const std::string& url, const std::vector<std::string>& extra, std::chrono::seconds wait) {
     temp_dir dir;
-    std::vector<std::string> argv{OPENLOOP_BIN, "run", "--target", url, "--model", "m", "--tokenizer", "words",
+    std::vector<std::string> argv{openloop_test::bin, "run", "--target", url, "--model", "m", "--tokenizer", "words",
                                   "--rate", "5", "--duration", "2s", "--input-len", "8", "--output-len", "8",
                                   "--spare-connections", "0", "--progress", "off", "--out", dir.file("out")};
     argv.insert(argv.end(), extra.begin(), extra.end());

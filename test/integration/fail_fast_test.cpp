@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE fail_fast
 #include <boost/test/unit_test.hpp>
 
 // A run or sweep whose every request the server refuses the same way (a
@@ -9,6 +8,7 @@
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -52,7 +52,7 @@ unsigned short closed_port() {
 
 BOOST_AUTO_TEST_CASE(a_wrong_model_stops_the_run_with_the_servers_message) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose"});
     const auto begin = steady::now();
     const int rc = run_openloop({"--target", sim.url, "--model", "no-such-model", "--rate", "20", "--duration", "120s",
                                  "--input-len", "16", "--output-len", "8", "--out", dir.file("out")},
@@ -99,9 +99,9 @@ BOOST_AUTO_TEST_CASE(a_closed_port_stops_the_run_naming_address_and_errno) {
 
 BOOST_AUTO_TEST_CASE(a_sweep_stops_at_the_first_stage_that_fails_fast) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose"});
     const auto begin = steady::now();
-    const std::string cmd = std::string(OPENLOOP_BIN) + " sweep --progress off --target " + sim.url +
+    const std::string cmd = std::string(openloop_test::bin) + " sweep --progress off --target " + sim.url +
                             " --model wrong --rates 5,10,20 --stage-duration 30s --input-len 16 --output-len 8 --out " +
                             dir.file("sweep") + " > " + dir.file("sweep.log") + " 2>&1";
     const int status = std::system(cmd.c_str());
@@ -118,7 +118,7 @@ BOOST_AUTO_TEST_CASE(a_sweep_stops_at_the_first_stage_that_fails_fast) {
 
 BOOST_AUTO_TEST_CASE(a_200_login_page_is_no_content_and_says_so_first) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--quirk", "html-200"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--quirk", "html-200"});
     const int rc = run_openloop({"--target", sim.url, "--rate", "20", "--num-requests", "10", "--input-len", "16",
                                  "--output-len", "8", "--out", dir.file("out")},
                                 dir.file("run.log"));
@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(a_200_login_page_is_no_content_and_says_so_first) {
 
 BOOST_AUTO_TEST_CASE(a_json_completion_that_ignored_stream_is_no_content) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--quirk", "ignore-stream"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--quirk", "ignore-stream"});
     const int rc = run_openloop({"--target", sim.url, "--rate", "20", "--num-requests", "10", "--input-len", "16",
                                  "--output-len", "8", "--out", dir.file("out")},
                                 dir.file("run.log"));
@@ -152,7 +152,7 @@ BOOST_AUTO_TEST_CASE(a_message_quoting_the_api_key_has_it_redacted) {
     // The simulator quotes the model name back; named like the key, it stands
     // for a server that quotes the key it was sent.
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose"});
     const std::string key = "sk-test-0123456789abcdef";
     setenv("OPENLOOP_TEST_KEY", key.c_str(), 1);
     const int rc = run_openloop({"--target", sim.url, "--api-key-env", "OPENLOOP_TEST_KEY", "--model", key, "--rate", "20",

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE hostile_sim
 #include <boost/test/unit_test.hpp>
 
 // The simulator's injected faults and server quirks (src/sim/faults), each on
@@ -8,6 +7,7 @@
 
 #include "hostile_case.hpp"
 #include "openloop/cli/child_process.hpp"
+#include "test_paths.hpp"
 
 #include <set>
 #include <string>
@@ -30,7 +30,7 @@ struct sim_case {
 void run_sim_case(const sim_case& c, const std::set<std::string>& also = {}) {
     std::vector<std::string> sim_args{"--preset", "firehose", "--served-model-name", "hostile"};
     sim_args.insert(sim_args.end(), c.sim_flags.begin(), c.sim_flags.end());
-    auto sim = openloop::start_sim(OPENLOOP_BIN, sim_args);
+    auto sim = openloop::start_sim(openloop_test::bin, sim_args);
     hostile_case k({suite, c.name, c.input, c.expected, c.limits, 10, small_rss_mib});
     std::vector<std::string> flags{"--rate", "20", "--num-requests", "5", "--ignore-eos"};
     flags.insert(flags.end(), c.run_flags.begin(), c.run_flags.end());
@@ -81,7 +81,7 @@ BOOST_AUTO_TEST_CASE(wrong_model) {
     sim_case c{"wrong_model", "sim serving another model: 404 \"The model `hostile` does not exist.\"", "http_4xx",
                "the status", {}, {}};
     std::vector<std::string> sim_args{"--preset", "firehose"};
-    auto sim = openloop::start_sim(OPENLOOP_BIN, sim_args);
+    auto sim = openloop::start_sim(openloop_test::bin, sim_args);
     hostile_case k({suite, c.name, c.input, c.expected, c.limits, 10, small_rss_mib});
     k.run(sim.url, {"--rate", "20", "--num-requests", "5"});
     // A run that fails fast on a non-retryable status may stop before all five.

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE hostile_stream
 #include <boost/test/unit_test.hpp>
 
 // Hostile servers whose HTTP is fine and whose stream is not: a 100 MB SSE

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE hostile_wire
 #include <boost/test/unit_test.hpp>
 
 // Hostile servers that break HTTP itself: endless or huge headers, broken

@@ -1,9 +1,9 @@
-#define BOOST_TEST_MODULE keepalive
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -51,13 +51,13 @@ void low_rates_lose_nothing(const std::string& url, const std::string& model, co
 
 BOOST_AUTO_TEST_CASE(simulator_with_five_second_keep_alive) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--keep-alive-timeout", "5s"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--keep-alive-timeout", "5s"});
     low_rates_lose_nothing(sim.url, "openloop-sim", dir);
 }
 
 BOOST_AUTO_TEST_CASE(uvicorn_with_vllm_keep_alive) {
     temp_dir dir;
-    auto server = openloop::start_server({"/usr/bin/python3", OPENLOOP_SOURCE_DIR "/test/servers/vllm_uvicorn.py",
+    auto server = openloop::start_server({"/usr/bin/python3", std::string(openloop_test::source_dir) + "/test/servers/vllm_uvicorn.py",
                                           "--port", "0", "--timeout-keep-alive", "5"},
                                          std::chrono::seconds(30));
     low_rates_lose_nothing(server.url, "vllm-uvicorn", dir);
@@ -80,7 +80,7 @@ BOOST_AUTO_TEST_CASE(uvicorn_with_vllm_keep_alive) {
 // connect time recorded and its clock still from the intended time.
 BOOST_AUTO_TEST_CASE(stale_connections_are_retried_not_blamed) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--keep-alive-timeout", "0",
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--keep-alive-timeout", "0",
                                                   "--quirk", "close-stale"});
     const int rc = run({"--target", sim.url, "--arrival", "constant", "--rate", "0.5", "--duration", "8s",
                         "--keep-alive-idle", "30s", "--input-len", "32", "--output-len", "8", "--ignore-eos", "--out",
@@ -118,7 +118,7 @@ BOOST_AUTO_TEST_CASE(stale_connections_are_retried_not_blamed) {
 // rate that reuses connections, nothing fails and nothing is blamed on it.
 BOOST_AUTO_TEST_CASE(server_closing_after_every_answer_loses_nothing) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--quirk", "close-after-completion"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--quirk", "close-after-completion"});
     const int rc = run({"--target", sim.url, "--rate", "50", "--num-requests", "300", "--input-len", "32",
                         "--output-len", "8", "--ignore-eos", "--out", dir.file("closing")},
                        dir.file("closing.log"));

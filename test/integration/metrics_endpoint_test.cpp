@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE metrics_endpoint
 #include <boost/test/unit_test.hpp>
 
 // openloop's own /metrics endpoint, in process on 127.0.0.1, talked to with a

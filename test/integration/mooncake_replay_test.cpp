@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE mooncake_replay
 #include <boost/test/unit_test.hpp>
 
 // The fidelity report of a Mooncake replay against the simulator in its
@@ -21,6 +20,7 @@
 
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -78,7 +78,7 @@ double num(const json::value& v) { return v.to_number<double>(); }
 
 BOOST_AUTO_TEST_CASE(a_mooncake_replay_reports_exact_inputs_and_the_reuse_the_server_found) {
     temp_dir dir;
-    std::ifstream in(OPENLOOP_SOURCE_DIR "/test/data/traces/mooncake-conversation/conversation_trace.first600s.jsonl");
+    std::ifstream in(std::string(openloop_test::source_dir) + "/test/data/traces/mooncake-conversation/conversation_trace.first600s.jsonl");
     std::ofstream trimmed(dir.file("trace.jsonl"));
     std::vector<row> trace;
     std::string line;

@@ -1,9 +1,9 @@
-#define BOOST_TEST_MODULE no_stream
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 
 namespace json = boost::json;
@@ -35,7 +35,7 @@ void check_no_stream_metrics(const json::object& summary) {
 BOOST_AUTO_TEST_CASE(a_no_stream_run_counts_every_token_exactly) {
     temp_dir dir;
     const auto sim_log = dir.file("sim.jsonl");
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small", "--log", sim_log});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small", "--log", sim_log});
     const int rc = run_openloop({"--target", sim.url, "--no-stream", "--rate", "20", "--num-requests", "30",
                                  "--input-len", "uniform:16:128", "--output-len", "uniform:4:32", "--ignore-eos",
                                  "--tokenizer", "words", "--goodput", "e2e=60s", "--out", dir.file("out")},
@@ -84,7 +84,7 @@ BOOST_AUTO_TEST_CASE(a_no_stream_run_counts_every_token_exactly) {
 BOOST_AUTO_TEST_CASE(an_embeddings_run_counts_prompt_tokens_against_the_server_log) {
     temp_dir dir;
     const auto sim_log = dir.file("sim.jsonl");
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small", "--log", sim_log});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small", "--log", sim_log});
     const int rc = run_openloop({"--target", sim.url, "--endpoint", "embeddings", "--rate", "20", "--num-requests",
                                  "25", "--input-len", "uniform:8:300", "--tokenizer", "words", "--out", dir.file("out")},
                                 dir.file("run.log"));
@@ -120,7 +120,7 @@ BOOST_AUTO_TEST_CASE(an_embeddings_run_counts_prompt_tokens_against_the_server_l
 }
 
 BOOST_AUTO_TEST_CASE(the_simulator_serves_embeddings_and_refuses_bad_bodies) {
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small"});
     const auto ok = post(sim.port, "/v1/embeddings", R"({"model":"openloop-sim","input":["one two three","four"]})");
     BOOST_TEST_REQUIRE(ok.status == 200, ok.body);
     const auto body = json::parse(ok.body).as_object();

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE rag
 #include <boost/test/unit_test.hpp>
 
 // Retrieval-augmented prompts against the simulator's prefix cache, one
@@ -11,6 +10,7 @@
 #include "openloop/load/rag.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -23,7 +23,7 @@ BOOST_AUTO_TEST_CASE(documents_retrieved_before_are_found_in_the_cache) {
     // 3 of 12 documents of 160 tokens behind a 64-token template, Zipf 1.2.
     const openloop::rag_config c{12, 3, 160, 64, 1.2};
     constexpr int requests = 40, question = 24, seed = 3, block = 16;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "h100-8b", "--prefix-cache", "true"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--prefix-cache", "true"});
     const int rc = run_openloop({"--target", sim.url, "--concurrency", "1", "--num-requests", std::to_string(requests),
                                  "--rag-docs", std::to_string(c.docs), "--rag-k", std::to_string(c.k), "--rag-doc-len",
                                  std::to_string(c.doc_tokens), "--rag-template-len", std::to_string(c.template_tokens),

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE replay_on_time
 // The first minute of Mooncake's conversation trace replayed at 1x against the
 // simulator: 162 requests in 20 groups that share one millisecond (up to 16,
 // with prompts of 10k+ tokens). Bodies are built ahead of their send time, the
@@ -23,6 +22,7 @@
 #include "openloop/wire/request_writer.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -58,7 +58,7 @@ BOOST_AUTO_TEST_CASE(mooncake_groups_leave_together) {
     const auto trace = dir.file("first60s.jsonl");
     std::map<std::int64_t, int> trace_groups;
     {
-        std::ifstream in(OPENLOOP_SOURCE_DIR "/test/data/traces/mooncake-conversation/conversation_trace.first600s.jsonl");
+        std::ifstream in(std::string(openloop_test::source_dir) + "/test/data/traces/mooncake-conversation/conversation_trace.first600s.jsonl");
         std::ofstream out(trace);
         std::string line;
         while (std::getline(in, line)) {
@@ -73,12 +73,12 @@ BOOST_AUTO_TEST_CASE(mooncake_groups_leave_together) {
     // A simulator with a cost model far from its limits (and no prefix cache
     // to search), so what is measured is the generator.
     const auto sim_log = dir.file("sim.jsonl");
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--log", sim_log, "--step-base-ms", "2", "--prefill-token-ms", "0.0005",
+    auto sim = openloop::start_sim(openloop_test::bin, {"--log", sim_log, "--step-base-ms", "2", "--prefill-token-ms", "0.0005",
                                                   "--decode-seq-ms", "0.01", "--kv-token-ms", "0", "--max-batched-tokens",
                                                   "100000000", "--max-model-len", "10000000", "--kv-capacity-tokens",
                                                   "10000000000", "--max-num-seqs", "100000", "--tokens-per-chunk", "4",
                                                   "--prefix-cache", "false"});
-    const std::string cmd = std::string(OPENLOOP_BIN) + " run --progress off --target " + sim.url + " --trace " + trace +
+    const std::string cmd = std::string(openloop_test::bin) + " run --progress off --target " + sim.url + " --trace " + trace +
                             " --ignore-eos --out " + dir.file("out") + " > " + dir.file("run.log") + " 2>&1";
     const int rc = std::system(cmd.c_str());
     BOOST_TEST_REQUIRE(WIFEXITED(rc));

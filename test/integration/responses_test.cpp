@@ -1,9 +1,9 @@
-#define BOOST_TEST_MODULE responses
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <algorithm>
 #include <map>
@@ -26,7 +26,7 @@ struct run {
 // 30 requests with --ignore-eos: each asks for exactly its output length.
 run run_against_sim(temp_dir& dir, const std::vector<std::string>& extra) {
     const auto sim_log = dir.file("sim.jsonl");
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small", "--log", sim_log});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small", "--log", sim_log});
     std::vector<std::string> args{"--target", sim.url, "--endpoint", "responses", "--rate", "20", "--num-requests",
                                   "30", "--input-len", "uniform:16:128", "--output-len", "uniform:4:32",
                                   "--ignore-eos", "--tokenizer", "words", "--out", dir.file("out")};
@@ -102,7 +102,7 @@ BOOST_AUTO_TEST_CASE(a_non_streamed_responses_run_counts_every_token) {
 }
 
 BOOST_AUTO_TEST_CASE(the_simulator_serves_responses_and_refuses_bad_bodies) {
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small"});
     const auto ok = post(sim.port, "/v1/responses",
                          R"({"model":"openloop-sim","input":"one two three","max_output_tokens":5,"ignore_eos":true})");
     BOOST_TEST_REQUIRE(ok.status == 200, ok.body);

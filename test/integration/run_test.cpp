@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE run
 #include "sanitized.hpp"
 #include <boost/test/unit_test.hpp>
 
@@ -6,6 +5,7 @@
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <algorithm>
 #include <csignal>
@@ -31,7 +31,7 @@ double median(std::vector<double> v) {
 BOOST_AUTO_TEST_CASE(client_agrees_with_server_log) {
     temp_dir dir;
     const auto sim_log = dir.file("sim.jsonl");
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "h100-8b", "--log", sim_log});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--log", sim_log});
     const int rc = run_openloop({"--target", sim.url, "--rate", "10", "--num-requests", "60", "--input-len", "uniform:64:512",
                         "--output-len", "uniform:8:64", "--ignore-eos", "--out", dir.file("out")},
                        dir.file("run.log"));
@@ -84,7 +84,7 @@ BOOST_AUTO_TEST_CASE(client_agrees_with_server_log) {
 BOOST_AUTO_TEST_CASE(faults_end_in_their_error_classes) {
     temp_dir dir;
     const auto sim_log = dir.file("sim.jsonl");
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--seed", "3", "--log", sim_log,
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--seed", "3", "--log", sim_log,
                                                   "--fault-429", "0.05", "--fault-500", "0.05", "--fault-503", "0.05",
                                                   "--fault-disconnect", "0.05", "--fault-bad-chunk", "0.05",
                                                   "--fault-stall", "0.05", "--stall-ms", "400",
@@ -167,7 +167,7 @@ BOOST_AUTO_TEST_CASE(tls_with_and_without_the_ca) {
     temp_dir dir;
     std::string cert, key;
     BOOST_TEST_REQUIRE(make_self_signed(dir, cert, key));
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--tls-cert", cert, "--tls-key", key});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--tls-cert", cert, "--tls-key", key});
     int rc = run_openloop({"--target", sim.url, "--model", "openloop-sim", "--ca-file", cert, "--rate", "20",
                   "--num-requests", "20", "--input-len", "16", "--output-len", "8", "--ignore-eos", "--out",
                   dir.file("ok")},
@@ -188,7 +188,7 @@ BOOST_AUTO_TEST_CASE(tls_with_and_without_the_ca) {
 // Ctrl-C stops sending, lets in-flight requests finish, and writes partial results.
 BOOST_AUTO_TEST_CASE(sigint_writes_partial_results) {
     temp_dir dir;
-    openloop::child_process p({OPENLOOP_BIN, "run", "--target", "sim:cpu-small", "--rate", "4", "--duration", "60s",
+    openloop::child_process p({openloop_test::bin, "run", "--target", "sim:cpu-small", "--rate", "4", "--duration", "60s",
                                "--input-len", "32", "--output-len", "16", "--ignore-eos", "--progress", "off",
                                "--out", dir.file("out")});
     std::this_thread::sleep_for(std::chrono::seconds(3));

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE scenario_files
 #include "sanitized.hpp"
 #include <boost/test/unit_test.hpp>
 
@@ -9,6 +8,7 @@
 
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <string>
 #include <vector>
@@ -38,7 +38,7 @@ BOOST_AUTO_TEST_CASE(each_scenario_runs_and_leads_with_its_metric) {
     temp_dir dir;
     for (const shipped& s : scenarios) {
         BOOST_TEST_CONTEXT(s.file) {
-            std::vector<std::string> args = {std::string(OPENLOOP_SOURCE_DIR) + "/scenarios/" + s.file, "--out",
+            std::vector<std::string> args = {std::string(openloop_test::source_dir) + "/scenarios/" + s.file, "--out",
                                              dir.file(s.file)};
             args.insert(args.end(), s.shorter.begin(), s.shorter.end());
             const int rc = run_openloop(args, dir.file(s.file + ".log"));

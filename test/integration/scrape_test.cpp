@@ -1,9 +1,9 @@
-#define BOOST_TEST_MODULE scrape
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/child_process.hpp"
 #include "openloop/measure/signal_sampler.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 
@@ -44,7 +44,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(scrapes_the_simulators_live_metrics) {
-    auto sim = start_sim(OPENLOOP_BIN, {"--preset", "h100-8b"});
+    auto sim = start_sim(openloop_test::bin, {"--preset", "h100-8b"});
     const int pid = static_cast<int>(sim.process.pid());
     signal_sampler sampler({.urls = {sim.url + "/metrics"},
                             .extra_metrics = {"vllm:request_success"},
@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(a_closed_port_fails_fast_and_is_counted) {
 }
 
 BOOST_AUTO_TEST_CASE(several_urls_are_prefixed_and_fail_apart) {
-    auto sim = start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
+    auto sim = start_sim(openloop_test::bin, {"--preset", "firehose"});
     const std::string dead = "http://127.0.0.1:" + std::to_string(closed_port()) + "/metrics";
     signal_sampler sampler({.urls = {dead, sim.url + "/metrics"}, .extra_metrics = {}, .server_pid = -1, .scrape = {}});
     const auto s = sampler.sample();
@@ -120,7 +120,7 @@ BOOST_AUTO_TEST_CASE(several_urls_are_prefixed_and_fail_apart) {
 }
 
 BOOST_AUTO_TEST_CASE(non_200_and_not_metrics_are_failures) {
-    auto sim = start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
+    auto sim = start_sim(openloop_test::bin, {"--preset", "firehose"});
     scraper missing(sim.url + "/nothing-here");
     const auto r = missing.get();
     BOOST_TEST(!r.ok);
@@ -153,7 +153,7 @@ BOOST_AUTO_TEST_CASE(https_verified_and_unverified) {
     test_http::temp_dir dir;
     std::string cert, key;
     BOOST_TEST_REQUIRE(test_http::make_self_signed(dir, cert, key));
-    auto sim = start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--tls-cert", cert, "--tls-key", key});
+    auto sim = start_sim(openloop_test::bin, {"--preset", "firehose", "--tls-cert", cert, "--tls-key", key});
     BOOST_TEST_REQUIRE(sim.url.rfind("https://", 0) == 0u, sim.url);
     scraper s(sim.url + "/metrics");
     const auto r = s.get();

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE session
 #include "sanitized.hpp"
 #include <boost/test/unit_test.hpp>
 
@@ -12,6 +11,7 @@
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -33,7 +33,7 @@ const std::vector<std::string> conversation_load = {
 // One sessions run against a fresh h100-8b simulator (prefix cache on or off); its summary.
 json::object conversation_run(const temp_dir& dir, const std::string& name, bool cache) {
     const std::string sim_log = dir.file(name + "-sim.jsonl");
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "h100-8b", "--prefix-cache", cache ? "true" : "false",
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--prefix-cache", cache ? "true" : "false",
                                                   "--log", sim_log, "--log-content"});
     std::vector<std::string> args = {"--target", sim.url, "--out", dir.file(name)};
     args.insert(args.end(), conversation_load.begin(), conversation_load.end());
@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_CASE(later_turns_carry_the_exact_history_and_find_it_cached) {
 
 BOOST_AUTO_TEST_CASE(sessions_keep_their_arrivals_while_turns_follow_answers) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "h100-8b"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b"});
     const double rate = 25;
     const int rc = run_openloop({"--target", sim.url, "--rate", "25", "--num-requests", "400", "--turns", "uniform:2:4",
                                  "--think-time", "200ms", "--input-len", "32", "--output-len", "8", "--ignore-eos",
@@ -187,7 +187,7 @@ BOOST_AUTO_TEST_CASE(recorded_conversations_replay_every_user_turn) {
       {"conversations": [{"from": "human", "value": "only once"}, {"from": "gpt", "value": "eight nine"}]}
     ])";
     const std::string sim_log = dir.file("sim.jsonl");
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "h100-8b", "--log", sim_log, "--log-content"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--log", sim_log, "--log-content"});
     const int rc = run_openloop({"--target", sim.url, "--conversations", dir.file("chats.json"), "--rate", "4",
                                  "--num-requests", "4", "--ignore-eos", "--out", dir.file("out")},
                                 dir.file("run.log"));
@@ -220,7 +220,7 @@ BOOST_AUTO_TEST_CASE(recorded_conversations_replay_every_user_turn) {
 // counted it, is the whole conversation with the answers it streamed.
 BOOST_AUTO_TEST_CASE(sessions_against_uvicorn_resend_what_it_streamed) {
     temp_dir dir;
-    auto server = openloop::start_server({"/usr/bin/python3", OPENLOOP_SOURCE_DIR "/test/servers/vllm_uvicorn.py",
+    auto server = openloop::start_server({"/usr/bin/python3", std::string(openloop_test::source_dir) + "/test/servers/vllm_uvicorn.py",
                                           "--port", "0", "--timeout-keep-alive", "5"},
                                          std::chrono::seconds(30));
     const int rc = run_openloop({"--target", server.url, "--model", "vllm-uvicorn", "--rate", "1", "--num-requests", "4",
@@ -244,7 +244,7 @@ BOOST_AUTO_TEST_CASE(sessions_against_uvicorn_resend_what_it_streamed) {
 // nanosecond, as the run's own, failed sessions (a 500 cuts a conversation short) included.
 BOOST_AUTO_TEST_CASE(report_and_merge_rebuild_the_session_figures) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "h100-8b", "--fault-500", "0.1", "--seed", "2"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--fault-500", "0.1", "--seed", "2"});
     const int rc = run_openloop({"--target", sim.url, "--rate", "8", "--num-requests", "12", "--turns", "uniform:2:5",
                                  "--think-time", "10ms", "--input-len", "100", "--output-len", "8", "--ignore-eos",
                                  "--seed", "4", "--max-error-rate", "100%", "--out", dir.file("out")},

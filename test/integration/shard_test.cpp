@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE shard
 #include <boost/test/unit_test.hpp>
 
 // One run spread over processes (--shard I/N, --start-at): four shards
@@ -12,6 +11,7 @@
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -53,7 +53,7 @@ std::vector<int> run_shards(const temp_dir& dir, const std::string& name, int co
     std::string script;
     for (int i = 0; i < count; ++i) {
         const std::string part = dir.file(name + std::to_string(i));
-        std::string cmd = std::string(OPENLOOP_BIN) + " run --progress off --lag-bound 250ms --shard " +
+        std::string cmd = std::string(openloop_test::bin) + " run --progress off --lag-bound 250ms --shard " +
                           std::to_string(i) + "/" + std::to_string(count) + " --out " + part;
         for (const auto& a : args) cmd += " '" + a + "'";
         script += "(" + cmd + " > " + part + ".log 2>&1; echo $? > " + part + ".rc) & ";
@@ -70,7 +70,7 @@ std::vector<int> run_shards(const temp_dir& dir, const std::string& name, int co
 BOOST_AUTO_TEST_CASE(four_shards_send_one_runs_schedule_and_merge_into_it) {
     temp_dir dir;
     const auto port = std::to_string(free_port());
-    openloop::child_process sim({OPENLOOP_BIN, "sim", "--preset", "cpu-small", "--port", port});
+    openloop::child_process sim({openloop_test::bin, "sim", "--preset", "cpu-small", "--port", port});
     BOOST_TEST_REQUIRE(sim.read_line(10s).find("listening on") != std::string::npos);
     const double rate = 8, duration = 5;
     const std::vector<std::string> load{"--target", "http://127.0.0.1:" + port, "--rate", "8", "--duration", "5s",
@@ -156,7 +156,7 @@ BOOST_AUTO_TEST_CASE(every_trace_row_is_sent_once_across_shards) {
                   << ", \"output_length\": " << 2 + i % 5 << "}\n";
     }
     const auto port = std::to_string(free_port());
-    openloop::child_process sim({OPENLOOP_BIN, "sim", "--preset", "cpu-small", "--port", port});
+    openloop::child_process sim({openloop_test::bin, "sim", "--preset", "cpu-small", "--port", port});
     BOOST_TEST_REQUIRE(sim.read_line(10s).find("listening on") != std::string::npos);
     const std::vector<int> rcs =
         run_shards(dir, "part", 3,
@@ -183,7 +183,7 @@ BOOST_AUTO_TEST_CASE(every_trace_row_is_sent_once_across_shards) {
 BOOST_AUTO_TEST_CASE(a_shard_that_starts_late_is_invalid_and_so_is_the_merge) {
     temp_dir dir;
     const auto port = std::to_string(free_port());
-    openloop::child_process sim({OPENLOOP_BIN, "sim", "--preset", "cpu-small", "--port", port});
+    openloop::child_process sim({openloop_test::bin, "sim", "--preset", "cpu-small", "--port", port});
     BOOST_TEST_REQUIRE(sim.read_line(10s).find("listening on") != std::string::npos);
     const std::vector<std::string> base{"--target", "http://127.0.0.1:" + port, "--rate", "4", "--num-requests", "6",
                                         "--input-len", "16", "--output-len", "2", "--ignore-eos"};
@@ -215,7 +215,7 @@ BOOST_AUTO_TEST_CASE(a_shard_that_starts_late_is_invalid_and_so_is_the_merge) {
 BOOST_AUTO_TEST_CASE(a_sharded_sweep_whose_other_shard_never_comes_stops_at_the_barrier) {
     temp_dir dir;
     const auto port = std::to_string(free_port());
-    openloop::child_process sim({OPENLOOP_BIN, "sim", "--preset", "cpu-small", "--port", port});
+    openloop::child_process sim({openloop_test::bin, "sim", "--preset", "cpu-small", "--port", port});
     BOOST_TEST_REQUIRE(sim.read_line(10s).find("listening on") != std::string::npos);
     const std::string out = dir.file("sweep");
     const int rc = openloop_cli({"sweep", "--target", "http://127.0.0.1:" + port, "--rates", "2,4", "--stage-duration",

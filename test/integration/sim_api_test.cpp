@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE sim_api
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/sim/engine.hpp"
@@ -6,6 +5,7 @@
 #include "openloop/cli/child_process.hpp"
 #include "openloop/load/tokens.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <chrono>
 #include <fstream>
@@ -18,7 +18,7 @@ namespace {
 
 struct sim {
     openloop::sim_child child;
-    explicit sim(std::vector<std::string> args) : child(openloop::start_sim(OPENLOOP_BIN, args)) {}
+    explicit sim(std::vector<std::string> args) : child(openloop::start_sim(openloop_test::bin, args)) {}
     unsigned short port() const { return child.port; }
 };
 
@@ -248,7 +248,7 @@ BOOST_AUTO_TEST_CASE(serves_https_with_a_self_signed_certificate) {
 BOOST_AUTO_TEST_CASE(capacity_prediction_is_printed) {
     temp_dir dir;
     const auto out = dir.file("cap.json");
-    const std::string cmd = std::string(OPENLOOP_BIN) +
+    const std::string cmd = std::string(openloop_test::bin) +
                             " sim --preset cpu-small --capacity --input-len 128 --output-len 64 --json > " + out;
     BOOST_TEST_REQUIRE(std::system(cmd.c_str()) == 0);
     std::ifstream in(out);

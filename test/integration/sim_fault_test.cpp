@@ -1,9 +1,9 @@
-#define BOOST_TEST_MODULE sim_fault
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/child_process.hpp"
 #include "openloop/sim/sim.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <cmath>
 
@@ -43,7 +43,7 @@ BOOST_AUTO_TEST_CASE(each_fault_appears_at_its_rate) {
     cfg.stall = 0.05;
     cfg.slow_first_byte = 0.05;
     const std::string seed = "7";
-    auto sim = openloop::start_sim(OPENLOOP_BIN,
+    auto sim = openloop::start_sim(openloop_test::bin,
                                    {"--preset", "firehose", "--seed", seed, "--fault-429", "0.08", "--fault-500", "0.06",
                                     "--fault-503", "0.05", "--fault-disconnect", "0.07", "--fault-bad-chunk", "0.06",
                                     "--fault-stall", "0.05", "--fault-slow-first-byte", "0.05", "--stall-ms",

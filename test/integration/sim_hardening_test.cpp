@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE sim_hardening
 #include "sanitized.hpp"
 #include <boost/test/unit_test.hpp>
 
@@ -8,6 +7,7 @@
 
 #include "openloop/cli/child_process.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <chrono>
 #include <fstream>
@@ -80,7 +80,7 @@ const std::string small_request = R"({"prompt":"one two three","max_tokens":5,"i
 // max_tokens 2147483646 once passed the context check as a negative int sum:
 // eight such requests wedged cpu-small for good (kv_cache_usage_perc -4994).
 BOOST_AUTO_TEST_CASE(huge_max_tokens_are_refused_and_the_engine_stays_sane) {
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small"});
     for (int i = 0; i < 8; ++i) {
         const bool chat = i % 2;
         const auto r = chat ? post(sim.port, "/v1/chat/completions",
@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(huge_max_tokens_are_refused_and_the_engine_stays_sane) {
 // A non-streaming client that hangs up frees its slot at once, as a streaming
 // one does: the engine stops decoding for it.
 BOOST_AUTO_TEST_CASE(non_streaming_clients_that_leave_free_their_slots) {
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small", "--max-num-seqs", "2"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small", "--max-num-seqs", "2"});
     net::io_context io;
     // 4000 tokens at cpu-small's >= 20 ms a step: over 80 s each, were they decoded.
     const std::string longest = R"({"prompt":"a b c","max_tokens":4000,"ignore_eos":true})";
@@ -136,7 +136,7 @@ boost::test_tools::assertion_result descriptors_can_run_out(boost::unit_test::te
 
 BOOST_AUTO_TEST_CASE(out_of_descriptors_the_accept_loop_backs_off_and_recovers,
                      *boost::unit_test::precondition(descriptors_can_run_out)) {
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose"});
     const pid_t pid = sim.process.pid();
     const rlimit low{64, 64};
     BOOST_TEST_REQUIRE(::prlimit(pid, RLIMIT_NOFILE, &low, nullptr) == 0);

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE sim_misbehave
 #include <boost/test/unit_test.hpp>
 
 // The simulator's misbehaviour for soak tests, seen from outside: a leak that
@@ -7,6 +6,7 @@
 
 #include "openloop/cli/child_process.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -44,7 +44,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(the_leak_shows_in_metrics_and_rss) {
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--leak-bytes-per-request", "1048576"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--leak-bytes-per-request", "1048576"});
     const auto before = scrape(sim.port);
     BOOST_TEST(before.at("openloop_sim_leaked_bytes") == 0);
     for (int i = 0; i < 50; ++i) BOOST_TEST_REQUIRE(post(sim.port, "/v1/completions", short_request).status == 200);
@@ -56,14 +56,14 @@ BOOST_AUTO_TEST_CASE(the_leak_shows_in_metrics_and_rss) {
 }
 
 BOOST_AUTO_TEST_CASE(a_clean_server_leaks_nothing) {
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose"});
     for (int i = 0; i < 10; ++i) BOOST_TEST_REQUIRE(post(sim.port, "/v1/completions", short_request).status == 200);
     BOOST_TEST(scrape(sim.port).at("openloop_sim_leaked_bytes") == 0);
 }
 
 BOOST_AUTO_TEST_CASE(the_step_time_triples_at_the_step) {
     // cpu-small: 8 tokens one at a time, ~22 ms a step: ~0.2 s, then ~0.6 s.
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small", "--slowdown-step-at", "2s",
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small", "--slowdown-step-at", "2s",
                                                   "--slowdown-step-factor", "3"});
     // The server's clock started before it printed its port: ours lags it,
     // so "before" ends well short of 2 s and "after" starts past it.
@@ -89,7 +89,7 @@ BOOST_AUTO_TEST_CASE(the_step_time_triples_at_the_step) {
 
 BOOST_AUTO_TEST_CASE(the_step_time_creeps_with_the_hours) {
     // F = 3600 per hour: the step time grows by its own size every second.
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small", "--slowdown-per-hour", "3600"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small", "--slowdown-per-hour", "3600"});
     const auto t0 = steady::now();
     const auto first = post(sim.port, "/v1/completions", short_request);  // age ~0.1-0.3 s: x1.1-1.5
     BOOST_TEST_REQUIRE(first.status == 200);

@@ -1,9 +1,9 @@
-#define BOOST_TEST_MODULE sim_queue
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/sim/engine.hpp"
 #include "openloop/cli/child_process.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <atomic>
 #include <sstream>
@@ -29,7 +29,7 @@ BOOST_AUTO_TEST_CASE(cpu_small_queues_above_capacity) {
     const int input = 128, output = 32;
     const auto cap = openloop::predict_capacity(*openloop::find_preset("cpu-small"), input, output);
     BOOST_TEST_REQUIRE(cap.max_request_rate > 0.5);
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small"});
 
     std::string prompt;
     for (int i = 0; i < input; ++i) prompt += " w" + std::to_string(i);

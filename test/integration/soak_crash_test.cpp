@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE soak_crash
 #include <boost/test/unit_test.hpp>
 
 // A soak's records survive what ends soaks: kill -9 of openloop itself loses
@@ -9,6 +8,7 @@
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -33,7 +33,7 @@ std::size_t count_if_status(const std::vector<json::object>& lines, std::string_
 BOOST_AUTO_TEST_CASE(kill_9_loses_at_most_the_last_window_and_report_rebuilds_the_summary) {
     temp_dir dir;
     const std::string out = dir.file("out");
-    openloop::child_process soak({OPENLOOP_BIN, "soak", "--target", "sim:cpu-small", "--rate", "20", "--duration", "120s",
+    openloop::child_process soak({openloop_test::bin, "soak", "--target", "sim:cpu-small", "--rate", "20", "--duration", "120s",
                                   "--interval", "1s", "--warmup", "1s", "--input-len", "16", "--output-len", "8",
                                   "--progress", "off", "--out", out});
     std::this_thread::sleep_for(7s);
@@ -81,10 +81,10 @@ BOOST_AUTO_TEST_CASE(kill_9_loses_at_most_the_last_window_and_report_rebuilds_th
 BOOST_AUTO_TEST_CASE(a_server_restart_is_a_window_of_errors_then_recovery) {
     temp_dir dir;
     const auto port = std::to_string(free_port());
-    const std::vector<std::string> sim_args{OPENLOOP_BIN, "sim", "--preset", "cpu-small", "--port", port};
+    const std::vector<std::string> sim_args{openloop_test::bin, "sim", "--preset", "cpu-small", "--port", port};
     auto sim = std::make_unique<openloop::child_process>(sim_args);
     BOOST_TEST_REQUIRE(sim->read_line(10s).find("listening on") != std::string::npos);
-    openloop::child_process soak({OPENLOOP_BIN, "soak", "--target", "http://127.0.0.1:" + port, "--rate", "10",
+    openloop::child_process soak({openloop_test::bin, "soak", "--target", "http://127.0.0.1:" + port, "--rate", "10",
                                   "--duration", "24s", "--interval", "2s", "--input-len", "16", "--output-len", "8",
                                   "--connect-timeout", "1s", "--progress", "off", "--lag-bound", "250ms", "--out",
                                   dir.file("out")});
@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(a_server_restart_is_a_window_of_errors_then_recovery) {
 BOOST_AUTO_TEST_CASE(a_run_serves_its_live_metrics_while_it_runs) {
     temp_dir dir;
     const unsigned short port = free_port();
-    openloop::child_process run({OPENLOOP_BIN, "run", "--target", "sim:cpu-small", "--rate", "20", "--duration", "12s",
+    openloop::child_process run({openloop_test::bin, "run", "--target", "sim:cpu-small", "--rate", "20", "--duration", "12s",
                                  "--input-len", "16", "--output-len", "8", "--progress", "off", "--lag-bound", "250ms",
                                  "--metrics-listen", "127.0.0.1:" + std::to_string(port), "--out", dir.file("out")});
     // The first 10 s window closes at 10 s; the counters are live from the first second.
@@ -150,7 +150,7 @@ BOOST_AUTO_TEST_CASE(a_run_serves_its_live_metrics_while_it_runs) {
 
 BOOST_AUTO_TEST_CASE(a_runs_summary_holds_what_the_server_counted_before_and_after) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small"});
     const int rc = openloop_cli({"run", "--target", sim.url, "--rate", "20", "--num-requests", "60", "--input-len", "32",
                                  "--output-len", "8", "--progress", "off", "--lag-bound", "250ms", "--scrape",
                                  sim.url + "/metrics", "--server-pid", std::to_string(sim.process.pid()), "--out",

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE soak
 #include <boost/test/unit_test.hpp>
 
 // `openloop soak` against simulators that really misbehave, in compressed
@@ -10,6 +9,7 @@
 #include "run_files.hpp"
 #include "sanitized.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <cmath>
 #include <string>
@@ -35,7 +35,7 @@ BOOST_TEST_GLOBAL_FIXTURE(no_quarantine);
 
 // `openloop soak ARGS` to completion, stdout to log, stderr to log.err; its exit status.
 int soak(const std::vector<std::string>& args, const std::string& log) {
-    std::string cmd = std::string(OPENLOOP_BIN) + " soak --progress off --lag-bound 250ms";
+    std::string cmd = std::string(openloop_test::bin) + " soak --progress off --lag-bound 250ms";
     for (const auto& a : args) cmd += " '" + a + "'";
     cmd += " > " + log + " 2> " + log + ".err";
     const int rc = std::system(cmd.c_str());
@@ -64,7 +64,7 @@ double number(const json::object& v, const char* key) { return v.at(key).to_numb
 
 BOOST_AUTO_TEST_CASE(a_leaking_server_grows_at_the_rate_it_leaks) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small", "--leak-bytes-per-request", "1048576"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small", "--leak-bytes-per-request", "1048576"});
     const int rc = soak(soak_args(sim, dir.file("out")), dir.file("soak.log"));
     const std::string log = slurp(dir.file("soak.log"));
     BOOST_TEST(rc == 5, log);  // valid, and something grows
@@ -98,7 +98,7 @@ BOOST_AUTO_TEST_CASE(a_leaking_server_grows_at_the_rate_it_leaks) {
 
 BOOST_AUTO_TEST_CASE(a_clean_server_does_not_grow) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small"});
     soak(soak_args(sim, dir.file("out")), dir.file("soak.log"));
     const std::string log = slurp(dir.file("soak.log"));
     const auto summary = read_json(dir.file("out/summary.json"));
@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(a_clean_server_does_not_grow) {
 BOOST_AUTO_TEST_CASE(a_slowing_server_shows_a_latency_trend) {
     temp_dir dir;
     // Step time grows by 60 % over the 24 s (90 x 24 s / 3600 s = 0.6).
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "cpu-small", "--slowdown-per-hour", "90"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small", "--slowdown-per-hour", "90"});
     soak(soak_args(sim, dir.file("out")), dir.file("soak.log"));
     const std::string log = slurp(dir.file("soak.log"));
     const auto summary = read_json(dir.file("out/summary.json"));
@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(a_slowing_server_shows_a_latency_trend) {
 
 BOOST_AUTO_TEST_CASE(a_step_change_is_reported_as_a_change_point) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN,
+    auto sim = openloop::start_sim(openloop_test::bin,
                                    {"--preset", "cpu-small", "--slowdown-step-at", "12s", "--slowdown-step-factor", "3"});
     soak(soak_args(sim, dir.file("out")), dir.file("soak.log"));
     const std::string log = slurp(dir.file("soak.log"));

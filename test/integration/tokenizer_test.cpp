@@ -1,9 +1,9 @@
-#define BOOST_TEST_MODULE tokenizer
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <fstream>
 
@@ -47,7 +47,7 @@ fidelity measure(const std::string& url, const std::vector<std::string>& extra, 
 
 BOOST_AUTO_TEST_CASE(server_tokenizer_gives_the_intended_prompt_tokens) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--tokenizer", "subword"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--tokenizer", "subword"});
     const std::string cache = dir.file("cache");
     for (const std::string endpoint : {"chat", "completions"}) {
         const auto f = measure(sim.url, {"--endpoint", endpoint, "--tokenizer", "server"}, dir, "server-" + endpoint, cache);
@@ -67,7 +67,7 @@ BOOST_AUTO_TEST_CASE(server_tokenizer_gives_the_intended_prompt_tokens) {
 
 BOOST_AUTO_TEST_CASE(token_ids_are_exact_by_construction) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--tokenizer", "subword"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--tokenizer", "subword"});
     const auto f = measure(sim.url, {"--endpoint", "completions", "--tokenizer", "ids", "--vocab-size", "32000"}, dir,
                            "ids", "off");
     BOOST_TEST(f.exact == f.requests);
@@ -77,7 +77,7 @@ BOOST_AUTO_TEST_CASE(token_ids_are_exact_by_construction) {
 // Words are not tokens to a real tokenizer: the run says how far off it was.
 BOOST_AUTO_TEST_CASE(words_report_the_servers_count_beside_the_intended) {
     temp_dir dir;
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose", "--tokenizer", "subword"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--tokenizer", "subword"});
     const auto f = measure(sim.url, {"--endpoint", "chat", "--tokenizer", "words"}, dir, "words", "off");
     BOOST_TEST(f.exact * 10 < f.requests);
     BOOST_TEST(f.ratio > 1.2);
@@ -89,7 +89,7 @@ BOOST_AUTO_TEST_CASE(words_report_the_servers_count_beside_the_intended) {
 // clear error before any load; ids on chat likewise.
 BOOST_AUTO_TEST_CASE(impossible_choices_fail_before_the_run) {
     temp_dir dir;
-    auto server = openloop::start_server({"/usr/bin/python3", OPENLOOP_SOURCE_DIR "/test/servers/vllm_uvicorn.py",
+    auto server = openloop::start_server({"/usr/bin/python3", std::string(openloop_test::source_dir) + "/test/servers/vllm_uvicorn.py",
                                           "--port", "0", "--no-tokenize"},
                                          std::chrono::seconds(30));
     const int rc = run_openloop({"--target", server.url, "--model", "vllm-uvicorn", "--tokenizer", "server", "--num-requests", "2",

@@ -1,10 +1,10 @@
-#define BOOST_TEST_MODULE trace_select
 #include "sanitized.hpp"
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -23,7 +23,7 @@ struct row {
 // The first rows of the Mooncake slice, as a ';' CSV with its own column
 // names and 17-digit float seconds, as a user's export would be.
 std::vector<row> write_csv(const std::string& path, std::size_t n) {
-    std::ifstream in(OPENLOOP_SOURCE_DIR "/test/data/traces/mooncake-conversation/conversation_trace.first600s.jsonl");
+    std::ifstream in(std::string(openloop_test::source_dir) + "/test/data/traces/mooncake-conversation/conversation_trace.first600s.jsonl");
     std::ofstream out(path, std::ios::binary);
     out << "\"arrival (s)\";prompt;completion;blocks\r\n";
     std::vector<row> rows;
@@ -82,7 +82,7 @@ BOOST_AUTO_TEST_CASE(a_mapped_trace_window_replays_its_requests_on_their_times) 
 BOOST_AUTO_TEST_CASE(loop_and_rate) {
     temp_dir dir;
     write_csv(dir.file("log.csv"), 400);
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "firehose"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose"});
     auto run = [&](const std::string& name, std::vector<std::string> args) {
         std::vector<std::string> all{"--target", sim.url, "--trace", dir.file("log.csv"), "--trace-columns", columns,
                                      "--trace-from", "1m", "--tokenizer", "words", "--out", dir.file(name)};

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE trace_sessions
 #include <boost/test/unit_test.hpp>
 
 // A trace whose rows carry a conversation id replays conversations against
@@ -11,6 +10,7 @@
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -52,7 +52,7 @@ BOOST_AUTO_TEST_CASE(a_traces_conversations_replay_turn_after_answer) {
     temp_dir dir;
     const std::string trace = write_trace(dir);
     const std::string sim_log = dir.file("sim.jsonl");
-    auto sim = openloop::start_sim(OPENLOOP_BIN, {"--preset", "h100-8b", "--log", sim_log, "--log-content"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--log", sim_log, "--log-content"});
     const int rc = run_openloop({"--target", sim.url, "--trace", trace, "--trace-columns",
                                  "time=t:ms,input=in,output=out,session=conv", "--ignore-eos", "--out", dir.file("out")},
                                 dir.file("run.log"));

@@ -9,6 +9,7 @@
 #include "hostile_server.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <boost/json.hpp>
 #include <boost/test/unit_test.hpp>
@@ -71,7 +72,7 @@ inline std::string describe(const std::map<std::string, std::int64_t>& classes) 
 inline observation run_openloop_bounded(const std::vector<std::string>& args, const std::string& log,
                                         double kill_after_s) {
     observation o;
-    std::vector<std::string> argv{OPENLOOP_BIN};
+    std::vector<std::string> argv{openloop_test::bin};
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> cargs;
     for (auto& a : argv) cargs.push_back(a.data());

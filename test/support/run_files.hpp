@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <sys/wait.h>
+#include "test_paths.hpp"
 
 namespace test_http {
 
@@ -51,7 +52,7 @@ inline std::map<std::string, boost::json::object> sim_log_by_id(const std::strin
 // status. The lag bound is loose: these tests check accounting on a shared,
 // busy machine; the lag itself is the benchmark's business (tools/bench).
 inline int run_openloop(const std::vector<std::string>& args, const std::string& log) {
-    std::string cmd = std::string(OPENLOOP_BIN) + " run --progress off --lag-bound 250ms";
+    std::string cmd = std::string(openloop_test::bin) + " run --progress off --lag-bound 250ms";
     for (const auto& a : args) cmd += " '" + a + "'";
     cmd += " > " + log + " 2>&1";
     const int rc = std::system(cmd.c_str());
@@ -61,7 +62,7 @@ inline int run_openloop(const std::vector<std::string>& args, const std::string&
 // Runs `openloop ARGS` (any command) to completion, output to log; returns
 // its exit status.
 inline int openloop_cli(const std::vector<std::string>& args, const std::string& log) {
-    std::string cmd = std::string(OPENLOOP_BIN);
+    std::string cmd = std::string(openloop_test::bin);
     for (const auto& a : args) cmd += " '" + a + "'";
     cmd += " > " + log + " 2>&1";
     const int rc = std::system(cmd.c_str());

@@ -4,6 +4,7 @@
 
 #include "openloop/base/input_error.hpp"
 #include "openloop/load/trace.hpp"
+#include "test_paths.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -15,7 +16,7 @@
 
 namespace trace_samples {
 
-inline const std::string traces_dir = OPENLOOP_SOURCE_DIR "/test/data/traces/";
+inline const std::string traces_dir = std::string(openloop_test::source_dir) + "/test/data/traces/";
 inline const std::string azure_path = traces_dir + "azure-conv-2023/AzureLLMInferenceTrace_conv.first2000.csv";
 inline const std::string mooncake_path = traces_dir + "mooncake-conversation/conversation_trace.first600s.jsonl";
 

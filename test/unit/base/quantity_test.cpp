@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE quantity
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/base/quantity.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE cli
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/report_command.hpp"
@@ -8,6 +7,7 @@
 #include "openloop/cli/sweep_command.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/wire/client.hpp"
+#include "test_paths.hpp"
 
 #include <boost/json.hpp>
 
@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(placeholder_text_is_refused_not_looped_on) {
 }
 
 BOOST_AUTO_TEST_CASE(every_shipped_scenario_parses) {
-    for (const auto& entry : std::filesystem::directory_iterator(OPENLOOP_SOURCE_DIR "/scenarios")) {
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(openloop_test::source_dir) + "/scenarios")) {
         if (entry.path().extension() != ".ini") continue;
         // soak*.ini are soak scenarios (--interval, --warmup-windows); a soak always writes its windows.
         if (entry.path().filename().string().rfind("soak", 0) == 0) {

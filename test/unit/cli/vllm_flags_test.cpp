@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE vllm_flags
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/usage.hpp"

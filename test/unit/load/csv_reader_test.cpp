@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE csv_reader
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/load/csv_reader.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE rag
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/base/input_error.hpp"

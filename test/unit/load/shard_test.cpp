@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE shard
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/load/arrival.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE trace
 #include <boost/test/unit_test.hpp>
 
 #include "words.hpp"

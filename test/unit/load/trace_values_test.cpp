@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE trace_values
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/load/trace_values.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE workload
 #include <boost/test/unit_test.hpp>
 
 #include "words.hpp"
@@ -7,6 +6,7 @@
 #include "openloop/load/tokens.hpp"
 #include "openloop/load/trace.hpp"
 #include "openloop/load/workload.hpp"
+#include "test_paths.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -23,7 +23,7 @@ using namespace openloop;
 namespace {
 
 const std::string mooncake_path =
-    OPENLOOP_SOURCE_DIR "/test/data/traces/mooncake-conversation/conversation_trace.first600s.jsonl";
+    std::string(openloop_test::source_dir) + "/test/data/traces/mooncake-conversation/conversation_trace.first600s.jsonl";
 
 // A file under the system temp directory, removed at the end of the test.
 struct temp_file {

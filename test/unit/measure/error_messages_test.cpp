@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE error_messages
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/error_messages.hpp"

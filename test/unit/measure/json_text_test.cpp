@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE json_text
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/json_text.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE live_requests
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/live_requests.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE metrics_export
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/metrics_export.hpp"

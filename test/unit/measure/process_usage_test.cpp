@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE process_usage
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/process_usage.hpp"

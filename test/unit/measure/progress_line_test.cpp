@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE progress_line
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/progress_line.hpp"

@@ -1,7 +1,7 @@
-#define BOOST_TEST_MODULE prometheus_text
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/prometheus_text.hpp"
+#include "test_paths.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -15,7 +15,7 @@ using namespace openloop;
 namespace {
 
 std::string recorded(const std::string& name) {
-    std::ifstream in(std::string(OPENLOOP_SOURCE_DIR) + "/test/data/metrics/" + name, std::ios::binary);
+    std::ifstream in(std::string(openloop_test::source_dir) + "/test/data/metrics/" + name, std::ios::binary);
     BOOST_TEST_REQUIRE(static_cast<bool>(in), "cannot read " << name);
     std::ostringstream s;
     s << in.rdbuf();

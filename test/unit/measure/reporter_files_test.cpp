@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE reporter_files
 // The files a reporter writes: requests.jsonl, timeseries.csv, and what an
 // unwritable directory or a reporter never started does.
 #include <boost/test/unit_test.hpp>

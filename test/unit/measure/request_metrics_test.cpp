@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE request_metrics
 #include <boost/test/unit_test.hpp>
 
 // The metric definitions on one timeline, without the reporter thread.

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE ring
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/ring.hpp"

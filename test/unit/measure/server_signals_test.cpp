@@ -1,7 +1,7 @@
-#define BOOST_TEST_MODULE server_signals
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/server_signals.hpp"
+#include "test_paths.hpp"
 
 #include <fstream>
 #include <optional>
@@ -13,7 +13,7 @@ using namespace openloop;
 namespace {
 
 prom_scrape recorded(const std::string& name) {
-    std::ifstream in(std::string(OPENLOOP_SOURCE_DIR) + "/test/data/metrics/" + name, std::ios::binary);
+    std::ifstream in(std::string(openloop_test::source_dir) + "/test/data/metrics/" + name, std::ios::binary);
     BOOST_TEST_REQUIRE(static_cast<bool>(in), "cannot read " << name);
     std::ostringstream s;
     s << in.rdbuf();

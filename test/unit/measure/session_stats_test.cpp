@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE session_stats
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/event.hpp"

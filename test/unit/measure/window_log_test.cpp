@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE window_log
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/window_log.hpp"

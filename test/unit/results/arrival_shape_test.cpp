@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE arrival_shape
 #include <boost/test/unit_test.hpp>
 
 // The sends against the schedule's gaps: kept, smoothed, bunched, too few to say.

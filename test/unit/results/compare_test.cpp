@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE compare
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/results/compare.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE error_messages_render
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/results/run_result.hpp"

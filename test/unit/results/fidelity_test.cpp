@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE fidelity
 #include <boost/test/unit_test.hpp>
 
 #include "trace_samples.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE golden
 #include <boost/test/unit_test.hpp>
 
 // A fixed stream of events through the reporter must give, byte for byte, the
@@ -11,6 +10,7 @@
 #include "events.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/results/table.hpp"
+#include "test_paths.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -27,7 +27,7 @@ namespace {
 
 constexpr std::int64_t ms_ns = 1'000'000;
 constexpr std::int64_t base = 7'000'000 * ms_ns;
-const std::filesystem::path golden_dir = OPENLOOP_SOURCE_DIR "/test/data/golden";
+const std::filesystem::path golden_dir = std::string(openloop_test::source_dir) + "/test/data/golden";
 
 // 40 requests at 20 req/s with every kind of outcome: usage and estimated
 // token counts, per-chunk and unknown chunk tokens, warm-up, a retry on a

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE knee_grid
 #include <boost/test/unit_test.hpp>
 
 // The sweep's saturation rule end to end in virtual time: the simulator's

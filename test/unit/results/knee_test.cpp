@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE knee
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/histogram.hpp"

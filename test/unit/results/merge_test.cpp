@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE merge
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/results/merge.hpp"

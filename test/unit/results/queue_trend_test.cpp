@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE queue_trend
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/results/queue_trend.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE rebuild
 #include <boost/test/unit_test.hpp>
 
 // A killed run's statistics rebuilt from its requests.jsonl equal what the
@@ -6,6 +5,7 @@
 
 #include "openloop/results/fidelity.hpp"
 #include "openloop/results/rebuild.hpp"
+#include "test_paths.hpp"
 
 #include <boost/json.hpp>
 
@@ -28,7 +28,7 @@ std::string slurp(const std::string& path) {
     return ss.str();
 }
 
-const std::string golden = OPENLOOP_SOURCE_DIR "/test/data/golden/";
+const std::string golden = std::string(openloop_test::source_dir) + "/test/data/golden/";
 
 }  // namespace
 

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE slo
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/results/slo.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE soak_report
 #include <boost/test/unit_test.hpp>
 
 // A soak's verdicts from its windows.jsonl: the growing signal is named in

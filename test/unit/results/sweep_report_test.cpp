@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE sweep_report
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/results/sweep_json.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE table
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/results/table.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE trend
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/results/trend.hpp"

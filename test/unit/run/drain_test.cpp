@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE drain
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/run/drain.hpp"

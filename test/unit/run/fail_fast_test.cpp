@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE fail_fast
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/run/fail_fast.hpp"

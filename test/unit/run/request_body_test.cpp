@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE request_body
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/run/request_body.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE send_queue
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/run/send_queue.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE stage_end
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/run/stage_end.hpp"

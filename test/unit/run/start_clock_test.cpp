@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE start_clock
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/run/start_clock.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE embeddings_api
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/sim/openai_api.hpp"

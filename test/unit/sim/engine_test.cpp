@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE engine
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/sim/engine.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE misbehaviour
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/resource_usage.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE openai_api
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/sim/event_writer.hpp"

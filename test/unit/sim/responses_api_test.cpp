@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE responses_api
 #include <boost/test/unit_test.hpp>
 
 #include "reader_feed.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE sim_metrics
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/sim/metrics.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE sim_tokenizer
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/sim/sim_tokenizer.hpp"

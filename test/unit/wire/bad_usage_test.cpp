@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE bad_usage
 #include <boost/test/unit_test.hpp>
 
 // Usage figures a server should never send: the decoder flags them instead of

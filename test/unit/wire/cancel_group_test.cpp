@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE cancel_group
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/base/executor.hpp"

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE chunk_scan
 #include <boost/test/unit_test.hpp>
 
 // The one-pass scan of a chunk against the full decoder: where the scan

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE deadline_sweep
 #include <boost/test/unit_test.hpp>
 
 // The sweep's rule: a clock past due fires once; one not yet due, or fired

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE response_parser
 #include <boost/test/unit_test.hpp>
 
 // The HTTP framing in front of the reader: a whole response (Content-Length

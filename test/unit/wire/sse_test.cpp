@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE sse
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/wire/sse.hpp"

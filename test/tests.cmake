@@ -1,0 +1,142 @@
+# The tests: included by CMakeLists.txt when OPENLOOP_TESTS is on and Boost.Test is found.
+enable_testing()
+
+# Test sources compile at -O1 with line tables only: their code is assertions
+# and helpers, and at RelWithDebInfo's -O2 -g its code generation was most of
+# their compile time (a unit test 7.3 s, 3.3 s so). openloop_core keeps the
+# build type's flags: it is the product the integration tests run.
+set(OPENLOOP_TEST_COMPILE_OPTIONS -O1 $<IF:$<CXX_COMPILER_ID:Clang>,-gline-tables-only,-g1>)
+
+# Every test executable links Boost.Test's main (test_main.cpp: no test file
+# defines BOOST_TEST_MODULE) and the paths of this build (test_paths.cpp).
+add_library(openloop_test_main OBJECT test/support/test_main.cpp test/support/test_paths.cpp)
+target_link_libraries(openloop_test_main PUBLIC openloop_core Boost::unit_test_framework)
+target_include_directories(openloop_test_main PUBLIC ${PROJECT_SOURCE_DIR}/test/support)
+target_compile_definitions(openloop_test_main PUBLIC BOOST_TEST_DYN_LINK)
+target_compile_options(openloop_test_main PUBLIC ${OPENLOOP_TEST_COMPILE_OPTIONS})
+set(_paths "OPENLOOP_BIN=\"$<TARGET_FILE:openloop>\"" "OPENLOOP_SOURCE_DIR=\"${PROJECT_SOURCE_DIR}\"")
+if(NOT OPENLOOP_SANITIZE)
+  add_library(openloop_malloc_count SHARED test/support/malloc_count.cpp)
+  target_link_libraries(openloop_malloc_count PRIVATE ${CMAKE_DL_LIBS})
+  list(APPEND _paths "OPENLOOP_MALLOC_COUNT=\"$<TARGET_FILE:openloop_malloc_count>\"")
+endif()
+set_source_files_properties(test/support/test_paths.cpp PROPERTIES COMPILE_DEFINITIONS "${_paths}")
+
+# The headers every test of a kind parses, precompiled once per kind: Boost.Test
+# and JSON for unit tests; for integration tests also Asio, Beast and TLS,
+# which test_http.hpp brings (their parse was 6 of an integration test's 11 s).
+set(OPENLOOP_UNIT_PCH <boost/test/unit_test.hpp> <boost/json.hpp> <filesystem> <functional> <map> <string> <vector>)
+set(OPENLOOP_IT_PCH ${OPENLOOP_UNIT_PCH} <boost/asio.hpp> <boost/asio/ssl.hpp> <boost/beast/core.hpp>
+    <boost/beast/http.hpp> <boost/beast/ssl.hpp>)
+
+# One executable per test file, so ctest names the failing component. An
+# integration test file is split into one ctest test per case (it_sweep/NAME),
+# so that its cases run beside the others'; a case labelled "alone"
+# (*boost::unit_test::label("alone")) times something that another test's
+# load would disturb and runs with nothing beside it.
+function(openloop_add_tests dir prefix pch)
+  file(GLOB_RECURSE _tests CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/test/${dir}/*_test.cpp)
+  foreach(_src IN LISTS _tests)
+    get_filename_component(_name ${_src} NAME_WE)
+    string(REGEX REPLACE "_test$" "" _name ${_name})
+    set(_target ${prefix}_${_name})
+    add_executable(${_target} ${_src})
+    target_link_libraries(${_target} PRIVATE openloop_test_main)
+    get_property(_owner GLOBAL PROPERTY OPENLOOP_${prefix}_PCH_TARGET)
+    if(_owner)
+      target_precompile_headers(${_target} REUSE_FROM ${_owner})
+    else()
+      target_precompile_headers(${_target} PRIVATE ${${pch}})
+      set_property(GLOBAL PROPERTY OPENLOOP_${prefix}_PCH_TARGET ${_target})
+    endif()
+    if(prefix STREQUAL "unit")
+      add_test(NAME ${_target} COMMAND ${_target} --log_level=message --report_level=short)
+      set_tests_properties(${_target} PROPERTIES LABELS unit TIMEOUT 600)
+      continue()
+    endif()
+    add_dependencies(${_target} openloop)
+    # A case added to the file re-runs this configure, so it gets its ctest test.
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_src})
+    file(STRINGS ${_src} _declared REGEX "BOOST_[A-Z_]*TEST_(CASE|SUITE)")
+    file(STRINGS ${_src} _cases REGEX "^BOOST_AUTO_TEST_CASE\\([a-z0-9_]+")
+    list(LENGTH _declared _n_declared)
+    list(LENGTH _cases _n_cases)
+    if(NOT _n_declared EQUAL _n_cases OR _n_cases EQUAL 0)
+      message(FATAL_ERROR "${_src}: integration tests are split into ctest tests by their "
+                          "BOOST_AUTO_TEST_CASE(name) lines at the start of a line; this file declares "
+                          "${_n_declared} test units and ${_n_cases} such cases")
+    endif()
+    foreach(_case IN LISTS _cases)
+      string(REGEX MATCH "^BOOST_AUTO_TEST_CASE\\(([a-z0-9_]+)" _ ${_case})
+      set(_test ${_target}/${CMAKE_MATCH_1})
+      add_test(NAME ${_test} COMMAND ${_target} --run_test=${CMAKE_MATCH_1} --log_level=message --report_level=short)
+      set_tests_properties(${_test} PROPERTIES LABELS it TIMEOUT 600)
+      if(_case MATCHES "label\\(\"alone\"\\)")
+        set_tests_properties(${_test} PROPERTIES RUN_SERIAL ON)
+      endif()
+    endforeach()
+  endforeach()
+endfunction()
+openloop_add_tests(unit unit OPENLOOP_UNIT_PCH)
+if(SENTENCEPIECE_TRAIN_LIBRARY AND TARGET unit_sentencepiece_counter)
+  target_link_libraries(unit_sentencepiece_counter PRIVATE ${SENTENCEPIECE_TRAIN_LIBRARY})
+endif()
+openloop_add_tests(integration it OPENLOOP_IT_PCH)
+# The io thread's allocations per request and per chunk, counted by a malloc
+# preloaded into the real binary. Not in sanitized trees: their runtime must
+# come first in the process and takes over malloc itself.
+if(NOT OPENLOOP_SANITIZE)
+  openloop_add_tests(alloc it OPENLOOP_IT_PCH)
+  add_dependencies(it_allocations openloop_malloc_count)
+endif()
+
+# Sanitized tests: reports go to files as well as ending the process, so a
+# report in a child (openloop run, openloop sim) is caught even when the test
+# does not look at that child's exit status; tools/check fails on any file.
+if(OPENLOOP_SANITIZE)
+  set(OPENLOOP_SANITIZER_LOGS ${PROJECT_BINARY_DIR}/sanitizer-logs)
+  set(_log log_path=${OPENLOOP_SANITIZER_LOGS}/report)
+  set(OPENLOOP_SANITIZER_ENV
+    "ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:strict_string_checks=1:${_log}"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:${_log}"
+    "LSAN_OPTIONS=${_log}"
+    "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:${_log}")
+  get_property(_tests DIRECTORY PROPERTY TESTS)
+  foreach(_t IN LISTS _tests)
+    set_tests_properties(${_t} PROPERTIES ENVIRONMENT "${OPENLOOP_SANITIZER_ENV}")
+  endforeach()
+endif()
+
+if(OPENLOOP_FUZZ)
+  add_subdirectory(test/fuzz)
+endif()
+
+# The plotting, robustness-report and dashboard tools are Python; their tests run with the rest (tools/deps --plots
+# installs matplotlib for the plots).
+# Debian's interpreter, where the packages tools/deps installs are.
+if(EXISTS /usr/bin/python3 AND NOT Python3_EXECUTABLE)
+  set(Python3_EXECUTABLE /usr/bin/python3)
+endif()
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME unit_plot_sweep COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_plot_sweep.py
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(unit_plot_sweep PROPERTIES LABELS unit TIMEOUT 300)
+  add_test(NAME unit_robustness_report COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_robustness_report.py
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(unit_robustness_report PROPERTIES LABELS unit TIMEOUT 60)
+  add_test(NAME unit_grafana_dashboard COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_grafana_dashboard.py
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(unit_grafana_dashboard PROPERTIES LABELS unit TIMEOUT 60)
+  add_test(NAME unit_plot_compare COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_plot_compare.py
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(unit_plot_compare PROPERTIES LABELS unit TIMEOUT 300)
+  add_test(NAME unit_plot_soak COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_plot_soak.py
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(unit_plot_soak PROPERTIES LABELS unit TIMEOUT 300)
+  # The Kubernetes manifests' commands, run here against the real binary and simulator (python3-yaml).
+  add_test(NAME it_k8s_manifests COMMAND ${Python3_EXECUTABLE} -m unittest tools/k8s/test_manifests.py
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(it_k8s_manifests PROPERTIES LABELS it TIMEOUT 600
+                       ENVIRONMENT "OPENLOOP_BIN=$<TARGET_FILE:openloop>")
+endif()

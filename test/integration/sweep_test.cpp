@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE sweep
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/sim/engine.hpp"
@@ -6,6 +5,7 @@
 #include "openloop/results/sweep_json.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
+#include "test_paths.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -23,7 +23,7 @@ namespace {
 json::object auto_sweep(const temp_dir& dir, const std::string& name, const std::string& preset, int input, int output,
                         double start_rate) {
     const std::string out = dir.file(name);
-    const std::string cmd = std::string(OPENLOOP_BIN) + " sweep --progress off --target sim:" + preset +
+    const std::string cmd = std::string(openloop_test::bin) + " sweep --progress off --target sim:" + preset +
                             " --input-len " + std::to_string(input) + " --output-len " + std::to_string(output) +
                             " --ignore-eos --rates auto --start-rate " + std::to_string(start_rate) +
                             " --precision 5% --stage-duration 4s --min-samples 300 --warmup 2s --cooldown 0.5s"
@@ -63,7 +63,9 @@ std::vector<std::string> stages_marked(const std::string& md, const std::string&
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(saturation_knee_matches_the_predicted_capacity) {
+// Alone (test/tests.cmake): the knee is the simulator's capacity in real time,
+// which another test's load on the same cores would lower.
+BOOST_AUTO_TEST_CASE(saturation_knee_matches_the_predicted_capacity, *boost::unit_test::label("alone")) {
     temp_dir dir;
     const auto cpu = auto_sweep(dir, "cpu", "cpu-small", 32, 8, 8);
     expect_knee_near_prediction(cpu, "cpu-small", 32, 8);
@@ -127,7 +129,7 @@ BOOST_AUTO_TEST_CASE(saturation_knee_matches_the_predicted_capacity) {
 BOOST_AUTO_TEST_CASE(closed_loop_ladder_uses_the_same_report) {
     temp_dir dir;
     const std::string out = dir.file("ladder");
-    const std::string cmd = std::string(OPENLOOP_BIN) +
+    const std::string cmd = std::string(openloop_test::bin) +
                             " sweep --progress off --target sim:cpu-small --input-len 16 --output-len 4 --ignore-eos"
                             " --concurrency 1,4,16 --min-samples 40 --warmup 1s --cooldown 0s --out " + out + " > " +
                             out + ".log 2>&1";
@@ -148,7 +150,7 @@ BOOST_AUTO_TEST_CASE(closed_loop_ladder_uses_the_same_report) {
 BOOST_AUTO_TEST_CASE(failing_requests_are_errors_not_saturation) {
     temp_dir dir;
     const std::string out = dir.file("faulty");
-    const std::string cmd = std::string(OPENLOOP_BIN) +
+    const std::string cmd = std::string(openloop_test::bin) +
                             " sweep --progress off --target sim:firehose --sim-arg=--fault-disconnect=0.25"
                             " --input-len 32 --output-len 16 --ignore-eos --rates 20,40 --stage-duration 3s"
                             " --min-samples 60 --warmup 0 --cooldown 0.2s --out " + out + " > " + out + ".log 2>&1";
@@ -186,7 +188,7 @@ BOOST_AUTO_TEST_CASE(trace_stages_replay_at_their_rates) {
             rows << "{\"timestamp\": " << i * 90 << ", \"input_length\": " << 24 + i << ", \"output_length\": 4}\n";
     }
     const std::string out = dir.file("traced");
-    const std::string cmd = std::string(OPENLOOP_BIN) + " sweep --progress off --target sim:cpu-small --trace " +
+    const std::string cmd = std::string(openloop_test::bin) + " sweep --progress off --target sim:cpu-small --trace " +
                             trace + " --rates 5,20 --stage-duration 2s --min-samples 30 --warmup 0 --cooldown 0"
                             " --out " + out + " > " + out + ".log 2>&1";
     BOOST_TEST_REQUIRE(std::system(cmd.c_str()) == 0, slurp(out + ".log"));

@@ -32,8 +32,9 @@ set(OPENLOOP_IT_PCH ${OPENLOOP_UNIT_PCH} <boost/asio.hpp> <boost/asio/ssl.hpp> <
 # One executable per test file, so ctest names the failing component. An
 # integration test file is split into one ctest test per case (it_sweep/NAME),
 # so that its cases run beside the others'; a case labelled "alone"
-# (*boost::unit_test::label("alone")) times something that another test's
-# load would disturb and runs with nothing beside it.
+# (*boost::unit_test::label("alone") on the BOOST_AUTO_TEST_CASE line) times
+# something that another test's load would disturb: it runs with nothing beside
+# it, and tools/check runs it when no build runs either (ctest label "alone").
 function(openloop_add_tests dir prefix pch)
   file(GLOB_RECURSE _tests CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/test/${dir}/*_test.cpp)
   foreach(_src IN LISTS _tests)
@@ -72,7 +73,7 @@ function(openloop_add_tests dir prefix pch)
       add_test(NAME ${_test} COMMAND ${_target} --run_test=${CMAKE_MATCH_1} --log_level=message --report_level=short)
       set_tests_properties(${_test} PROPERTIES LABELS it TIMEOUT 600)
       if(_case MATCHES "label\\(\"alone\"\\)")
-        set_tests_properties(${_test} PROPERTIES RUN_SERIAL ON)
+        set_tests_properties(${_test} PROPERTIES LABELS "it;alone" RUN_SERIAL ON)
       endif()
     endforeach()
   endforeach()

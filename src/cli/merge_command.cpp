@@ -24,7 +24,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char* usage_text =
-    "Usage: openloop merge DIR... --out DIR [--json]\n\n"
+    "Usage: openloop merge DIR... --out DIR [--json] [--allow-mismatch]\n\n"
     "Combines runs into one result: the shards of one run (started together, e.g. with --shard), or repeats of\n"
     "it. The parts' requests.jsonl are put end to end, each line tagged with \"origin\" (its directory), and the\n"
     "statistics rebuilt from them, so counts, token totals and the TTFT, TPOT, E2E, lag, connect and TTFB\n"
@@ -35,6 +35,11 @@ constexpr const char* usage_text =
     "start times. ITL is not merged (no per-chunk times on disk). The verdict is the worst of the parts', with\n"
     "each part's reasons (a shard that started late among them), and the merged run's own (its error rate,\n"
     "its lag). Writes summary.json (with \"merged\": the parts), requests.jsonl and run.json into --out.\n\n"
+    "The parts must be of one run: each part's run.json is checked against the first's, and parts that differ in\n"
+    "target, model, the tokenizer it calibrated, endpoint, lengths, prompts, rate, arrival or sampling are\n"
+    "refused, naming what differs (seed, shard, start time, duration, warm-up, timeouts and output flags may\n"
+    "differ). --allow-mismatch merges them anyway: \"merged\" records the differences and that they were allowed,\n"
+    "and the table names every part's target. A part without run.json cannot be checked and is said so.\n\n"
     "Exit status: 0 valid, 3 invalid, 2 bad usage or an unreadable part.\n\n";
 
 }  // namespace
@@ -42,7 +47,8 @@ constexpr const char* usage_text =
 int merge_main(const std::vector<std::string>& args) {
     po::options_description opts("Options", help_width, help_width / 2);
     opts.add_options()("help,h", "show this help")("out", po::value<std::string>(), "the merged result's directory")(
-        "json", po::bool_switch(), "print summary.json instead of the table");
+        "json", po::bool_switch(), "print summary.json instead of the table")(
+        "allow-mismatch", po::bool_switch(), "merge parts of different runs (recorded in the result)");
     const po::variables_map vm = parse_dirs_command(args, opts, -1, "merge");
     if (vm.count("help")) {
         std::cout << usage_text << opts;
@@ -64,7 +70,18 @@ int merge_main(const std::vector<std::string>& args) {
             throw usage_error(std::string("merge: ") + e.what());
         }
     }
-    const merged_result merged = merge_results(parts);
+    const bool allow_mismatch = vm["allow-mismatch"].as<bool>();
+    const std::vector<part_mismatch> mismatches = merge_mismatches(parts);
+    if (!mismatches.empty() && !allow_mismatch)
+        throw usage_error("merge: the parts are not one run (each compared with " + parts.front().name +
+                          "): " + mismatches_text(mismatches) +
+                          ". Merge the shards or repeats of one run, or pass --allow-mismatch to merge them anyway");
+    if (!mismatches.empty())
+        std::cerr << "openloop merge: merging parts of different runs (--allow-mismatch): " << mismatches_text(mismatches)
+                  << "\n";
+    for (const std::string& name : unchecked_parts(parts))
+        std::cerr << "openloop merge: " << name << " has no run.json: cannot tell whether it is the same run\n";
+    const merged_result merged = merge_results(parts, allow_mismatch);
     write_merged(merged, out);
     const run_result& result = merged.result;
     if (vm["json"].as<bool>()) {

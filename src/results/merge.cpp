@@ -115,8 +115,35 @@ merged_runs merge_runs(const std::vector<merge_part>& parts) {
     return m;
 }
 
-merged_result merge_results(const std::vector<merge_input>& inputs) {
+std::vector<part_mismatch> merge_mismatches(const std::vector<merge_input>& parts) {
+    std::vector<part_mismatch> out;
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+        if (parts[0].context.config.empty() || parts[i].context.config.empty()) continue;
+        auto differences = run_differences(parts[0].context, parts[i].context);
+        if (!differences.empty()) out.push_back({parts[i].name, std::move(differences)});
+    }
+    return out;
+}
+
+std::vector<std::string> unchecked_parts(const std::vector<merge_input>& parts) {
+    std::vector<std::string> out;
+    for (const merge_input& p : parts)
+        if (p.context.config.empty()) out.push_back(p.name);
+    return out;
+}
+
+std::string mismatches_text(const std::vector<part_mismatch>& mismatches) {
+    std::string text;
+    for (const part_mismatch& m : mismatches) {
+        if (!text.empty()) text += "; ";
+        text += m.part + ": " + differences_text(m.differences);
+    }
+    return text;
+}
+
+merged_result merge_results(const std::vector<merge_input>& inputs, bool allow_mismatch) {
     namespace json = boost::json;
+    const std::vector<part_mismatch> mismatches = merge_mismatches(inputs);
     std::vector<merge_part> parts;
     for (const merge_input& in : inputs)
         parts.push_back({in.name, in.requests_jsonl, in.context.request_rate, 0, in.sessions_jsonl});
@@ -137,6 +164,26 @@ merged_result merge_results(const std::vector<merge_input>& inputs) {
     ctx = inputs.front().context;
     if (!ctx.shard.empty()) ctx.arrival += ", " + std::to_string(parts.size()) + " shards merged";
     ctx.shard.clear();
+    if (!mismatches.empty()) {
+        // The table and run.json name every part's server and schedule, not the first's alone.
+        const auto every = [&](auto field) {
+            std::vector<std::string> seen;
+            std::string text;
+            for (const merge_input& in : inputs) {
+                std::string value = field(in.context);
+                if (std::find(seen.begin(), seen.end(), value) != seen.end()) continue;
+                text += (seen.empty() ? "" : " | ") + value;
+                seen.push_back(std::move(value));
+            }
+            return text;
+        };
+        ctx.target = every([](const run_context& c) { return c.target; });
+        ctx.arrival = every([](const run_context& c) { return c.arrival; });
+        ctx.config["model"] = every([](const run_context& c) {
+            const json::value* m = c.config.if_contains("model");
+            return m && m->is_string() ? std::string(m->get_string()) : std::string("(not set)");
+        });
+    }
     if (wall) {
         ctx.clock.wall_minus_steady_ns = 0;  // the merged log's times are the wall clock's
         ctx.clock.origin_steady_ns = first_start;
@@ -163,6 +210,11 @@ merged_result merge_results(const std::vector<merge_input>& inputs) {
         row["reasons"] = std::move(reasons);
         rows.push_back(std::move(row));
     }
+    json::array differences;
+    for (const part_mismatch& m : mismatches)
+        differences.push_back(json::object{{"part", m.part}, {"differences", differences_json(m.differences)}});
+    json::array unchecked;
+    for (const std::string& name : unchecked_parts(inputs)) unchecked.emplace_back(name);
     out.summary = summary_json(out.result);
     out.summary["merged"] =
         json::object{{"parts", std::move(rows)},
@@ -172,7 +224,10 @@ merged_result merge_results(const std::vector<merge_input>& inputs) {
                       wall ? json::value(static_cast<double>(last_start - first_start) / 1e6) : json::value(nullptr)},
                      {"lines", merged.rebuilt.lines},
                      {"bad_lines", merged.rebuilt.bad_lines},
-                     {"itl", "not merged: no per-chunk times on disk"}};
+                     {"itl", "not merged: no per-chunk times on disk"},
+                     {"mismatches", std::move(differences)},
+                     {"allow_mismatch", allow_mismatch},
+                     {"unchecked", std::move(unchecked)}};
     out.requests_jsonl = std::move(merged.requests_jsonl);
     out.sessions_jsonl = std::move(merged.sessions_jsonl);
     return out;

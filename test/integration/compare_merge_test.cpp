@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <string>
@@ -31,6 +32,20 @@ int seeded_run(const std::string& target, const std::string& out, const std::str
     return run_openloop({"--target", target, "--rate", "4", "--duration", "10s", "--seed", "11",
                          "--input-len", "64", "--output-len", "16", "--ignore-eos", "--out", out},
                         log);
+}
+
+// Two short runs of different workloads against sim:cpu-small, at the same
+// time: 4 req/s of 32-token prompts (a) and 2 req/s of 64-token ones (b).
+void two_workloads(const temp_dir& dir) {
+    const auto short_run = [&](const char* rate, const char* input, const char* name) {
+        return run_openloop({"--rate", rate, "--duration", "3s", "--input-len", input, "--output-len", "8", "--out",
+                             dir.file(name)},
+                            dir.file(std::string(name) + ".log"));
+    };
+    auto a = std::async(std::launch::async, short_run, "4", "32", "a");
+    auto b = std::async(std::launch::async, short_run, "2", "64", "b");
+    BOOST_TEST_REQUIRE(a.get() == 0, slurp(dir.file("a.log")));
+    BOOST_TEST_REQUIRE(b.get() == 0, slurp(dir.file("b.log")));
 }
 
 std::string verdict(const json::object& comparison, const char* metric) {
@@ -241,3 +256,31 @@ BOOST_AUTO_TEST_CASE(sweeps_compare_knee_against_knee) {
     // A run and a sweep do not compare.
     BOOST_TEST(openloop_cli({"compare", dir.file("base"), dir.path.string()}, dir.file("mixed.log")) == 2);
 }
+
+// Parts of different runs are refused, naming what differs; merged only when
+// asked, and the result says so.
+BOOST_AUTO_TEST_CASE(merge_refuses_parts_of_different_runs_unless_allowed) {
+    temp_dir dir;
+    two_workloads(dir);
+    int rc = openloop_cli({"merge", dir.file("a"), dir.file("b"), "--out", dir.file("m")}, dir.file("refused.log"));
+    std::string log = slurp(dir.file("refused.log"));
+    BOOST_TEST(rc == 2, log);
+    BOOST_TEST(log.find("merge: the parts are not one run (each compared with " + dir.file("a") + "): " + dir.file("b") +
+                        ": lengths: input-len 32 vs 64; rate: 4 vs 2. ") != std::string::npos,
+               log);
+    BOOST_TEST(log.find("--allow-mismatch") != std::string::npos, log);
+    BOOST_TEST(!std::filesystem::exists(dir.file("m")));
+
+    rc = openloop_cli({"merge", dir.file("a"), dir.file("b"), "--out", dir.file("m"), "--allow-mismatch"},
+                      dir.file("allowed.log"));
+    log = slurp(dir.file("allowed.log"));
+    BOOST_TEST(rc == 0, log);
+    BOOST_TEST(log.find("merging parts of different runs (--allow-mismatch): ") != std::string::npos, log);
+    BOOST_TEST(log.find("poisson 4 req/s | poisson 2 req/s") != std::string::npos, log);
+    const json::object merged = read_json(dir.file("m/summary.json")).at("merged").as_object();
+    BOOST_TEST(merged.at("allow_mismatch").as_bool());
+    const json::array& differences = merged.at("mismatches").at(0).at("differences").as_array();
+    BOOST_TEST(differences.size() == 2u, json::serialize(merged));
+    BOOST_TEST(differences.at(0).at("field").as_string() == "input-len");
+}
+

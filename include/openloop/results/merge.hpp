@@ -13,6 +13,7 @@
 #include "openloop/results/rebuild.hpp"
 #include "openloop/results/run_context.hpp"
 #include "openloop/results/run_result.hpp"
+#include "openloop/results/workload_match.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -66,8 +67,24 @@ struct merged_result {
     std::string sessions_jsonl;  // empty unless the parts were sessions runs
 };
 
+// A part that is not the same run as the first: its run.json differs in a
+// flag that defines the workload or the server (workload_match.hpp).
+struct part_mismatch {
+    std::string part;
+    std::vector<run_difference> differences;
+};
+// Each part against the first; parts without a recorded config are left out
+// (unchecked_parts names them).
+std::vector<part_mismatch> merge_mismatches(const std::vector<merge_input>& parts);
+std::vector<std::string> unchecked_parts(const std::vector<merge_input>& parts);
+// "B: model: x vs y; C: rate: rate 4 vs 8"
+std::string mismatches_text(const std::vector<part_mismatch>& mismatches);
+
 // Merges results: on the wall clock when every part says where its schedule
 // started on it (run_clock), else on the host's monotonic clock. parts is not empty.
-merged_result merge_results(const std::vector<merge_input>& parts);
+// Parts of different runs are merged as given: summary.json's "merged" records
+// their differences and allow_mismatch (whether the user asked for it), and a
+// target, model or arrival that differs names every part's.
+merged_result merge_results(const std::vector<merge_input>& parts, bool allow_mismatch = false);
 
 }  // namespace openloop

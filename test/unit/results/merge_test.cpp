@@ -101,3 +101,37 @@ BOOST_AUTO_TEST_CASE(shards_on_other_hosts_meet_on_the_wall_clock) {
     BOOST_TEST(apart.summary.at("merged").at("clock").as_string() == "monotonic: a part has no start clock");
     BOOST_TEST(apart.summary.at("merged").at("start_spread_ms").is_null());
 }
+
+// Parts of different runs: each named with what differs from the first;
+// merged anyway (as --allow-mismatch asks), the result says so and names
+// every part's target.
+BOOST_AUTO_TEST_CASE(parts_of_different_runs_are_named_and_recorded_when_allowed) {
+    merge_input a{"a", part(10, 4, 100), {}, true, {}};
+    merge_input b{"b", part(20, 4, 100), {}, true, {}};
+    merge_input c{"c", part(30, 4, 100), {}, true, {}};
+    a.context.target = b.context.target = "http://x:8000/v1";
+    c.context.target = "http://y:8000/v1";
+    a.context.config = boost::json::object{{"rate", 2.0}, {"input-len", "64"}, {"seed", 1}};
+    b.context.config = boost::json::object{{"rate", 2.0}, {"input-len", "64"}, {"seed", 2}};
+    c.context.config = boost::json::object{{"rate", 2.0}, {"input-len", "128"}, {"seed", 3}};
+    BOOST_TEST(merge_mismatches({a, b}).empty());
+    const auto mismatches = merge_mismatches({a, b, c});
+    BOOST_TEST_REQUIRE(mismatches.size() == 1u);
+    BOOST_TEST(mismatches_text(mismatches) == "c: target: http://x:8000/v1 vs http://y:8000/v1; lengths: input-len 64 vs 128");
+
+    const merged_result m = merge_results({a, b, c}, true);
+    const auto& merged = m.summary.at("merged").as_object();
+    BOOST_TEST(merged.at("allow_mismatch").as_bool());
+    BOOST_TEST(merged.at("mismatches").as_array().size() == 1u);
+    BOOST_TEST(merged.at("mismatches").at(0).at("part").as_string() == "c");
+    BOOST_TEST(m.context.target == "http://x:8000/v1 | http://y:8000/v1");
+
+    // A part without run.json cannot be checked: named, never called the same run.
+    merge_input old{"old", part(40, 4, 100), {}, true, {}};
+    BOOST_TEST(merge_mismatches({a, old}).empty());
+    BOOST_TEST(unchecked_parts({a, old}) == std::vector<std::string>{"old"});
+    const merged_result same = merge_results({a, b});
+    BOOST_TEST(!same.summary.at("merged").at("allow_mismatch").as_bool());
+    BOOST_TEST(same.summary.at("merged").at("mismatches").as_array().empty());
+    BOOST_TEST(same.context.target == "http://x:8000/v1");
+}

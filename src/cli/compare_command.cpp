@@ -25,7 +25,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char* usage_text =
-    "Usage: openloop compare BASE NEW [--fail-on GATE]... [--json] [--out FILE]\n\n"
+    "Usage: openloop compare BASE NEW [--fail-on GATE]... [--allow-mismatch] [--json] [--out FILE]\n\n"
     "Two runs (result directories) side by side: TTFT, TPOT and E2E (mean, p50, p90, p99), error rate, request\n"
     "and output throughput, each with base, new, absolute and relative change, a 99 % confidence interval of\n"
     "the change and a verdict: better, worse or within noise. Latency and error-rate intervals come from a\n"
@@ -37,11 +37,15 @@ constexpr const char* usage_text =
     "Gates for release pipelines, repeatable: --fail-on 'ttft_p99>+10%' fails when TTFT p99 rose significantly\n"
     "and by more than 10 %; --fail-on 'request_throughput<-5%' when throughput fell significantly by more than\n"
     "5 %. A change within noise never fails a gate.\n\n"
+    "Before the table compare says what differs between the two runs' run.json. Another target, model or\n"
+    "calibrated tokenizer is the server under test: compare's use. Another endpoint, lengths, prompts, rate,\n"
+    "arrival, sampling or tokenizer flag is another workload: every verdict then weighs the load as well as the\n"
+    "server, so gates are refused (exit 2, after the table) unless --allow-mismatch, which the JSON records.\n\n"
     "Two sweeps (directories with sweep.json) compare knee against knee: a knee lies between the last stage\n"
     "before the break and the first past it, and a change counts when the two brackets do not overlap; gates\n"
     "name knee (saturation), slo_knee or latency_knee, e.g. --fail-on 'knee<-5%'.\n\n"
     "Exit status: 0 no gate failed; 10 + i when the i-th --fail-on (counting from 0) is the first that failed\n"
-    "(each failure is printed); 2 bad usage or an unreadable run.\n\n";
+    "(each failure is printed); 2 bad usage, an unreadable run, or gates refused across different workloads.\n\n";
 
 std::vector<gate> parse_gates(const std::vector<std::string>& texts, const std::vector<std::string>& metrics) {
     std::vector<gate> gates;
@@ -105,6 +109,13 @@ compared_run load(const std::string& dir) {
     const rebuilt_stats rebuilt = rebuild_stats(read_result_file(fs::path(dir) / "requests.jsonl", "compare"), &r.requests);
     r.duration_s = rebuilt.stats.duration_s();
     // A finished (or merged) run's own window is the one its throughput was reported over.
+    if (const fs::path run = fs::path(dir) / "run.json"; fs::exists(run)) {
+        try {
+            r.context = run_context_from_json(json::parse(read_result_file(run, "compare")));
+        } catch (const std::exception& e) {
+            throw usage_error("compare: " + run.string() + ": not an openloop run.json (" + e.what() + ")");
+        }
+    }
     const fs::path summary = fs::path(dir) / "summary.json";
     if (fs::exists(summary)) {
         boost::system::error_code ec;
@@ -126,7 +137,8 @@ int compare_main(const std::vector<std::string>& args) {
                                                                              "print JSON instead of Markdown")(
         "out", po::value<std::string>(), "also write the comparison to this file")(
         "resamples", po::value<unsigned>()->default_value(1000), "bootstrap resamples (at least 100)")(
-        "min-change", po::value<std::string>()->default_value("1%"), "the least relative change that counts, e.g. 2% or 0.02");
+        "min-change", po::value<std::string>()->default_value("1%"), "the least relative change that counts, e.g. 2% or 0.02")(
+        "allow-mismatch", po::bool_switch(), "judge the gates even when the two runs' workloads differ");
     const po::variables_map vm = parse_dirs_command(args, opts, -1, "compare");
     if (vm.count("help")) {
         std::cout << usage_text << opts;
@@ -148,14 +160,24 @@ int compare_main(const std::vector<std::string>& args) {
     if (options.resamples < 100) throw usage_error("compare: --resamples must be at least 100");
     options.min_change = parse_fraction(vm["min-change"].as<std::string>(), "--min-change");
     if (options.min_change >= 1) throw usage_error("compare: --min-change must be under 100%, e.g. 1%");
+    options.allow_mismatch = vm["allow-mismatch"].as<bool>();
 
     const compared_run base = load(runs[0]), now = load(runs[1]);
     const std::vector<metric_change> changes = compare_runs(base, now, options);
     const std::string text = vm["json"].as<bool>() ? pretty_json(compare_json(base, now, changes, options)) + "\n"
                                                    : compare_markdown(base, now, changes, options);
+    const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "";
+    if (const run_match match = match_runs(base, now); !gates.empty() && match.workloads_differ() && !options.allow_mismatch) {
+        finish(text, out, {});
+        std::vector<run_difference> workload;
+        for (const run_difference& d : match.differences)
+            if (d.workload) workload.push_back(d);
+        throw usage_error("compare: gates refused: the workloads differ (" + differences_text(workload) +
+                          "); compare runs of one workload, or pass --allow-mismatch to judge the gates anyway");
+    }
     std::vector<std::optional<std::string>> failures;
     for (const auto& g : gates) failures.push_back(gate_failure(g, changes));
-    return finish(text, vm.count("out") ? vm["out"].as<std::string>() : "", failures);
+    return finish(text, out, failures);
 }
 
 }  // namespace openloop

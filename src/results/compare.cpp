@@ -235,9 +235,40 @@ std::string_view change_verdict_name(change_verdict v) {
     return "no data";
 }
 
+run_match match_runs(const compared_run& base, const compared_run& now) {
+    run_match m;
+    m.checked = base.context && now.context && !base.context->config.empty() && !now.context->config.empty();
+    if (m.checked) m.differences = run_differences(*base.context, *now.context);
+    return m;
+}
+
+namespace {
+
+// The differences as a list under a sentence that says what they mean for the verdicts.
+std::string differences_markdown(const compared_run& base, const compared_run& now, const compare_options& options) {
+    const run_match m = match_runs(base, now);
+    if (!m.checked)
+        return "Workloads not checked: " + (base.context && !base.context->config.empty() ? now.name : base.name) +
+               " has no run.json.\n\n";
+    if (m.differences.empty()) return "";
+    std::string s = m.workloads_differ()
+                        ? std::string("**The workloads differ**: the verdicts below weigh different loads, not the servers "
+                                      "alone; ") +
+                              (options.allow_mismatch ? "gates judged anyway (--allow-mismatch)." : "gates are refused.")
+                        : std::string("The servers under test differ; the workload is the same.");
+    s += "\n\n";
+    for (const run_difference& d : m.differences)
+        s += "- " + d.aspect + (d.field != d.aspect ? " (" + d.field + ")" : std::string()) + ": `" + d.first +
+             "` vs `" + d.second + "`" + (d.workload ? "" : ", the server under test") + "\n";
+    return s + "\n";
+}
+
+}  // namespace
+
 std::string compare_markdown(const compared_run& base, const compared_run& now, const std::vector<metric_change>& changes,
                              const compare_options& options) {
-    std::string s = "# openloop compare\n\nBase `" + base.name + "` (" + std::to_string(base.requests.size()) +
+    std::string s = "# openloop compare\n\n" + differences_markdown(base, now, options) + "Base `" + base.name + "` (" +
+                    std::to_string(base.requests.size()) +
                     " requests), new `" + now.name + "` (" + std::to_string(now.requests.size()) +
                     " requests). Intervals are 99 % intervals of new - base: latency and error rate by bootstrap over "
                     "requests.jsonl (" + std::to_string(options.resamples) +
@@ -274,6 +305,7 @@ json::object compare_json(const compared_run& base, const compared_run& now, con
         }
         metrics[c.name] = std::move(m);
     }
+    const run_match match = match_runs(base, now);
     return json::object{{"base", base.name},
                         {"new", now.name},
                         {"base_requests", base.requests.size()},
@@ -281,6 +313,10 @@ json::object compare_json(const compared_run& base, const compared_run& now, con
                         {"resamples", options.resamples},
                         {"confidence", 0.99},
                         {"min_change", options.min_change},
+                        {"workloads_checked", match.checked},
+                        {"workloads_differ", match.workloads_differ()},
+                        {"differences", differences_json(match.differences)},
+                        {"allow_mismatch", options.allow_mismatch},
                         {"metrics", std::move(metrics)}};
 }
 

@@ -104,6 +104,9 @@ BOOST_AUTO_TEST_CASE(compare_sees_no_change_between_twins_and_the_regression_of_
     BOOST_TEST(rc == 0, log);
     BOOST_TEST(log.find("| ttft_p99 |") != std::string::npos, log);
     BOOST_TEST(log.find("| worse |") != std::string::npos, log);
+    // Another server at the same workload is compare's use: said, gates judged (above).
+    BOOST_TEST(log.find("The servers under test differ; the workload is the same.") < log.find("| metric |"), log);
+    BOOST_TEST(log.find("- target: `sim:cpu-small` vs `http://127.0.0.1:" + port) != std::string::npos, log);
 
     // A bad gate is a usage error naming it.
     rc = openloop_cli({"compare", dir.file("a"), dir.file("b"), "--fail-on", "ttft_p99.9>+10%"}, dir.file("bad.log"));
@@ -284,3 +287,32 @@ BOOST_AUTO_TEST_CASE(merge_refuses_parts_of_different_runs_unless_allowed) {
     BOOST_TEST(differences.at(0).at("field").as_string() == "input-len");
 }
 
+// Runs of different workloads: compare says what differs before the table,
+// and refuses its gates (exit 2) unless asked.
+BOOST_AUTO_TEST_CASE(compare_says_what_differs_and_refuses_gates_across_workloads) {
+    temp_dir dir;
+    two_workloads(dir);
+    int rc = openloop_cli({"compare", dir.file("a"), dir.file("b")}, dir.file("said.log"));
+    std::string log = slurp(dir.file("said.log"));
+    BOOST_TEST(rc == 0, log);
+    BOOST_TEST(log.find("**The workloads differ**") < log.find("| metric |"), log);
+    BOOST_TEST(log.find("- lengths (input-len): `32` vs `64`") != std::string::npos, log);
+    BOOST_TEST(log.find("- rate: `4` vs `2`") != std::string::npos, log);
+
+    rc = openloop_cli({"compare", dir.file("a"), dir.file("b"), "--fail-on", "ttft_p99>+1000%"}, dir.file("gated.log"));
+    log = slurp(dir.file("gated.log"));
+    BOOST_TEST(rc == 2, log);
+    BOOST_TEST(log.find("compare: gates refused: the workloads differ (lengths: input-len 32 vs 64; rate: 4 vs 2)") !=
+                   std::string::npos,
+               log);
+    BOOST_TEST(log.find("| metric |") != std::string::npos, log);  // the table still shown
+
+    rc = openloop_cli({"compare", dir.file("a"), dir.file("b"), "--json", "--fail-on", "ttft_p99>+1000%",
+                       "--allow-mismatch"},
+                      dir.file("allowed.log"));
+    log = slurp(dir.file("allowed.log"));
+    BOOST_TEST(rc == 0, log);  // judged, and a tenfold rise is not there
+    const json::object j = json::parse(log.substr(0, log.rfind('}') + 1)).as_object();
+    BOOST_TEST(j.at("workloads_differ").as_bool());
+    BOOST_TEST(j.at("allow_mismatch").as_bool());
+}

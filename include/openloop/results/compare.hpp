@@ -13,6 +13,8 @@
 // significant change beyond their threshold. Pure: samples in, figures out.
 
 #include "openloop/results/rebuild.hpp"
+#include "openloop/results/run_context.hpp"
+#include "openloop/results/workload_match.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -29,7 +31,19 @@ struct compared_run {
     std::string name;                       // as given on the command line
     std::vector<request_sample> requests;   // measured requests that ended
     double duration_s = 0;                  // the run's window
+    std::optional<run_context> context;     // its run.json; none: its workload cannot be checked
 };
+
+// What differs between the two runs (workload_match.hpp), said before the
+// table: another target is compare's use; another workload makes every
+// verdict weigh the load as well as the server, so gates are refused unless
+// allowed. checked is false when a run has no run.json.
+struct run_match {
+    bool checked = false;
+    std::vector<run_difference> differences;
+    bool workloads_differ() const { return any_workload_difference(differences); }
+};
+run_match match_runs(const compared_run& base, const compared_run& now);
 
 enum class change_verdict { better, worse, within_noise, no_data };
 
@@ -49,6 +63,7 @@ struct compare_options {
     unsigned resamples = 1000;
     std::uint64_t seed = 1;
     double min_change = 0.01;  // relative to base
+    bool allow_mismatch = false;  // gates judged across different workloads, as asked
 };
 
 // TTFT, TPOT and E2E (mean, p50, p90, p99, in ms), error rate, request and

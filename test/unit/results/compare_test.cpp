@@ -106,3 +106,45 @@ BOOST_AUTO_TEST_CASE(gates_parse_and_fail_only_on_significant_changes_past_them)
     const auto same = compare_runs(run("a", 500, 100, 1), run("b", 500, 100, 2));
     BOOST_TEST(!gate_failure(parse_gate("ttft_p99>+0%"), same).has_value());      // noise never fails a gate
 }
+
+// What differs is said before the table: another target is the server under
+// test; another rate is another workload, and the JSON says so.
+BOOST_AUTO_TEST_CASE(differences_are_said_before_the_table) {
+    compared_run a = run("a", 50, 100, 1), b = run("b", 50, 100, 2);
+    const auto described = [](const char* target, double rate) {
+        run_context c;
+        c.target = target;
+        c.request_rate = rate;
+        c.config = boost::json::object{{"rate", rate}, {"input-len", "64"}, {"seed", 1}};
+        return c;
+    };
+    const std::vector<metric_change> changes = compare_runs(a, b);
+    BOOST_TEST(!match_runs(a, b).checked);
+    BOOST_TEST(compare_markdown(a, b, changes, {}).find("Workloads not checked: a has no run.json.") != std::string::npos);
+
+    a.context = described("http://x/v1", 4);
+    b.context = described("http://y/v1", 4);
+    run_match m = match_runs(a, b);
+    BOOST_TEST(m.checked);
+    BOOST_TEST(!m.workloads_differ());
+    std::string md = compare_markdown(a, b, changes, {});
+    const std::size_t said = md.find("The servers under test differ; the workload is the same.\n\n- target: `http://x/v1` "
+                                     "vs `http://y/v1`, the server under test\n");
+    BOOST_TEST(said != std::string::npos, md);
+    BOOST_TEST(said < md.find("| metric |"));
+
+    b.context = described("http://y/v1", 8);
+    m = match_runs(a, b);
+    BOOST_TEST(m.workloads_differ());
+    md = compare_markdown(a, b, changes, {});
+    BOOST_TEST(md.find("**The workloads differ**") < md.find("| metric |"), md);
+    BOOST_TEST(md.find("gates are refused.") != std::string::npos, md);
+    BOOST_TEST(md.find("- rate: `4` vs `8`\n") != std::string::npos, md);
+    compare_options allowed;
+    allowed.allow_mismatch = true;
+    BOOST_TEST(compare_markdown(a, b, changes, allowed).find("gates judged anyway (--allow-mismatch)") != std::string::npos);
+    const boost::json::object j = compare_json(a, b, changes, allowed);
+    BOOST_TEST(j.at("workloads_differ").as_bool());
+    BOOST_TEST(j.at("allow_mismatch").as_bool());
+    BOOST_TEST(j.at("differences").as_array().size() == 2u);
+}

@@ -213,7 +213,9 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
               "With --concurrency 1,2,4,... it runs the closed-loop ladder instead.\n"
               "A stage that fails fast (its first 8 requests all refused alike: see openloop run --help) ends the\n"
               "sweep there with the server's message; exit status 3, as when a sharded sweep's shard does not finish\n"
-              "a stage within --barrier-timeout. A --threshold on a knee that fails: exit 6.\n\n"
+              "a stage within --barrier-timeout. A --threshold on a knee that fails: exit 6.\n"
+              "Ctrl-C or SIGTERM ends the sweep (exit 130): the stage it cut is reported as cut, its figures shown and\n"
+              "never judged, and the knees are judged on the stages before it.\n\n"
            << value_syntax_help << everything;
         cmd.help = true;
         cmd.help_text = os.str();

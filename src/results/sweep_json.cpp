@@ -267,6 +267,8 @@ json::object to_json(const sweep_report& report) {
                         {"min_samples", report.min_samples},
                         {"precision", report.precision},
                         {"interrupted", report.interrupted},
+                        {"interruption", report.interrupted ? json::value(interruption_text(report)) : json::value(nullptr)},
+                        {"cut_stage", report.cut ? json::value(to_json(*report.cut)) : json::value(nullptr)},
                         {"config", report.config}};
 }
 

@@ -171,4 +171,40 @@ sweep_analysis analyse_sweep(std::vector<stage_row> rows, const std::vector<slo>
     return a;
 }
 
+namespace {
+
+std::string stages_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " stage" : " stages"); }
+
+std::string cut_where(const stage_row& cut) {
+    return "stage " + std::to_string(cut.run) + " (" +
+           (cut.concurrency ? "concurrency " + fmt("%g", cut.x()) : fmt("%g", cut.x()) + " req/s") + ")";
+}
+
+}  // namespace
+
+void note_interrupted(sweep_analysis& a, const std::optional<stage_row>& cut) {
+    if (a.knees.saturation.found || a.knees.saturation.below_range) return;
+    std::string judged = a.stages.empty() ? std::string("no stage was judged")
+                                          : "no knee in the " + stages_text(a.stages.size()) + " judged, up to " +
+                                                fmt("%g", a.stages.back().x()) +
+                                                (a.stages.back().concurrency ? "" : " req/s");
+    const std::string where = cut ? "cut in " + cut_where(*cut) : std::string("interrupted between stages");
+    a.knees.saturation.explanation = "not known: the sweep was " + where + "; " + judged;
+    if (!a.capacity.stage)
+        a.capacity.text = "The sweep was " + where + " before a knee: no capacity figure." +
+                          (a.capacity.errors.empty() ? "" : " " + a.capacity.errors);
+}
+
+std::string interruption_text(const sweep_report& r) {
+    if (!r.interrupted) return "";
+    std::string s = "Interrupted (Ctrl-C or SIGTERM) ";
+    if (r.cut) {
+        s += "during " + cut_where(*r.cut) + ": that stage is cut, not judged (its results so far are in " +
+             (r.cut->dir.empty() ? std::string("its stage directory") : r.cut->dir) + ")";
+    } else {
+        s += "between stages";
+    }
+    return s + "; the knees are judged on the " + stages_text(r.analysis.stages.size()) + " before it.";
+}
+
 }  // namespace openloop

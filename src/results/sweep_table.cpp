@@ -69,6 +69,7 @@ std::string sweep_markdown(const sweep_report& report) {
     const auto cols = columns(report.closed_loop);
     const sweep_analysis& a = report.analysis;
     std::string out = "# openloop sweep: " + report.target + "\n\n";
+    if (report.interrupted) out += "**" + interruption_text(report) + "**\n\n";
     out += "| ";
     for (const auto& c : cols) out += c.title + " | ";
     out += "knee |\n|";
@@ -78,6 +79,12 @@ std::string sweep_markdown(const sweep_report& report) {
         out += "| ";
         for (const auto& c : cols) out += c.value(r) + " | ";
         out += knee_marks(a.knees, r) + " |\n";
+    }
+    if (report.cut) {
+        // Its figures are of a part of a stage: shown as they were, judged by nothing.
+        out += "| ";
+        for (const auto& c : cols) out += (c.title == "verdict" ? std::string("cut: not judged") : c.value(*report.cut)) + " | ";
+        out += " |\n";
     }
     out += "\n";
     out += "- **SLO knee**: " + (a.knees.slo ? a.knees.slo->point.explanation : std::string("no --slo given")) + "\n";
@@ -100,6 +107,12 @@ std::string sweep_csv(const sweep_report& report) {
     for (const auto& r : report.analysis.stages) {
         for (std::size_t i = 0; i < cols.size(); ++i) out += (i ? "," : "") + std::string("\"") + cols[i].value(r) + "\"";
         out += ",\"" + knee_marks(report.analysis.knees, r) + "\"\n";
+    }
+    if (report.cut) {
+        for (std::size_t i = 0; i < cols.size(); ++i)
+            out += (i ? "," : "") + std::string("\"") +
+                   (cols[i].title == "verdict" ? std::string("cut: not judged") : cols[i].value(*report.cut)) + "\"";
+        out += ",\"\"\n";
     }
     return out;
 }

@@ -78,6 +78,7 @@ sweep_result run_sweep(const sweep_options& opt) {
     auto publish = [&] {
         report.analysis = analyse_sweep(rows, opt.slos, closed, opt.think_time_s);
         report.interrupted = result.interrupted;
+        if (report.interrupted) note_interrupted(report.analysis, report.cut);
         if (!opt.out_dir.empty() && shard.index == 0) {
             write_json_file((out / "sweep.json").string(), to_json(report));
             write_text(out / "sweep.md", sweep_markdown(report));
@@ -199,6 +200,15 @@ sweep_result run_sweep(const sweep_options& opt) {
         row.dir = row_dir;
         row.undecided = outcome.stage_undecided;
         row.warmup_s = warmup;
+        if (outcome.interrupted) {
+            // Part of a stage says nothing of the rate: shown as cut, kept out of the knees.
+            row.verdict = "cut";
+            std::fprintf(stderr, "  -> cut by the interrupt after %.1f s: not judged\n", row.duration_s);
+            report.cut = std::move(row);
+            result.interrupted = true;
+            publish();
+            return false;
+        }
         std::fprintf(stderr, "  -> achieved %.3g req/s, TTFT p99 %s ms, E2E p99 %s ms, %llu errors: %s; %s\n",
                      row.achieved_rate, cell(row.ttft.p99).c_str(), cell(row.e2e.p99, "%.0f").c_str(),
                      static_cast<unsigned long long>(row.failed), row.verdict.c_str(),
@@ -213,11 +223,10 @@ sweep_result run_sweep(const sweep_options& opt) {
         const bool good = row.good();
         if (good) warmup = std::min(60.0, std::max(opt.warmup_s, 1.5 * row.e2e.p90.value_or(0) / 1000.0));
         rows.push_back(std::move(row));
-        result.interrupted = outcome.interrupted;
         // Every request refused the same way (fail_fast.hpp): higher rates would only repeat it.
         if (outcome.stopped_early) result.stopped_early = outcome.result.context.partial_reason;
         publish();
-        if (!shard.sharded() && !outcome.interrupted && !outcome.stopped_early && opt.cooldown_s > 0 &&
+        if (!shard.sharded() && !outcome.stopped_early && opt.cooldown_s > 0 &&
             cool_down(opt.cooldown_s))
             result.interrupted = true;
         return good;

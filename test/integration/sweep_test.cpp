@@ -1,5 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
+#include "openloop/cli/child_process.hpp"
 #include "openloop/sim/engine.hpp"
 #include "openloop/results/slo.hpp"
 #include "openloop/results/sweep_json.hpp"
@@ -7,10 +8,12 @@
 #include "test_http.hpp"
 #include "test_paths.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace json = boost::json;
@@ -209,4 +212,50 @@ BOOST_AUTO_TEST_CASE(trace_stages_replay_at_their_rates) {
             BOOST_TEST(row.at("achieved_rate").to_number<double>() > 0.9 * rate);
         }
     }
+}
+
+// SIGTERM in the middle of a stage: the stage is reported as cut and never
+// judged, on stdout, in sweep.md and in sweep.json, and nothing is concluded
+// past the stage before it ("saturation not reached" would claim the cut rate).
+BOOST_AUTO_TEST_CASE(a_stage_cut_by_sigterm_is_reported_cut_and_never_judged) {
+    temp_dir dir;
+    const std::string out = dir.file("sweep");
+    openloop::child_process sweep({"/bin/sh", "-c",
+                                   "exec " + std::string(openloop_test::bin) +
+                                       " sweep --progress off --rates 4,8 --stage-duration 3s --min-samples 8"
+                                       " --stage-extension 1 --warmup 0 --cooldown 0.2s --input-len 32 --output-len 8"
+                                       " --out " + out + " > " + out + ".log 2>&1"});
+    // Stage 1 has begun once its run.json is written (before its first request).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    const auto stage1_started = [&] {
+        if (!std::filesystem::is_directory(out)) return false;
+        for (const auto& e : std::filesystem::directory_iterator(out))
+            if (e.path().filename().string().rfind("stage-01-", 0) == 0 && std::filesystem::exists(e.path() / "run.json"))
+                return true;
+        return false;
+    };
+    while (!stage1_started() && sweep.running() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    BOOST_TEST_REQUIRE(stage1_started(), slurp(out + ".log"));
+    std::this_thread::sleep_for(std::chrono::seconds(1));  // inside its window of at least 3 s
+    const int rc = sweep.stop(std::chrono::seconds(30));
+    const std::string log = slurp(out + ".log");
+    BOOST_TEST(rc == 130, log);
+
+    const std::string said = "Interrupted (Ctrl-C or SIGTERM) during stage 1 (8 req/s): that stage is cut, not judged";
+    const std::string md = slurp(out + "/sweep.md");
+    for (const std::string* text : {&log, &md}) {
+        BOOST_TEST(text->find(said) != std::string::npos, *text);
+        BOOST_TEST(text->find("| cut: not judged |") != std::string::npos, *text);
+        BOOST_TEST(text->find("not reached") == std::string::npos, *text);
+        BOOST_TEST(text->find("Saturation knee**: not known: the sweep was cut in stage 1 (8 req/s)") != std::string::npos,
+                   *text);
+    }
+    BOOST_TEST(log.find("-> cut by the interrupt after") != std::string::npos, log);
+    const json::object sweep_json = read_json(out + "/sweep.json");
+    BOOST_TEST(sweep_json.at("interrupted").as_bool());
+    BOOST_TEST(sweep_json.at("cut_stage").at("verdict").as_string() == "cut");
+    BOOST_TEST(sweep_json.at("stages").as_array().size() == 1u);  // only stage 0 is judged
+    BOOST_TEST(sweep_json.at("stages").at(0).at("offered_rate").to_number<double>() == 4.0);
+    BOOST_TEST(!sweep_json.at("knees").at("saturation").at("found").as_bool());
 }

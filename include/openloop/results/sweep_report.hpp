@@ -56,8 +56,19 @@ struct sweep_report {
     std::uint64_t min_samples = 0;
     double precision = 0;
     bool interrupted = false;
+    // The stage an interrupt (Ctrl-C, SIGTERM) cut short: shown as cut, never
+    // judged, and not among the analysed stages. Empty when the sweep was
+    // interrupted between stages, or not at all.
+    std::optional<stage_row> cut;
     boost::json::object config;
 };
+
+// An interrupted sweep concludes nothing past the stages it judged: where no
+// knee was found, the knee and the capacity words say the sweep was cut there
+// instead of "saturation not reached". cut is the stage it was cut in, if any.
+void note_interrupted(sweep_analysis& analysis, const std::optional<stage_row>& cut);
+// "Interrupted during stage 2 (8 req/s): that stage is cut, not judged; ..."
+std::string interruption_text(const sweep_report& report);
 
 // Measured requests a stage needs so the pct-th percentile's 95 % order-statistic
 // confidence interval is bounded on both sides (368 for p99).

@@ -167,3 +167,55 @@ BOOST_AUTO_TEST_CASE(no_saturation_is_said_in_words_not_as_a_bend) {
     BOOST_TEST(md.find("saturation knee |") == std::string::npos, md);
     BOOST_TEST(md.find("Saturation not reached up to 10 req/s") != std::string::npos, md);
 }
+
+// An interrupted sweep: the cut stage is shown as cut and never judged, and
+// no knee is claimed past the stages judged ("saturation not reached" is not said).
+BOOST_AUTO_TEST_CASE(a_cut_stage_is_shown_as_cut_and_never_judged) {
+    sweep_report report;
+    report.target = "sim:cpu-small";
+    report.analysis = analyse_sweep({stage(0, 2, 100), stage(1, 4, 100)}, {}, false, 0);
+    BOOST_TEST(report.analysis.knees.saturation.explanation.find("saturation not reached up to 4 req/s") == 0u);
+    stage_row cut = stage(2, 8, 100);  // its part of a window followed: judged, it would be "good"
+    cut.verdict = "cut";
+    cut.dir = "stage-02-8ps";
+    report.cut = cut;
+    report.interrupted = true;
+    note_interrupted(report.analysis, report.cut);
+    BOOST_TEST(report.analysis.stages.size() == 2u);
+    BOOST_TEST(report.analysis.knees.saturation.explanation ==
+               "not known: the sweep was cut in stage 2 (8 req/s); no knee in the 2 stages judged, up to 4 req/s");
+    BOOST_TEST(report.analysis.capacity.text == "The sweep was cut in stage 2 (8 req/s) before a knee: no capacity figure.");
+
+    const std::string md = sweep_markdown(report);
+    BOOST_TEST(md.find("**Interrupted (Ctrl-C or SIGTERM) during stage 2 (8 req/s): that stage is cut, not judged (its "
+                       "results so far are in stage-02-8ps); the knees are judged on the 2 stages before it.**") <
+                   md.find("| stage |"),
+               md);
+    BOOST_TEST(md.find("| 2 | 8 | ") != std::string::npos, md);
+    BOOST_TEST(md.find("| cut: not judged |  |\n") != std::string::npos, md);
+    BOOST_TEST(md.find("not reached") == std::string::npos, md);
+    BOOST_TEST(md.find("| good") != std::string::npos, md);  // the stages before it keep their verdicts
+    BOOST_TEST(sweep_csv(report).find("\"cut: not judged\",\"\"\n") != std::string::npos);
+
+    const auto json = to_json(report);
+    BOOST_TEST(json.at("interrupted").as_bool());
+    BOOST_TEST(json.at("cut_stage").at("verdict").as_string() == "cut");
+    BOOST_TEST(json.at("stages").as_array().size() == 2u);
+    BOOST_TEST(json.at("knees").at("saturation").at("found").as_bool() == false);
+
+    // Interrupted between stages: nothing cut, the words say so.
+    sweep_report between;
+    between.analysis = analyse_sweep({stage(0, 2, 100)}, {}, false, 0);
+    between.interrupted = true;
+    note_interrupted(between.analysis, between.cut);
+    BOOST_TEST(between.analysis.knees.saturation.explanation ==
+               "not known: the sweep was interrupted between stages; no knee in the 1 stage judged, up to 2 req/s");
+    BOOST_TEST(interruption_text(between) ==
+               "Interrupted (Ctrl-C or SIGTERM) between stages; the knees are judged on the 1 stage before it.");
+
+    // A knee found before the interrupt stands.
+    sweep_analysis found = analyse_sweep({stage(0, 2, 100), stage(1, 4, 50)}, {}, false, 0);
+    const std::string before = found.knees.saturation.explanation;
+    note_interrupted(found, cut);
+    BOOST_TEST(found.knees.saturation.explanation == before);
+}

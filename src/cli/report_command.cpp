@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 namespace openloop {
 
@@ -30,7 +31,9 @@ constexpr const char* usage_text =
     "(flushed per window; its verdicts are judged again). The summary says it was rebuilt: the run is\n"
     "marked partial, requests still in flight at the end are not counted (they have no line), and ITL is\n"
     "not rebuilt (no per-chunk times are kept on disk). A torn last line is counted and skipped.\n"
-    "A DIR with a summary.json is a finished run: it is left alone unless --force.\n\n";
+    "A DIR with a summary.json is a finished run: it is left alone unless --force. A summary.json that is not\n"
+    "one (not JSON, or no verdict in it) is moved aside to summary.json.unreadable, said on stderr, and rebuilt\n"
+    "(its \"rebuilt\" says why); without run.json to rebuild it from, exit 2.\n\n";
 
 
 }  // namespace
@@ -49,12 +52,29 @@ int report_main(const std::vector<std::string>& args) {
     if (dirs.empty()) throw usage_error("report: name the result directory: openloop report DIR");
     const fs::path dir = dirs.front();
     if (!fs::is_directory(dir)) throw usage_error("report: " + dir.string() + " is not a directory");
-    if (fs::exists(dir / "summary.json") && !vm["force"].as<bool>()) {
-        std::cout << dir.string() << " is a finished run: its summary.json stands (--force rebuilds it)\n";
-        return 0;
+    const fs::path summary_file = dir / "summary.json";
+    // An unreadable summary.json is no finished run's: it is rebuilt, and kept aside, never overwritten unseen.
+    std::optional<std::string> unreadable;
+    if (fs::exists(summary_file)) {
+        unreadable = summary_problem(read_result_file(summary_file, "report"));
+        if (!unreadable && !vm["force"].as<bool>()) {
+            std::cout << dir.string() << " is a finished run: its summary.json stands (--force rebuilds it)\n";
+            return 0;
+        }
     }
     if (!fs::exists(dir / "run.json"))
-        throw usage_error("report: " + (dir / "run.json").string() + " is missing: not an openloop result directory");
+        throw usage_error("report: " + (dir / "run.json").string() + " is missing: not an openloop result directory" +
+                          (unreadable ? "; and " + summary_file.string() + " is unreadable (" + *unreadable +
+                                            "): nothing to rebuild it from"
+                                      : std::string()));
+    if (unreadable) {
+        const fs::path aside = dir / "summary.json.unreadable";
+        std::error_code ec;
+        fs::rename(summary_file, aside, ec);
+        if (ec) throw usage_error("report: cannot move the unreadable " + summary_file.string() + " aside: " + ec.message());
+        std::cerr << "openloop report: " << summary_file.string() << " is unreadable (" << *unreadable
+                  << "): kept as " << aside.string() << "; rebuilding it from requests.jsonl\n";
+    }
     run_context ctx;
     try {
         ctx = run_context_from_json(boost::json::parse(read_result_file(dir / "run.json", "report")));
@@ -66,8 +86,10 @@ int report_main(const std::vector<std::string>& args) {
     if (fs::exists(dir / "sessions.jsonl"))
         rebuild_sessions(read_result_file(dir / "sessions.jsonl", "report"), rebuilt.stats.sessions);
     ctx.partial = true;
-    ctx.partial_reason = "rebuilt by openloop report from requests.jsonl (" + std::to_string(rebuilt.lines) +
-                         " lines): the run did not finish; requests in flight at its end are not counted";
+    ctx.partial_reason = "rebuilt by openloop report from requests.jsonl (" + std::to_string(rebuilt.lines) + " lines): " +
+                         (unreadable ? "its summary.json was unreadable, so whether the run finished is not known"
+                                     : "the run did not finish") +
+                         "; requests in flight at its end are not counted";
     if (rebuilt.bad_lines > 0)
         ctx.partial_reason += "; " + std::to_string(rebuilt.bad_lines) + " unreadable line(s), the first at line " +
                               std::to_string(rebuilt.first_bad_line);
@@ -76,7 +98,9 @@ int report_main(const std::vector<std::string>& args) {
     summary["rebuilt"] = boost::json::object{{"from", "requests.jsonl"},
                                              {"lines", rebuilt.lines},
                                              {"bad_lines", rebuilt.bad_lines},
-                                             {"itl", "not rebuilt: no per-chunk times on disk"}};
+                                             {"itl", "not rebuilt: no per-chunk times on disk"},
+                                             {"unreadable_summary", unreadable ? boost::json::value(*unreadable)
+                                                                               : boost::json::value(nullptr)}};
     std::string verdicts;
     if (fs::exists(dir / "windows.jsonl")) {
         verdicts = write_soak_summary(dir.string(), std::move(summary), vm["warmup-windows"].as<std::size_t>(), nullptr);
@@ -86,7 +110,8 @@ int report_main(const std::vector<std::string>& args) {
     if (vm["json"].as<bool>()) {
         std::cout << read_result_file(dir / "summary.json", "report");
     } else {
-        std::cout << "rebuilt from a run that did not finish: " << (dir / "summary.json").string() << "\n";
+        std::cout << (unreadable ? "rebuilt in place of an unreadable summary: " : "rebuilt from a run that did not finish: ")
+                  << summary_file.string() << "\n";
         if (!verdicts.empty()) std::cout << verdicts << "\n";
         std::cout << format_table(result);
     }

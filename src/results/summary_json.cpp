@@ -6,6 +6,9 @@
 #include "openloop/results/metric_aliases.hpp"
 #include "openloop/results/session_report.hpp"
 
+#include <boost/json.hpp>
+
+#include <algorithm>
 #include <charconv>
 #include <string>
 #include <string_view>
@@ -198,6 +201,25 @@ boost::json::object summary_json(const run_result& r) {
     s["config"] = context.config;
     s["environment"] = context.environment;
     return s;
+}
+
+std::optional<std::string> summary_problem(std::string_view text) {
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return "empty";
+    boost::json::stream_parser parser;
+    boost::system::error_code ec;
+    const std::size_t used = parser.write_some(text.data(), text.size(), ec);
+    if (!ec) parser.finish(ec);
+    if (ec) {
+        const std::string_view read = text.substr(0, used);
+        const auto line = 1 + std::count(read.begin(), read.end(), '\n');
+        return "not JSON: " + ec.message() + " at line " + std::to_string(line);
+    }
+    const boost::json::value v = parser.release();
+    if (!v.is_object()) return std::string("not a JSON object");
+    const boost::json::value* validity = v.get_object().if_contains("validity");
+    if (validity == nullptr || !validity->is_object() || !validity->get_object().contains("valid"))
+        return std::string("no \"validity\": not an openloop summary");
+    return std::nullopt;
 }
 
 }  // namespace openloop

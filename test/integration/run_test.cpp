@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -204,4 +205,42 @@ BOOST_AUTO_TEST_CASE(sigint_writes_partial_results) {
     const auto requests = read_jsonl(dir.file("out/requests.jsonl"));
     BOOST_TEST(requests.size() >= 5u);
     BOOST_TEST(summary.at("completed").to_number<std::size_t>() == requests.size());
+}
+
+// `openloop report` on a finished run whose summary.json is garbage: the
+// summary is rebuilt from requests.jsonl (the garbage kept aside, the reason
+// said), never declared to "stand"; with nothing to rebuild it from, exit 2.
+BOOST_AUTO_TEST_CASE(report_rebuilds_an_unreadable_summary) {
+    temp_dir dir;
+    const std::string out = dir.file("out");
+    BOOST_TEST_REQUIRE(run_openloop({"--rate", "4", "--duration", "2s", "--input-len", "32", "--output-len", "8", "--out", out},
+                                    dir.file("run.log")) == 0,
+                       slurp(dir.file("run.log")));
+    const std::int64_t completed = read_json(out + "/summary.json").at("completed").as_int64();
+    const std::string garbage = "{\"validity\": {\"valid\": tr\n\x01\x02 not json";
+    std::ofstream(out + "/summary.json", std::ios::binary | std::ios::trunc) << garbage;
+
+    int rc = openloop_cli({"report", out}, dir.file("report.log"));
+    std::string log = slurp(dir.file("report.log"));
+    BOOST_TEST(rc == 0, log);
+    BOOST_TEST(log.find("stands") == std::string::npos, log);
+    BOOST_TEST(log.find("openloop report: " + out + "/summary.json is unreadable (not JSON: ") != std::string::npos, log);
+    BOOST_TEST(log.find("): kept as " + out + "/summary.json.unreadable; rebuilding it from requests.jsonl") !=
+                   std::string::npos,
+               log);
+    BOOST_TEST(log.find("rebuilt in place of an unreadable summary: " + out + "/summary.json") != std::string::npos, log);
+    BOOST_TEST(slurp(out + "/summary.json.unreadable") == garbage);
+    const json::object rebuilt = read_json(out + "/summary.json");
+    BOOST_TEST(rebuilt.at("completed").as_int64() == completed);
+    BOOST_TEST(std::string(rebuilt.at("rebuilt").at("unreadable_summary").as_string()).rfind("not JSON: ", 0) == 0u);
+
+    // A summary that is JSON but no openloop summary is unreadable too; without run.json it is refused.
+    std::ofstream(out + "/summary.json", std::ios::trunc) << "[1, 2, 3]\n";
+    std::filesystem::remove(out + "/run.json");
+    rc = openloop_cli({"report", out}, dir.file("refused.log"));
+    log = slurp(dir.file("refused.log"));
+    BOOST_TEST(rc == 2, log);
+    BOOST_TEST(log.find("report: " + out + "/run.json is missing: not an openloop result directory; and " + out +
+                        "/summary.json is unreadable (not a JSON object): nothing to rebuild it from") != std::string::npos,
+               log);
 }

@@ -8,8 +8,16 @@
 
 #include <boost/json/object.hpp>
 
+#include <optional>
+#include <string>
+#include <string_view>
+
 namespace openloop {
 
 boost::json::object summary_json(const run_result& result);
+
+// Why text is not a summary.json openloop could have written (not JSON, with
+// where it broke; not an object; no verdict), or nullopt when it reads as one.
+std::optional<std::string> summary_problem(std::string_view text);
 
 }  // namespace openloop

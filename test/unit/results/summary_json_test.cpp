@@ -177,3 +177,17 @@ BOOST_AUTO_TEST_CASE(end_to_end_through_a_reporter) {
     BOOST_TEST(s.at("output_tokens_source").as_string() == "usage");
     BOOST_TEST(format_table(result).rfind("VALID\n", 0) == 0u);
 }
+
+// What `openloop report` takes for a summary: one it could have written.
+BOOST_AUTO_TEST_CASE(an_unreadable_summary_is_named_with_why) {
+    BOOST_TEST(!summary_problem(boost::json::serialize(summary_json(make_run_result(healthy(), open_loop())))));
+    BOOST_TEST(summary_problem("").value() == "empty");
+    BOOST_TEST(summary_problem(" \n").value() == "empty");
+    const auto torn = summary_problem("{\n\"validity\": {\"valid\": tr");
+    BOOST_TEST(torn.value().rfind("not JSON: ", 0) == 0u, *torn);
+    BOOST_TEST(torn->find(" at line 2") != std::string::npos, *torn);
+    BOOST_TEST(summary_problem("{\"a\": 1}\n}garbage").value().find(" at line 2") != std::string::npos);
+    BOOST_TEST(summary_problem("[1, 2]").value() == "not a JSON object");
+    BOOST_TEST(summary_problem("{\"completed\": 3}").value() == "no \"validity\": not an openloop summary");
+    BOOST_TEST(!summary_problem("{\"validity\": {\"valid\": false, \"reasons\": []}}"));
+}

@@ -40,7 +40,8 @@ constexpr const char* usage_text =
     "Before the table compare says what differs between the two runs' run.json. Another target, model or\n"
     "calibrated tokenizer is the server under test: compare's use. Another endpoint, lengths, prompts, rate,\n"
     "arrival, sampling or tokenizer flag is another workload: every verdict then weighs the load as well as the\n"
-    "server, so gates are refused (exit 2, after the table) unless --allow-mismatch, which the JSON records.\n\n"
+    "server, so gates are refused (exit 2, after the table) unless --allow-mismatch, which the JSON records.\n"
+    "Two sweeps are checked alike, from the target and flags their sweep.json records.\n\n"
     "Two sweeps (directories with sweep.json) compare knee against knee: a knee lies between the last stage\n"
     "before the break and the first past it, and a change counts when the two brackets do not overlap; gates\n"
     "name knee (saturation), slo_knee or latency_knee, e.g. --fail-on 'knee<-5%'.\n\n"
@@ -77,6 +78,19 @@ int finish(const std::string& text, const std::string& out, const std::vector<st
     return status;
 }
 
+// Gates judge the server only when both runs had one workload: across
+// workloads they are refused (after the comparison is printed), unless allowed.
+void refuse_gates_across_workloads(const run_match& match, const std::vector<gate>& gates, bool allow_mismatch,
+                                   const std::string& text, const std::string& out) {
+    if (gates.empty() || !match.workloads_differ() || allow_mismatch) return;
+    finish(text, out, {});
+    std::vector<run_difference> workload;
+    for (const run_difference& d : match.differences)
+        if (d.workload) workload.push_back(d);
+    throw usage_error("compare: gates refused: the workloads differ (" + differences_text(workload) +
+                      "); compare runs of one workload, or pass --allow-mismatch to judge the gates anyway");
+}
+
 json::object load_sweep(const std::string& dir) {
     const fs::path file = fs::path(dir) / "sweep.json";
     boost::system::error_code ec;
@@ -87,16 +101,20 @@ json::object load_sweep(const std::string& dir) {
 
 // Two sweeps, knee against knee (results/sweep_compare.hpp).
 int compare_sweep_dirs(const std::vector<std::string>& runs, const std::vector<std::string>& gate_texts, bool as_json,
-                       const std::string& out) {
+                       const std::string& out, bool allow_mismatch) {
     const std::vector<gate> gates = parse_gates(gate_texts, compared_knee_names());
     std::vector<knee_change> changes;
+    const json::object base = load_sweep(runs[0]), now = load_sweep(runs[1]);
     try {
-        changes = compare_sweeps(load_sweep(runs[0]), load_sweep(runs[1]));
+        changes = compare_sweeps(base, now);
     } catch (const std::invalid_argument& e) {
         throw usage_error(std::string("compare: ") + e.what());
     }
-    const std::string text = as_json ? pretty_json(sweep_compare_json(runs[0], runs[1], changes)) + "\n"
-                                     : sweep_compare_markdown(runs[0], runs[1], changes);
+    const run_match match = match_sweeps(base, now, runs[0], runs[1]);
+    const std::string text = as_json
+                                 ? pretty_json(sweep_compare_json(runs[0], runs[1], changes, match, allow_mismatch)) + "\n"
+                                 : sweep_compare_markdown(runs[0], runs[1], changes, match, allow_mismatch);
+    refuse_gates_across_workloads(match, gates, allow_mismatch, text, out);
     std::vector<std::optional<std::string>> failures;
     for (const auto& g : gates) failures.push_back(knee_gate_failure(g, changes));
     return finish(text, out, failures);
@@ -153,7 +171,8 @@ int compare_main(const std::vector<std::string>& args) {
         throw usage_error("compare: " + runs[sweep0 ? 0 : 1] + " is a sweep and " + runs[sweep0 ? 1 : 0] +
                           " is not: compare two runs or two sweeps");
     if (sweep0)
-        return compare_sweep_dirs(runs, gate_texts, vm["json"].as<bool>(), vm.count("out") ? vm["out"].as<std::string>() : "");
+        return compare_sweep_dirs(runs, gate_texts, vm["json"].as<bool>(), vm.count("out") ? vm["out"].as<std::string>() : "",
+                                  vm["allow-mismatch"].as<bool>());
     const std::vector<gate> gates = parse_gates(gate_texts, compared_metric_names());
     compare_options options;
     options.resamples = vm["resamples"].as<unsigned>();
@@ -167,14 +186,7 @@ int compare_main(const std::vector<std::string>& args) {
     const std::string text = vm["json"].as<bool>() ? pretty_json(compare_json(base, now, changes, options)) + "\n"
                                                    : compare_markdown(base, now, changes, options);
     const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "";
-    if (const run_match match = match_runs(base, now); !gates.empty() && match.workloads_differ() && !options.allow_mismatch) {
-        finish(text, out, {});
-        std::vector<run_difference> workload;
-        for (const run_difference& d : match.differences)
-            if (d.workload) workload.push_back(d);
-        throw usage_error("compare: gates refused: the workloads differ (" + differences_text(workload) +
-                          "); compare runs of one workload, or pass --allow-mismatch to judge the gates anyway");
-    }
+    refuse_gates_across_workloads(match_runs(base, now), gates, options.allow_mismatch, text, out);
     std::vector<std::optional<std::string>> failures;
     for (const auto& g : gates) failures.push_back(gate_failure(g, changes));
     return finish(text, out, failures);

@@ -237,24 +237,22 @@ std::string_view change_verdict_name(change_verdict v) {
 
 run_match match_runs(const compared_run& base, const compared_run& now) {
     run_match m;
-    m.checked = base.context && now.context && !base.context->config.empty() && !now.context->config.empty();
-    if (m.checked) m.differences = run_differences(*base.context, *now.context);
+    const auto described = [](const compared_run& r) { return r.context && !r.context->config.empty(); };
+    if (!described(base) || !described(now)) {
+        m.unchecked = (described(base) ? now.name : base.name) + " has no run.json";
+        return m;
+    }
+    m.differences = run_differences(*base.context, *now.context);
     return m;
 }
 
-namespace {
-
-// The differences as a list under a sentence that says what they mean for the verdicts.
-std::string differences_markdown(const compared_run& base, const compared_run& now, const compare_options& options) {
-    const run_match m = match_runs(base, now);
-    if (!m.checked)
-        return "Workloads not checked: " + (base.context && !base.context->config.empty() ? now.name : base.name) +
-               " has no run.json.\n\n";
+std::string run_match_markdown(const run_match& m, bool allow_mismatch) {
+    if (!m.checked()) return "Workloads not checked: " + m.unchecked + ".\n\n";
     if (m.differences.empty()) return "";
     std::string s = m.workloads_differ()
                         ? std::string("**The workloads differ**: the verdicts below weigh different loads, not the servers "
                                       "alone; ") +
-                              (options.allow_mismatch ? "gates judged anyway (--allow-mismatch)." : "gates are refused.")
+                              (allow_mismatch ? "gates judged anyway (--allow-mismatch)." : "gates are refused.")
                         : std::string("The servers under test differ; the workload is the same.");
     s += "\n\n";
     for (const run_difference& d : m.differences)
@@ -263,11 +261,16 @@ std::string differences_markdown(const compared_run& base, const compared_run& n
     return s + "\n";
 }
 
-}  // namespace
+void add_run_match_json(json::object& out, const run_match& m, bool allow_mismatch) {
+    out["workloads_checked"] = m.checked();
+    out["workloads_differ"] = m.workloads_differ();
+    out["differences"] = differences_json(m.differences);
+    out["allow_mismatch"] = allow_mismatch;
+}
 
 std::string compare_markdown(const compared_run& base, const compared_run& now, const std::vector<metric_change>& changes,
                              const compare_options& options) {
-    std::string s = "# openloop compare\n\n" + differences_markdown(base, now, options) + "Base `" + base.name + "` (" +
+    std::string s = "# openloop compare\n\n" + run_match_markdown(match_runs(base, now), options.allow_mismatch) + "Base `" + base.name + "` (" +
                     std::to_string(base.requests.size()) +
                     " requests), new `" + now.name + "` (" + std::to_string(now.requests.size()) +
                     " requests). Intervals are 99 % intervals of new - base: latency and error rate by bootstrap over "
@@ -305,19 +308,16 @@ json::object compare_json(const compared_run& base, const compared_run& now, con
         }
         metrics[c.name] = std::move(m);
     }
-    const run_match match = match_runs(base, now);
-    return json::object{{"base", base.name},
-                        {"new", now.name},
-                        {"base_requests", base.requests.size()},
-                        {"new_requests", now.requests.size()},
-                        {"resamples", options.resamples},
-                        {"confidence", 0.99},
-                        {"min_change", options.min_change},
-                        {"workloads_checked", match.checked},
-                        {"workloads_differ", match.workloads_differ()},
-                        {"differences", differences_json(match.differences)},
-                        {"allow_mismatch", options.allow_mismatch},
-                        {"metrics", std::move(metrics)}};
+    json::object out{{"base", base.name},
+                     {"new", now.name},
+                     {"base_requests", base.requests.size()},
+                     {"new_requests", now.requests.size()},
+                     {"resamples", options.resamples},
+                     {"confidence", 0.99},
+                     {"min_change", options.min_change}};
+    add_run_match_json(out, match_runs(base, now), options.allow_mismatch);
+    out["metrics"] = std::move(metrics);
+    return out;
 }
 
 }  // namespace openloop

@@ -101,9 +101,33 @@ std::vector<knee_change> compare_sweeps(const json::object& base, const json::ob
     return out;
 }
 
+run_match match_sweeps(const json::object& base, const json::object& now, const std::string& base_name,
+                       const std::string& new_name) {
+    const auto described = [](const json::object& sweep) {
+        std::optional<run_context> c;
+        const json::value* config = sweep.if_contains("config");
+        const json::value* target = sweep.if_contains("target");
+        if (config == nullptr || !config->is_object() || config->get_object().empty()) return c;
+        c.emplace();
+        c->config = config->get_object();
+        if (target != nullptr && target->is_string()) c->target = target->get_string();
+        return c;
+    };
+    const std::optional<run_context> a = described(base), b = described(now);
+    run_match m;
+    if (!a || !b) {
+        m.unchecked = (a ? new_name : base_name) + "'s sweep.json records no config";
+        return m;
+    }
+    m.differences = run_differences(*a, *b);
+    return m;
+}
+
 std::string sweep_compare_markdown(const std::string& base_name, const std::string& new_name,
-                                   const std::vector<knee_change>& changes) {
-    std::string s = "# openloop compare (sweeps)\n\nBase `" + base_name + "`, new `" + new_name +
+                                   const std::vector<knee_change>& changes, const run_match& match,
+                                   bool allow_mismatch) {
+    std::string s = "# openloop compare (sweeps)\n\n" + run_match_markdown(match, allow_mismatch) + "Base `" +
+                    base_name + "`, new `" + new_name +
                     "`. A knee lies between the last stage before the break and the first past it; a change counts "
                     "when the two brackets do not overlap.\n\n"
                     "| knee | base (req/s) | base bracket | new (req/s) | new bracket | relative | verdict |\n"
@@ -122,7 +146,7 @@ std::string sweep_compare_markdown(const std::string& base_name, const std::stri
 }
 
 json::object sweep_compare_json(const std::string& base_name, const std::string& new_name,
-                                const std::vector<knee_change>& changes) {
+                                const std::vector<knee_change>& changes, const run_match& match, bool allow_mismatch) {
     json::object knees;
     for (const auto& c : changes) {
         const auto side = [](const knee_bracket& b) -> json::value {
@@ -133,7 +157,10 @@ json::object sweep_compare_json(const std::string& base_name, const std::string&
         knees[c.name] = json::object{{"base", side(c.base)}, {"new", side(c.now)}, {"relative", c.relative()},
                                      {"verdict", c.verdict}};
     }
-    return json::object{{"base", base_name}, {"new", new_name}, {"kind", "sweep"}, {"knees", std::move(knees)}};
+    json::object out{{"base", base_name}, {"new", new_name}, {"kind", "sweep"}};
+    add_run_match_json(out, match, allow_mismatch);
+    out["knees"] = std::move(knees);
+    return out;
 }
 
 }  // namespace openloop

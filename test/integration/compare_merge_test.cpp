@@ -240,17 +240,18 @@ BOOST_AUTO_TEST_CASE(thresholds_gate_a_run_and_its_row_joins_the_history) {
 // sweep.json files hold what a sweep writes of its stages and knees.
 BOOST_AUTO_TEST_CASE(sweeps_compare_knee_against_knee) {
     temp_dir dir;
-    const auto write_sweep = [&](const std::string& name, double knee) {
+    const auto write_sweep = [&](const std::string& name, double knee, const char* input_len) {
         std::filesystem::create_directories(dir.file(name));
         json::array stages;
         for (double r : {2.0, 4.0, 6.0, 8.0}) stages.push_back(json::object{{"offered_rate", r}});
         json::object saturation{{"found", true}, {"rate", knee}, {"below_range", false}};
         json::object knees{{"saturation", std::move(saturation)}};
-        json::object s{{"stages", std::move(stages)}, {"knees", std::move(knees)}};
+        json::object s{{"stages", std::move(stages)}, {"knees", std::move(knees)}, {"target", "sim:cpu-small"},
+                       {"config", json::object{{"input-len", input_len}, {"output-len", "16"}, {"seed", 1}}}};
         std::ofstream(dir.file(name + "/sweep.json")) << json::serialize(s);
     };
-    write_sweep("base", 6);
-    write_sweep("new", 2);
+    write_sweep("base", 6, "64");
+    write_sweep("new", 2, "64");
     const int rc = openloop_cli({"compare", dir.file("base"), dir.file("new"), "--fail-on", "knee<-5%"}, dir.file("c.log"));
     const std::string log = slurp(dir.file("c.log"));
     BOOST_TEST(rc == 10, log);
@@ -258,6 +259,14 @@ BOOST_AUTO_TEST_CASE(sweeps_compare_knee_against_knee) {
     BOOST_TEST(log.find("gate failed: knee<-5%") != std::string::npos, log);
     // A run and a sweep do not compare.
     BOOST_TEST(openloop_cli({"compare", dir.file("base"), dir.path.string()}, dir.file("mixed.log")) == 2);
+    // Sweeps of other workloads: said before the table, and the gate refused.
+    write_sweep("longer", 2, "1024");
+    const int refused =
+        openloop_cli({"compare", dir.file("base"), dir.file("longer"), "--fail-on", "knee<-5%"}, dir.file("longer.log"));
+    const std::string said = slurp(dir.file("longer.log"));
+    BOOST_TEST(refused == 2, said);
+    BOOST_TEST(said.find("- lengths (input-len): `64` vs `1024`") < said.find("| knee |"), said);
+    BOOST_TEST(said.find("gates refused: the workloads differ (lengths: input-len 64 vs 1024)") != std::string::npos, said);
 }
 
 // Parts of different runs are refused, naming what differs; merged only when

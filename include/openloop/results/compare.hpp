@@ -37,13 +37,18 @@ struct compared_run {
 // What differs between the two runs (workload_match.hpp), said before the
 // table: another target is compare's use; another workload makes every
 // verdict weigh the load as well as the server, so gates are refused unless
-// allowed. checked is false when a run has no run.json.
+// allowed.
 struct run_match {
-    bool checked = false;
+    std::string unchecked;  // why the workloads could not be checked, e.g. "a has no run.json"; empty: checked
     std::vector<run_difference> differences;
+    bool checked() const { return unchecked.empty(); }
     bool workloads_differ() const { return any_workload_difference(differences); }
 };
 run_match match_runs(const compared_run& base, const compared_run& now);
+// The differences in Markdown, for before a comparison's table; empty when nothing differs.
+std::string run_match_markdown(const run_match& match, bool allow_mismatch);
+// workloads_checked, workloads_differ, differences and allow_mismatch, into a comparison's JSON.
+void add_run_match_json(boost::json::object& out, const run_match& match, bool allow_mismatch);
 
 enum class change_verdict { better, worse, within_noise, no_data };
 

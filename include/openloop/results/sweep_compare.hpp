@@ -41,9 +41,15 @@ std::optional<std::string> knee_gate_failure(const gate& g, const std::vector<kn
 
 // Throws std::invalid_argument naming what a sweep.json lacks.
 std::vector<knee_change> compare_sweeps(const boost::json::object& base, const boost::json::object& now);
+// What differs between the sweeps' workloads, from their sweep.json's "target" and "config".
+run_match match_sweeps(const boost::json::object& base, const boost::json::object& now, const std::string& base_name,
+                       const std::string& new_name);
+// The match is said before the table, as for runs (compare.hpp).
 std::string sweep_compare_markdown(const std::string& base_name, const std::string& new_name,
-                                   const std::vector<knee_change>& changes);
+                                   const std::vector<knee_change>& changes, const run_match& match = {},
+                                   bool allow_mismatch = false);
 boost::json::object sweep_compare_json(const std::string& base_name, const std::string& new_name,
-                                       const std::vector<knee_change>& changes);
+                                       const std::vector<knee_change>& changes, const run_match& match = {},
+                                       bool allow_mismatch = false);
 
 }  // namespace openloop

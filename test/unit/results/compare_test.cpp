@@ -119,13 +119,13 @@ BOOST_AUTO_TEST_CASE(differences_are_said_before_the_table) {
         return c;
     };
     const std::vector<metric_change> changes = compare_runs(a, b);
-    BOOST_TEST(!match_runs(a, b).checked);
+    BOOST_TEST(!match_runs(a, b).checked());
     BOOST_TEST(compare_markdown(a, b, changes, {}).find("Workloads not checked: a has no run.json.") != std::string::npos);
 
     a.context = described("http://x/v1", 4);
     b.context = described("http://y/v1", 4);
     run_match m = match_runs(a, b);
-    BOOST_TEST(m.checked);
+    BOOST_TEST(m.checked());
     BOOST_TEST(!m.workloads_differ());
     std::string md = compare_markdown(a, b, changes, {});
     const std::size_t said = md.find("The servers under test differ; the workload is the same.\n\n- target: `http://x/v1` "

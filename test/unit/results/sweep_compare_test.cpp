@@ -99,3 +99,26 @@ BOOST_AUTO_TEST_CASE(sweep_thresholds_need_the_whole_bracket_on_their_side) {
     BOOST_CHECK_THROW(parse_sweep_threshold("knee>0"), std::invalid_argument);
     BOOST_CHECK_THROW(parse_sweep_threshold("knee"), std::invalid_argument);
 }
+
+// Two sweeps' workloads, from the target and flags their sweep.json records.
+BOOST_AUTO_TEST_CASE(sweeps_of_other_workloads_are_told_apart) {
+    json::object a = sweep({2, 4}, 4, 4), b = sweep({2, 4}, 2, 2);
+    BOOST_TEST(match_sweeps(a, b, "a", "b").unchecked == "a's sweep.json records no config");
+    a["target"] = "http://x/v1";
+    b["target"] = "http://y/v1";
+    a["config"] = json::object{{"input-len", "64"}, {"rates", "2,4"}};
+    b["config"] = json::object{{"input-len", "64"}, {"rates", "2,4,8"}};
+    run_match m = match_sweeps(a, b, "a", "b");
+    BOOST_TEST(m.checked());
+    BOOST_TEST(!m.workloads_differ());  // another server, another ladder: one workload
+    BOOST_TEST(m.differences.size() == 1u);
+    b["config"].as_object()["input-len"] = "512";
+    m = match_sweeps(a, b, "a", "b");
+    BOOST_TEST(m.workloads_differ());
+    const auto c = compare_sweeps(a, b);
+    const std::string md = sweep_compare_markdown("a", "b", c, m);
+    BOOST_TEST(md.find("**The workloads differ**") < md.find("| knee |"), md);
+    const json::object j = sweep_compare_json("a", "b", c, m, true);
+    BOOST_TEST(j.at("workloads_differ").as_bool());
+    BOOST_TEST(j.at("allow_mismatch").as_bool());
+}

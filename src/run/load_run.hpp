@@ -43,9 +43,16 @@ inline std::int64_t to_ns(steady::time_point t) {
 // Everything the io thread's coroutines share during one run.
 class load_run {
 public:
-    load_run(const run_options& o, const client_options& co, net::io_context& io, client& cl, workload& w)
-        : o_(o), co_(co), io_(io), client_(cl), workload_(w), body_(o), timer_(io), grace_(io),
-          signals_(io, SIGINT, SIGTERM) {}
+    // signals: the run's SIGINT/SIGTERM set, made before its setup so no signal is lost.
+    load_run(const run_options& o, const client_options& co, net::io_context& io, client& cl, workload& w,
+             net::signal_set& signals)
+        : o_(o), co_(co), io_(io), client_(cl), workload_(w), body_(o), timer_(io), grace_(io), signals_(signals) {}
+
+    // A signal stopped the setup: start() sends nothing and the run ends at once, interrupted.
+    void stop_before_start() {
+        stopping_ = true;
+        interrupted_ = true;
+    }
 
     // The schedule starts at clock's origin (start_clock.hpp).
     void start(std::string model, const start_clock& clock) {
@@ -53,6 +60,11 @@ public:
         origin_ = steady::time_point(std::chrono::nanoseconds(clock.origin_steady_ns));
         client_.on_end([this](finished_request& f) { ended(f); });
         signals_.async_wait([this](const boost::system::error_code& ec, int) { on_signal(ec); });
+        if (stopping_) {
+            scheduling_ = false;
+            net::post(io_, [this] { maybe_finish(); });
+            return;
+        }
         if (o_.sessions.enabled()) {
             sessions_.emplace(o_, bounds_, io_, client_, workload_,
                               session_loop::hooks{[this](const request_spec& spec, std::uint64_t index) {
@@ -464,7 +476,7 @@ private:
     bool schedule_ended_ = false;  // the schedule is over but requests still wait
     steady_timer timer_;
     steady_timer grace_;
-    net::signal_set signals_;
+    net::signal_set& signals_;
     std::string model_;
     steady::time_point origin_ = steady::now();
     std::uint64_t next_index_ = 0;  // closed loop: this shard's requests begun

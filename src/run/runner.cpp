@@ -99,9 +99,52 @@ run_options with_trace_sessions(const run_options& asked, const workload& w) {
     return o;
 }
 
+// How lengths in tokens become prompts, asked of the server through setup's bounded calls.
+// A signal during them ends it (setup.interrupted()), whatever the calibration made of the
+// call that failed.
+calibration_result choose_tokenizer(const run_options& o, workload& w, const client_options& co, const std::string& base,
+                             const std::string& model, server_setup& setup, client& cl) {
+    calibration_result tokenizer;
+    if (w.file_prompts() && o.tokenizer.type != tokenizer_choice::kind::words) {
+        // A file's prompts are what they are; their lengths stay word counts.
+        tokenizer.label = "words (prompts from a file)";
+        return tokenizer;
+    }
+    calibration_request cr;
+    cr.choice = o.tokenizer;
+    // A Responses input is rendered with the chat template, as a chat message is.
+    cr.chat = o.endpoint == "chat" || o.endpoint == "responses";
+    cr.model = model;
+    cr.root = server_root(co.target.base_path);
+    cr.vocab_size = o.vocab_size;
+    cr.models_path = base + "/models";
+    cr.cache_dir = o.tokenizer_cache;
+    try {
+        tokenizer = calibrate_tokenizer(
+            cr,
+            [&](const http_call& c) {
+                return setup.call(cl.post(c.path, c.body), "POST " + c.path,
+                                  "the tokenizer's calibration; --tokenizer words skips it");
+            },
+            [&](const std::string& path) {
+                return setup.call(cl.get(path), "GET " + path, "the vocabulary size; --vocab-size skips it");
+            });
+    } catch (const std::exception&) {
+        if (!setup.interrupted()) throw;
+    }
+    if (setup.interrupted()) return {};
+    if (!tokenizer.note.empty()) std::fprintf(stderr, "%s\n", tokenizer.note.c_str());
+    w.set_prompt_builder(tokenizer.builder);
+    return tokenizer;
+}
+
 }  // namespace
 
 run_outcome run_load(const run_options& asked) {
+    // First, so a signal during the setup below is kept for whoever waits next: a setup
+    // call, or the load's Ctrl-C handling.
+    net::io_context io{1};
+    net::signal_set signals(io, SIGINT, SIGTERM);
     workload w(asked.workload);
     const run_options o = with_trace_sessions(asked, w);
     const std::string_view path = endpoint_path(o.endpoint);
@@ -126,39 +169,32 @@ run_outcome run_load(const run_options& asked) {
     co.keep_alive_idle = o.keep_alive_idle;
 
     server_watch watch(o.watch);  // a bad --scrape URL fails here, before any request
-    net::io_context io{1};
     spsc_ring<event> ring(o.ring_capacity);
     client cl(io, co, ring);
     cl.setup();
-    const std::string model = o.model.empty() ? discover_model(io, cl, base) : o.model;
-
-    calibration_request cr;
-    cr.choice = o.tokenizer;
-    // A Responses input is rendered with the chat template, as a chat message is.
-    cr.chat = o.endpoint == "chat" || o.endpoint == "responses";
-    cr.model = model;
-    cr.root = server_root(co.target.base_path);
-    cr.vocab_size = o.vocab_size;
-    cr.models_path = base + "/models";
-    cr.cache_dir = o.tokenizer_cache;
+    server_setup setup(io, signals, co.target.display(), setup_call_limit(o.total_timeout));
+    std::string model = o.model;
     calibration_result tokenizer;
-    if (w.file_prompts() && o.tokenizer.type != tokenizer_choice::kind::words) {
-        // A file's prompts are what they are; their lengths stay word counts.
-        tokenizer.label = "words (prompts from a file)";
+    try {
+        if (model.empty()) model = discover_model(setup, cl, base);
+        tokenizer = choose_tokenizer(o, w, co, base, model, setup, cl);
+    } catch (const setup_interrupted&) {
+        // Said where it happened; the run below sends nothing and writes its results.
+    }
+    if (setup.interrupted()) {
+        tokenizer.label = "not calibrated (interrupted before the schedule)";
     } else {
-        tokenizer = calibrate_tokenizer(
-            cr, [&](const http_call& c) { return run_setup(io, cl.post(c.path, c.body)); },
-            [&](const std::string& path) { return run_setup(io, cl.get(path)); });
-        if (!tokenizer.note.empty()) std::fprintf(stderr, "%s\n", tokenizer.note.c_str());
-        w.set_prompt_builder(tokenizer.builder);
+        watch.sample_before();
     }
 
-    watch.sample_before();
-
-    load_run run(o, co, io, cl, w);
-    net::co_spawn(io, cl.open_spare(co.spare_connections), [](std::exception_ptr e) {
-        if (e) std::fprintf(stderr, "openloop: opening spare connections failed: %s\n", cancel_group::describe(e).c_str());
-    });
+    load_run run(o, co, io, cl, w, signals);
+    if (setup.interrupted()) {
+        run.stop_before_start();
+    } else {
+        net::co_spawn(io, cl.open_spare(co.spare_connections), [](std::exception_ptr e) {
+            if (e) std::fprintf(stderr, "openloop: opening spare connections failed: %s\n", cancel_group::describe(e).c_str());
+        });
+    }
 
     const start_clock clock = schedule_start(o);
     if (!o.out_dir.empty()) {

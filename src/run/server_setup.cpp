@@ -2,16 +2,72 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 namespace openloop {
 
 namespace json = boost::json;
+namespace net = boost::asio;
 
-std::string discover_model(boost::asio::io_context& io, client& cl, const std::string& base) {
+std::chrono::milliseconds setup_call_limit(std::chrono::milliseconds total_timeout) {
+    return total_timeout.count() > 0 ? std::min(total_timeout, setup_call_budget) : setup_call_budget;
+}
+
+server_setup::server_setup(net::io_context& io, net::signal_set& signals, std::string target,
+                           std::chrono::milliseconds limit)
+    : io_(io), signals_(signals), target_(std::move(target)), limit_(limit), note_(io), deadline_(io) {}
+
+void server_setup::refuse_if_stopped() const {
+    if (interrupted_) throw setup_interrupted("interrupted before the schedule");
+    if (!unanswered_.empty()) throw std::runtime_error(unanswered_);
+}
+
+void server_setup::settle() {
+    note_.cancel();
+    deadline_.cancel();
+    signals_.cancel();  // the wait only: a signal arriving later is kept for the next wait
+}
+
+void server_setup::wait(const std::string& what, const std::string& purpose) {
+    const double limit_s = static_cast<double>(limit_.count()) / 1000;
+    note_.expires_after(std::chrono::seconds(1));
+    note_.async_wait([&](const boost::system::error_code& ec) {
+        if (ec) return;
+        std::fprintf(stderr, "openloop: waiting for %s on %s (%s): at most %.3g s; Ctrl-C stops the run\n",
+                     what.c_str(), target_.c_str(), purpose.c_str(), limit_s);
+    });
+    deadline_.expires_after(limit_);
+    deadline_.async_wait([this](const boost::system::error_code& ec) {
+        if (ec) return;
+        timed_out_ = true;
+        cancel_.emit(net::cancellation_type::terminal);
+    });
+    signals_.async_wait([this, &what](const boost::system::error_code& ec, int) {
+        if (ec) return;
+        interrupted_ = true;
+        std::fprintf(stderr, "\nopenloop: interrupted while waiting for %s: nothing was sent; writing the results\n",
+                     what.c_str());
+        cancel_.emit(net::cancellation_type::terminal);
+    });
+    io_.run();
+    io_.restart();
+    if (interrupted_) throw setup_interrupted("interrupted while waiting for " + what);
+    if (std::exchange(timed_out_, false)) {
+        char text[64];
+        std::snprintf(text, sizeof text, ": no answer within %.3g s", limit_s);
+        unanswered_ = what + " on " + target_ + text;
+        throw std::runtime_error(unanswered_);
+    }
+}
+
+std::string discover_model(server_setup& setup, client& cl, const std::string& base) {
     std::string body;
     try {
-        body = run_setup(io, cl.get(base + "/models"));
+        body = setup.call(cl.get(base + "/models"), "GET " + base + "/models", "the model id; --model skips it");
+    } catch (const setup_interrupted&) {
+        throw;
     } catch (const std::exception& e) {
         throw std::runtime_error(std::string("cannot discover the model (give --model): ") + e.what());
     }

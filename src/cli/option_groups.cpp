@@ -208,7 +208,10 @@ po::options_description limits_options() {
         ("first-token-timeout", po::value<std::string>()->default_value("0"), "request sent -> first content chunk; 0 = none")
         ("idle-timeout", po::value<std::string>()->default_value("60s"),
          "longest silence between two chunks of a stream (timeout_idle); 0 = none")
-        ("timeout", po::value<std::string>()->default_value("0"), "whole request; 0 = none")
+        ("timeout", po::value<std::string>()->default_value("0"),
+         "whole request; 0 = none. The calls before the schedule (GET /v1/models without --model, the tokenize "
+         "probes of --tokenizer auto/server) wait at most 10 s each, or this when shorter, connect included; once "
+         "one goes unanswered the rest are not tried")
         ("max-body", po::value<std::size_t>()->default_value(256u << 20), "response body limit, bytes")
         ("grace", po::value<std::string>()->default_value("10s"), "after Ctrl-C, how long in-flight requests may finish")
         ("drain", po::value<std::string>()->default_value("auto"),

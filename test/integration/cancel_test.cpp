@@ -118,6 +118,58 @@ void interrupted_run_ends_within_grace(const std::string& url, const std::vector
     BOOST_TEST(summary.at("errors").as_object().at("cancelled").to_number<std::size_t>() == requests.size());
 }
 
+// openloop run against url with its stderr in a file, read while it runs. The
+// shell execs openloop, so the child's pid is openloop's.
+struct logged_run {
+    temp_dir dir;
+    std::string err = dir.file("stderr");
+    openloop::child_process p;
+
+    logged_run(const std::string& url, const std::vector<std::string>& extra) : p(argv(url, extra)) {}
+
+    std::vector<std::string> argv(const std::string& url, const std::vector<std::string>& extra) {
+        std::vector<std::string> a{"/bin/sh", "-c", "exec \"$@\" 2>\"$0\"", err, openloop_test::bin, "run",
+                                   "--target", url, "--progress", "off", "--out", dir.file("out")};
+        a.insert(a.end(), extra.begin(), extra.end());
+        return a;
+    }
+    std::string stderr_text() const { return slurp(err); }
+
+    // Waits until stderr says text; false when it does not within the wait or openloop ended.
+    bool wait_for(const std::string& text, std::chrono::milliseconds wait) {
+        const auto until = std::chrono::steady_clock::now() + wait;
+        while (std::chrono::steady_clock::now() < until) {
+            if (stderr_text().find(text) != std::string::npos) return true;
+            if (!p.running()) return false;
+            std::this_thread::sleep_for(50ms);
+        }
+        return false;
+    }
+
+    // Seconds until openloop ended, at most limit (then it is still running).
+    double wait_end(std::chrono::milliseconds limit) {
+        const auto t0 = std::chrono::steady_clock::now();
+        while (p.running() && std::chrono::steady_clock::now() - t0 < limit) std::this_thread::sleep_for(20ms);
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+
+    // A signal before the schedule: openloop ends within a second or two, exit 130, with
+    // its results written, partial, and nothing sent.
+    void check_interrupted_before_schedule(const std::string& waiting_for) {
+        const double took = wait_end(8s);
+        BOOST_TEST_MESSAGE("ended " << took << " s after the signal");
+        BOOST_TEST_REQUIRE(!p.running(), "still running 8 s after the signal");
+        BOOST_TEST(took < 3.0, "took " << took << " s after the signal");
+        BOOST_TEST(p.stop() == 130);
+        const std::string said = stderr_text();
+        BOOST_TEST(said.find("interrupted while waiting for " + waiting_for) != std::string::npos, said);
+        const auto summary = read_json(dir.file("out/summary.json"));
+        BOOST_TEST(summary.at("partial").as_bool());
+        BOOST_TEST(summary.at("partial_reason").as_string() == "interrupted by a signal");
+        BOOST_TEST(read_jsonl(dir.file("out/requests.jsonl")).empty());
+    }
+};
+
 }  // namespace
 
 // Requests stuck in TCP connect are cancelled when the grace period ends.
@@ -146,4 +198,87 @@ BOOST_AUTO_TEST_CASE(grace_cancels_reads) {
 BOOST_AUTO_TEST_CASE(second_sigint_cancels_at_once) {
     silent_listener l(64);
     interrupted_run_ends_within_grace("https://127.0.0.1:" + std::to_string(l.port), {"--insecure"}, true);
+}
+
+// The tokenizer probe of a server that took the connection and never answers:
+// named on stderr after a second, and the first Ctrl-C ends the run at once
+// with its (empty) results, exit 130, rather than being lost.
+BOOST_AUTO_TEST_CASE(sigint_in_the_tokenizer_probe_ends_the_run) {
+    silent_listener l(64);
+    logged_run r("http://127.0.0.1:" + std::to_string(l.port),
+                 {"--model", "m", "--rate", "4", "--duration", "3s", "--timeout", "8s"});
+    BOOST_TEST_REQUIRE(r.wait_for("openloop: waiting for POST /tokenize on http://127.0.0.1:", 6s), r.stderr_text());
+    BOOST_TEST(r.stderr_text().find("at most 8 s") != std::string::npos, r.stderr_text());
+    kill(r.p.pid(), SIGINT);
+    r.check_interrupted_before_schedule("POST /tokenize");
+}
+
+// SIGTERM during the model's discovery (no --model) ends the run as Ctrl-C does: 130, not 143.
+BOOST_AUTO_TEST_CASE(sigterm_in_the_model_discovery_ends_the_run) {
+    silent_listener l(64);
+    logged_run r("http://127.0.0.1:" + std::to_string(l.port), {"--rate", "4", "--duration", "3s"});
+    BOOST_TEST_REQUIRE(r.wait_for("openloop: waiting for GET /v1/models on", 6s), r.stderr_text());
+    kill(r.p.pid(), SIGTERM);
+    r.check_interrupted_before_schedule("GET /v1/models");
+    const auto run = read_json(r.dir.file("out/run.json"));
+    BOOST_TEST(run.at("tokenizer").as_string() == "not calibrated (interrupted before the schedule)");
+}
+
+// An unanswered tokenize probe waits --timeout (here shorter than the 10 s budget), once: the
+// other dialects are not tried, and the run goes on with word prompts (it took ~90 s before).
+BOOST_AUTO_TEST_CASE(unanswered_tokenizer_probe_waits_the_timeout_once) {
+    silent_listener l(64);
+    logged_run r("http://127.0.0.1:" + std::to_string(l.port),
+                 {"--model", "m", "--rate", "4", "--duration", "1s", "--timeout", "2s"});
+    // 2 s of probe, 1 s of schedule, 2 s for the last request's --timeout.
+    const double took = r.wait_end(30s);
+    BOOST_TEST_REQUIRE(!r.p.running(), "still running after 30 s");
+    BOOST_TEST(took < 15.0, "took " << took << " s");
+    BOOST_TEST(r.p.stop() == 4);  // every request timed out
+    const std::string said = r.stderr_text();
+    BOOST_TEST(said.find("waiting for POST /tokenize") != std::string::npos, said);
+    BOOST_TEST(said.find("no answer from the tokenize endpoint: POST /tokenize on http://127.0.0.1:" +
+                         std::to_string(l.port) + ": no answer within 2 s") != std::string::npos, said);
+    const auto summary = read_json(r.dir.file("out/summary.json"));
+    BOOST_TEST(summary.at("errors").as_object().at("timeout_total").to_number<std::size_t>() >= 1u);
+}
+
+// Ctrl-C after the last send, while the drain waits for requests that will never be answered:
+// the grace cancels them and the run ends 130, partial, its requests counted.
+BOOST_AUTO_TEST_CASE(sigint_in_the_drain_ends_the_run) {
+    silent_listener l(64);
+    logged_run r("http://127.0.0.1:" + std::to_string(l.port),
+                 {"--model", "m", "--tokenizer", "words", "--rate", "20", "--num-requests", "3", "--drain", "60s",
+                  "--grace", "1s", "--spare-connections", "0"});
+    // Three sends at 20 req/s are over within a second of the start; the drain lasts a minute.
+    std::this_thread::sleep_for(openloop_test::sanitized ? 5000ms : 2500ms);
+    BOOST_TEST_REQUIRE(r.p.running());
+    kill(r.p.pid(), SIGINT);
+    const double took = r.wait_end(8s);
+    BOOST_TEST_REQUIRE(!r.p.running(), "still running 8 s after SIGINT");
+    BOOST_TEST(took < 3.0, "took " << took << " s; grace is 1 s");
+    BOOST_TEST(r.p.stop() == 130);
+    const auto summary = read_json(r.dir.file("out/summary.json"));
+    BOOST_TEST(summary.at("partial").as_bool());
+    BOOST_TEST(summary.at("drain_limit").to_number<double>() == 60.0);  // the drain was under way
+    const auto requests = read_jsonl(r.dir.file("out/requests.jsonl"));
+    BOOST_TEST(requests.size() == 3u);
+    BOOST_TEST(summary.at("errors").as_object().at("cancelled").to_number<std::size_t>() == 3u);
+}
+
+// Default timeouts against a server that never answers: the probe's 10 s, the schedule, then
+// the default drain (at least 10 s) cancels what is left; the run ends, INVALID, in bounded time.
+BOOST_AUTO_TEST_CASE(never_answering_server_ends_within_the_default_bounds) {
+    silent_listener l(64);
+    logged_run r("http://127.0.0.1:" + std::to_string(l.port), {"--model", "m", "--rate", "10", "--num-requests", "2"});
+    const double took = r.wait_end(60s);
+    BOOST_TEST_REQUIRE(!r.p.running(), "still running after 60 s");
+    BOOST_TEST_MESSAGE("ended after " << took << " s");
+    BOOST_TEST(took >= 19.0, "took " << took << " s: the probe's 10 s and the 10 s drain floor");
+    BOOST_TEST(r.p.stop() == 3);  // nothing completed; the cancelled ones are not errors
+    const std::string said = r.stderr_text();
+    BOOST_TEST(said.find("no answer within 10 s") != std::string::npos, said);
+    BOOST_TEST(said.find("drain after the last send ran out") != std::string::npos, said);
+    const auto summary = read_json(r.dir.file("out/summary.json"));
+    BOOST_TEST(summary.at("errors").as_object().at("cancelled_at_end").to_number<std::size_t>() == 2u);
 }

@@ -178,14 +178,13 @@ run_outcome run_load(const run_options& asked) {
     try {
         if (model.empty()) model = discover_model(setup, cl, base);
         tokenizer = choose_tokenizer(o, w, co, base, model, setup, cl);
+        if (watch.enabled())
+            setup.run_blocking([&watch] { watch.sample_before(); }, "the server watch's first sample",
+                               "--scrape / --server-pid before the run: each URL at most 2 s");
     } catch (const setup_interrupted&) {
         // Said where it happened; the run below sends nothing and writes its results.
     }
-    if (setup.interrupted()) {
-        tokenizer.label = "not calibrated (interrupted before the schedule)";
-    } else {
-        watch.sample_before();
-    }
+    if (setup.interrupted() && tokenizer.label.empty()) tokenizer.label = "not calibrated (interrupted before the schedule)";
 
     load_run run(o, co, io, cl, w, signals);
     if (setup.interrupted()) {
@@ -235,7 +234,7 @@ run_outcome run_load(const run_options& asked) {
     io.run();
     watch.stop();
     rep.finish();
-    watch.sample_after();
+    if (!setup.interrupted()) watch.sample_after();  // nothing was sent: nothing to compare
 
     run_outcome out;
     run_stats stats = rep.stats();

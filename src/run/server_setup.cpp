@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <thread>
 
 namespace openloop {
 
@@ -30,20 +31,25 @@ void server_setup::settle() {
     signals_.cancel();  // the wait only: a signal arriving later is kept for the next wait
 }
 
-void server_setup::wait(const std::string& what, const std::string& purpose) {
-    const double limit_s = static_cast<double>(limit_.count()) / 1000;
+void server_setup::wait(const std::string& what, const std::string& purpose,
+                        std::optional<std::chrono::milliseconds> limit) {
+    const double limit_s = limit ? static_cast<double>(limit->count()) / 1000 : 0;
     note_.expires_after(std::chrono::seconds(1));
     note_.async_wait([&](const boost::system::error_code& ec) {
         if (ec) return;
-        std::fprintf(stderr, "openloop: waiting for %s on %s (%s): at most %.3g s; Ctrl-C stops the run\n",
-                     what.c_str(), target_.c_str(), purpose.c_str(), limit_s);
+        char bound[48] = "";
+        if (limit) std::snprintf(bound, sizeof bound, ": at most %.3g s", limit_s);
+        std::fprintf(stderr, "openloop: waiting for %s (%s)%s; Ctrl-C stops the run\n", what.c_str(), purpose.c_str(),
+                     bound);
     });
-    deadline_.expires_after(limit_);
-    deadline_.async_wait([this](const boost::system::error_code& ec) {
-        if (ec) return;
-        timed_out_ = true;
-        cancel_.emit(net::cancellation_type::terminal);
-    });
+    if (limit) {
+        deadline_.expires_after(*limit);
+        deadline_.async_wait([this](const boost::system::error_code& ec) {
+            if (ec) return;
+            timed_out_ = true;
+            cancel_.emit(net::cancellation_type::terminal);
+        });
+    }
     signals_.async_wait([this, &what](const boost::system::error_code& ec, int) {
         if (ec) return;
         interrupted_ = true;
@@ -57,9 +63,31 @@ void server_setup::wait(const std::string& what, const std::string& purpose) {
     if (std::exchange(timed_out_, false)) {
         char text[64];
         std::snprintf(text, sizeof text, ": no answer within %.3g s", limit_s);
-        unanswered_ = what + " on " + target_ + text;
+        unanswered_ = what + text;
         throw std::runtime_error(unanswered_);
     }
+}
+
+void server_setup::run_blocking(const std::function<void()>& step, const std::string& what,
+                                const std::string& purpose) {
+    if (interrupted_) throw setup_interrupted("interrupted before the schedule");
+    std::exception_ptr error;
+    std::thread worker([&] {
+        try {
+            step();
+        } catch (...) {
+            error = std::current_exception();
+        }
+        net::post(io_, [this] { settle(); });
+    });
+    try {
+        wait(what, purpose, std::nullopt);
+    } catch (...) {
+        worker.join();
+        throw;
+    }
+    worker.join();
+    if (error) std::rethrow_exception(error);
 }
 
 std::string discover_model(server_setup& setup, client& cl, const std::string& base) {

@@ -224,6 +224,18 @@ BOOST_AUTO_TEST_CASE(sigterm_in_the_model_discovery_ends_the_run) {
     BOOST_TEST(run.at("tokenizer").as_string() == "not calibrated (interrupted before the schedule)");
 }
 
+// The server watch's first sample (a --scrape endpoint that never answers) is named after a
+// second, and Ctrl-C then ends the run as soon as that scrape's own 2 s bound is over.
+BOOST_AUTO_TEST_CASE(sigint_in_the_server_watchs_first_sample_ends_the_run) {
+    silent_listener target(64), metrics(64);
+    logged_run r("http://127.0.0.1:" + std::to_string(target.port),
+                 {"--model", "m", "--tokenizer", "words", "--rate", "4", "--duration", "3s", "--scrape",
+                  "http://127.0.0.1:" + std::to_string(metrics.port) + "/metrics"});
+    BOOST_TEST_REQUIRE(r.wait_for("openloop: waiting for the server watch's first sample", 6s), r.stderr_text());
+    kill(r.p.pid(), SIGINT);
+    r.check_interrupted_before_schedule("the server watch's first sample");
+}
+
 // An unanswered tokenize probe waits --timeout (here shorter than the 10 s budget), once: the
 // other dialects are not tried, and the run goes on with word prompts (it took ~90 s before).
 BOOST_AUTO_TEST_CASE(unanswered_tokenizer_probe_waits_the_timeout_once) {

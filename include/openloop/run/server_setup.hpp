@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -59,19 +60,25 @@ public:
                                   if (!e) result = std::move(value);
                                   settle();
                               }));
-        wait(what, purpose);
+        wait(what + " on " + target_, purpose, limit_);
         if (error) std::rethrow_exception(error);
         return std::move(*result);
     }
+
+    // A blocking step that cannot be cancelled but ends by its own bound (the server watch's
+    // first sample: each --scrape URL's timeout) on a thread of its own, while io waits:
+    // named after a second; a signal meanwhile ends the run once the step is over
+    // (setup_interrupted), as during a call.
+    void run_blocking(const std::function<void()>& step, const std::string& what, const std::string& purpose);
 
     // A signal arrived during a call: nothing more is asked, and nothing is sent.
     bool interrupted() const { return interrupted_; }
 
 private:
     void refuse_if_stopped() const;
-    // Runs io until the call settles, with its note, its limit and the signal wait armed;
-    // throws when the limit or a signal ended it.
-    void wait(const std::string& what, const std::string& purpose);
+    // what names the call and where it goes. Runs io until the call settles, with its note, its limit (none: the step bounds
+    // itself) and the signal wait armed; throws when the limit or a signal ended it.
+    void wait(const std::string& what, const std::string& purpose, std::optional<std::chrono::milliseconds> limit);
     void settle();
 
     boost::asio::io_context& io_;

@@ -278,6 +278,23 @@ BOOST_AUTO_TEST_CASE(silence_until_drain) {
     k.server_saw(srv);
 }
 
+// Silent from the first call on: the tokenize probe waits --timeout once (no other dialect is
+// tried; it took 90 s before), then the requests time out as under `silence`.
+BOOST_AUTO_TEST_CASE(silence_from_the_tokenizer_probe) {
+    hostile::server srv([](connection& c, const request&) {
+        c.wait_for_close();
+        return false;
+    });
+    hostile_case k({suite, "silence_from_the_tokenizer_probe",
+                    "accepts, reads the request, never answers, the tokenize probe before the run included",
+                    "timeout_total", "--timeout 1s (the probe waits it once)", 10, small_rss_mib, true});
+    k.run(srv.url(), five + std::vector<std::string>{"--timeout", "1s"});
+    k.expect_outcome(5);
+    k.check(srv.requests() == 6, "the server read one tokenize probe and 5 requests (read " +
+                                     std::to_string(srv.requests()) + ")");
+    k.server_saw(srv);
+}
+
 BOOST_AUTO_TEST_CASE(huge_error_body) {
     hostile::server srv([](connection& c, const request&) {
         constexpr std::size_t size = 100u << 20;

@@ -134,6 +134,9 @@ struct case_spec {
     std::string limits;    // the flags that bound it, in words, e.g. "--timeout 1s"
     double wall_s = 0;     // the run must end by itself within this (before scaling)
     double rss_mib = 0;    // and its peak RSS stay under this (before scaling)
+    // The run asks the server for its tokenizer first (--tokenizer auto), so the case
+    // meets the setup calls too; otherwise words, and no setup call reaches the server.
+    bool with_setup = false;
 };
 
 // A case in progress: run() it, add check()s, and its record is written when
@@ -145,13 +148,14 @@ public:
     hostile_case& operator=(const hostile_case&) = delete;
 
     // Runs `openloop run` against url with the common flags (a fixed model and
-    // the words tokenizer, so no setup request reaches the hostile server) and
+    // the words tokenizer, so no setup request reaches the hostile server, unless
+    // with_setup) and
     // then the case's own; checks it ended by itself within the bound, did not
     // crash, wrote summary.json and stayed under the RSS bound.
     const observation& run(const std::string& url, const std::vector<std::string>& flags) {
         std::vector<std::string> args{"run",         "--progress",  "off",       "--lag-bound", "250ms",
                                       "--target",    url,           "--model",   "hostile",     "--tokenizer",
-                                      "words",       "--input-len", "16",        "--output-len", "8",
+                                      spec_.with_setup ? "auto" : "words", "--input-len", "16", "--output-len", "8",
                                       "--out",       dir_.file("out")};
         args.insert(args.end(), flags.begin(), flags.end());
         const double wall = wall_bound(spec_.wall_s);

@@ -35,8 +35,12 @@ child_process::child_process(const std::vector<std::string>& argv) {
     // when the child stops (after the grace period, not before).
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    // Nor does it inherit signals we hold (hold_stop_signals): it must stop when told.
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
     posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setsigmask(&attr, &none);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

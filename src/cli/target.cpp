@@ -1,6 +1,7 @@
 #include "openloop/cli/target.hpp"
 
 #include "openloop/cli/usage.hpp"
+#include "openloop/run/runner.hpp"
 #include "openloop/sim/engine.hpp"
 
 #include <vector>
@@ -19,6 +20,8 @@ resolved_target resolve_target(const run_command& cmd) {
         for (const auto& n : preset_names()) names += (names.empty() ? "" : ", ") + n;
         throw usage_error("--target " + cmd.target + ": unknown simulator preset (choose one of: " + names + ")");
     }
+    // A Ctrl-C while the simulator starts waits for the run, which ends interrupted and stops it.
+    hold_stop_signals();
     std::vector<std::string> args{"--preset", preset, "--seed", std::to_string(cmd.seed)};
     args.insert(args.end(), cmd.sim_args.begin(), cmd.sim_args.end());
     r.sim.emplace(start_sim(self_executable(), args));

@@ -21,6 +21,7 @@
 #include <boost/asio.hpp>
 #include <boost/json.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -67,7 +68,25 @@ void note_start(run_context& ctx, const start_clock& clock) {
     ctx.clock.late_ms = static_cast<double>(clock.late_ns) / 1e6;
 }
 
+sigset_t stop_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    return set;
+}
+
+void release_stop_signals() {
+    const sigset_t set = stop_signals();
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
+
 }  // namespace
+
+void hold_stop_signals() {
+    const sigset_t set = stop_signals();
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
 
 std::string_view endpoint_path(std::string_view endpoint) {
     if (endpoint == "chat") return "/chat/completions";
@@ -145,6 +164,7 @@ run_outcome run_load(const run_options& asked) {
     // call, or the load's Ctrl-C handling.
     net::io_context io{1};
     net::signal_set signals(io, SIGINT, SIGTERM);
+    release_stop_signals();  // one held meanwhile (hold_stop_signals) reaches the set now
     workload w(asked.workload);
     const run_options o = with_trace_sessions(asked, w);
     const std::string_view path = endpoint_path(o.endpoint);

@@ -236,6 +236,24 @@ BOOST_AUTO_TEST_CASE(sigint_in_the_server_watchs_first_sample_ends_the_run) {
     r.check_interrupted_before_schedule("the server watch's first sample");
 }
 
+// Ctrl-C while a sim: target's simulator starts is held until the run takes it: the run ends
+// interrupted with its results, and the simulator is stopped with it, not left running.
+BOOST_AUTO_TEST_CASE(sigint_while_the_simulator_starts_ends_the_run) {
+    logged_run r("sim:cpu-small", {"--rate", "4", "--duration", "3s"});
+    // The simulator is spawned once the signals are held.
+    pid_t sim = -1;
+    for (int i = 0; i < 1000 && sim < 0 && r.p.running(); ++i) {
+        const std::string pid = std::to_string(r.p.pid());
+        const std::string children = slurp("/proc/" + pid + "/task/" + pid + "/children");
+        if (!children.empty()) sim = std::stoi(children);
+        std::this_thread::sleep_for(5ms);
+    }
+    BOOST_TEST_REQUIRE(sim > 0, "no simulator process appeared");
+    kill(r.p.pid(), SIGINT);
+    r.check_interrupted_before_schedule("GET /v1/models");
+    BOOST_TEST(::kill(sim, 0) != 0, "the simulator " << sim << " still runs");
+}
+
 // An unanswered tokenize probe waits --timeout (here shorter than the 10 s budget), once: the
 // other dialects are not tried, and the run goes on with word prompts (it took ~90 s before).
 BOOST_AUTO_TEST_CASE(unanswered_tokenizer_probe_waits_the_timeout_once) {

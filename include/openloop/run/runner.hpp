@@ -136,6 +136,12 @@ inline bool streams(const run_options& o) { return o.stream && o.endpoint != "em
 
 // Runs to completion (or interruption) on the calling thread; throws
 // std::runtime_error for setup problems (bad target, bad --extra-body, ...).
+// A SIGINT or SIGTERM from its start on ends it as interrupted, results written.
 run_outcome run_load(const run_options& options);
+
+// Blocks SIGINT and SIGTERM on the calling thread until run_load's own handling takes
+// them: for what comes before it (starting a sim: target), so a signal then is not the
+// default death, which would leave the simulator running and write nothing.
+void hold_stop_signals();
 
 }  // namespace openloop

@@ -121,8 +121,9 @@ run_options with_trace_sessions(const run_options& asked, const workload& w) {
 // How lengths in tokens become prompts, asked of the server through setup's bounded calls.
 // A signal during them ends it (setup.interrupted()), whatever the calibration made of the
 // call that failed.
-calibration_result choose_tokenizer(const run_options& o, workload& w, const client_options& co, const std::string& base,
-                             const std::string& model, server_setup& setup, client& cl) {
+calibration_result choose_tokenizer(const run_options& o, workload& w, const client_options& co,
+                                    const std::string& base, const std::string& model, server_setup& setup,
+                                    client& cl) {
     calibration_result tokenizer;
     if (w.file_prompts() && o.tokenizer.type != tokenizer_choice::kind::words) {
         // A file's prompts are what they are; their lengths stay word counts.
@@ -204,7 +205,8 @@ run_outcome run_load(const run_options& asked) {
     } catch (const setup_interrupted&) {
         // Said where it happened; the run below sends nothing and writes its results.
     }
-    if (setup.interrupted() && tokenizer.label.empty()) tokenizer.label = "not calibrated (interrupted before the schedule)";
+    if (setup.interrupted() && tokenizer.label.empty())
+        tokenizer.label = "not calibrated (interrupted before the schedule)";
 
     load_run run(o, co, io, cl, w, signals);
     if (setup.interrupted()) {

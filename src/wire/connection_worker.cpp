@@ -229,7 +229,12 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
             bool got_bytes = false;
             boost::system::error_code last_ec;
             while (!reader.finished()) {
-                const auto [at, cls] = j.dl.next(reader.streaming(), steady::now());
+                const auto now = steady::now();
+                auto [at, cls] = j.dl.next(reader.streaming(), now);
+                if (reader.said_done() && (!at || now + body_end_after_done < *at)) {
+                    at = now + body_end_after_done;
+                    cls = error_class::timeout_idle;  // after [DONE] any failure completes the request
+                }
                 clock.at_ns = ns_of(at);
                 clock.cls = cls;
                 read_outcome o;

@@ -312,3 +312,44 @@ BOOST_AUTO_TEST_CASE(huge_error_body) {
     k.expect_outcome(3);
     k.server_saw(srv);
 }
+
+// A stream complete to its [DONE] whose Content-Length promised 1000 bytes
+// more, on a connection kept open: the request is complete at [DONE], and
+// neither waits for the body's end nor holds the run until its drain; the
+// connection, its framing broken, carries nothing more.
+BOOST_AUTO_TEST_CASE(content_length_past_done) {
+    hostile::server srv([](connection& c, const request&) {
+        const std::string stream = hostile::clean_stream(3);
+        if (c.send(hostile::head_with_length("HTTP/1.1 200 OK", "text/event-stream", stream.size() + 1000) + stream))
+            c.wait_for_close();
+        return false;
+    });
+    hostile_case k({suite, "content_length_past_done",
+                    "a clean 200 SSE to [DONE] declaring 1000 bytes more than it sends, kept open", "ok",
+                    "0.5 s after [DONE]; no reuse; --drain 60s not waited", 10, small_rss_mib});
+    k.run(srv.url(), five + std::vector<std::string>{"--drain", "60s"});
+    k.expect_outcome(5);
+    k.check(k.observed().log.find("still in flight") == std::string::npos, "no request reported still in flight");
+    k.check(srv.most_requests_per_connection() == 1,
+            "no connection reused after a body that did not end (most requests on one connection: " +
+                std::to_string(srv.most_requests_per_connection()) + ")");
+    k.server_saw(srv);
+}
+
+// The same with chunked encoding: [DONE], then neither the last chunk nor a close.
+BOOST_AUTO_TEST_CASE(chunked_unended_after_done) {
+    hostile::server srv([](connection& c, const request&) {
+        if (c.send(hostile::sse_chunked_head) && c.send_chunk(hostile::clean_stream(3))) c.wait_for_close();
+        return false;
+    });
+    hostile_case k({suite, "chunked_unended_after_done", "chunked 200 SSE to [DONE], then no last chunk, kept open",
+                    "ok", "0.5 s after [DONE]; no reuse; --drain 60s not waited", 10, small_rss_mib});
+    k.run(srv.url(), five + std::vector<std::string>{"--drain", "60s"});
+    k.expect_outcome(5);
+    k.check(k.observed().log.find("still in flight") == std::string::npos, "no request reported still in flight");
+    k.check(srv.most_requests_per_connection() == 1,
+            "no connection reused after a body that did not end (most requests on one connection: " +
+                std::to_string(srv.most_requests_per_connection()) + ")");
+    k.server_saw(srv);
+}
+

@@ -43,6 +43,14 @@ struct deadlines {
     std::pair<std::optional<time_point>, error_class> next(bool streaming, time_point now) const;
 };
 
+// How long the end of a body may lag its stream's [DONE]. A server sends it
+// right behind (the last chunk of a chunked body, or nothing more with an
+// exact Content-Length); one whose Content-Length promised more, or that never
+// ends its chunked body, would otherwise hold a completed request in flight
+// until a timeout or the drain. Past it the request completes and its
+// connection, its framing not trusted, is closed.
+inline constexpr std::chrono::milliseconds body_end_after_done{500};
+
 // The error class of a failed socket operation; timeout_cls is what the
 // deadline armed for it means. Anything failing once cancelled is cancelled.
 error_class classify(const boost::system::error_code& ec, error_class timeout_cls, bool cancelled);

@@ -96,6 +96,9 @@ public:
     response_mode mode() const { return mode_; }
     // A content chunk arrived: from now on the idle timeout applies.
     bool streaming() const { return streaming_; }
+    // The stream said it was over ([DONE], response.completed) with nothing
+    // broken: the response completes however its body then ends.
+    bool said_done() const { return saw_done_ && accepting_body(); }
     // The response ended where its body ended, with nothing broken: the
     // connection may carry another request (if the server keeps it alive).
     bool ended_at_body_end() const { return at_body_end_; }

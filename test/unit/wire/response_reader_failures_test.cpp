@@ -265,3 +265,28 @@ BOOST_AUTO_TEST_CASE(steady_state_reading_does_not_allocate) {
     BOOST_TEST(chunks == 800u);
     BOOST_TEST(tokens == 800);
 }
+
+// After [DONE] the response is complete, whatever its body's end does: the
+// connection's worker then waits only briefly for that end (exchange.hpp).
+BOOST_AUTO_TEST_CASE(said_done_once_the_stream_said_it_was_over) {
+    chunk_decoder decoder;
+    response_reader reader(decoder);
+    reader.start(7);
+    std::vector<event> events;
+    const auto emit = [&](const event& e) { events.push_back(e); };
+    reader.headers(200, sse_type, 0, emit);
+    reader.read({.bytes = content_chunk, .t_ns = 1}, emit);
+    BOOST_TEST(!reader.said_done());
+    reader.read({.bytes = "data: [DONE]\n\n", .t_ns = 2}, emit);
+    BOOST_TEST(reader.said_done());
+    BOOST_TEST(!reader.finished());  // the body's end may still come, and the connection be reused
+    reader.read({.bytes = {}, .t_ns = 3, .body_complete = false, .error = error_class::timeout_idle}, emit);
+    BOOST_TEST(reader.outcome() == error_class::none);
+    BOOST_TEST(reader.answered_ns() == 2);
+    BOOST_TEST(!reader.ended_at_body_end());
+    // An error status's body saying [DONE] says nothing.
+    reader.start(8);
+    reader.headers(503, sse_type, 0, emit);
+    reader.read({.bytes = "data: [DONE]\n\n", .t_ns = 1}, emit);
+    BOOST_TEST(!reader.said_done());
+}

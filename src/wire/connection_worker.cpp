@@ -304,10 +304,13 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
                 out.failure = reader.outcome();
                 if (out.failure == error_class::none) out.answered_ns = reader.answered_ns();
                 if (out.failure != error_class::none && out.failure != error_class::cancelled && out.message.empty()) {
-                    out.message = out.failure == error_class::bad_http || out.failure == error_class::io
-                                      ? "reading the response body: " + last_ec.message()
-                                      : response_failure_message(out.failure, reader.content_type(), reader.kept_body(),
-                                                                 reader.mode() == response_mode::stream);
+                    if (out.failure == error_class::bad_http || out.failure == error_class::io)
+                        out.message = "reading the response body: " + last_ec.message();
+                    else if (out.failure == error_class::http_3xx)
+                        out.message = redirect_message(reader.redirect_location());
+                    else
+                        out.message = response_failure_message(out.failure, reader.content_type(), reader.kept_body(),
+                                                               reader.mode() == response_mode::stream);
                 }
                 // Bytes past the end of the message mean the server sent more than it
                 // declared: the next request on this connection would read them as its answer.

@@ -60,4 +60,13 @@ std::string response_failure_message(error_class cls, std::string_view content_t
     return said.empty() ? what : what + ": " + said;
 }
 
+// A gateway that redirects /v1 to /v1/ (or http to https) is the usual
+// cause: the fix is the target URL, which the message names.
+std::string redirect_message(std::string_view location) {
+    const std::string to = printable_line(location, 300);
+    return (to.empty() ? std::string("redirected without a Location") : "redirected to " + to) +
+           "; openloop does not follow redirects: give --target the URL the server expects (a missing or extra "
+           "'/' or http for https is the usual cause)";
+}
+
 }  // namespace openloop

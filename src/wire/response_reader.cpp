@@ -58,12 +58,15 @@ void response_reader::start(std::uint64_t request, response_mode mode, std::stri
     done_ns_ = 0;
     type_ = body_type::event_stream;
     content_type_.clear();
+    location_.clear();
     body_.clear();
     stream_failure_ = error_class::none;
     outcome_ = error_class::none;
     finished_ = false;
     at_body_end_ = false;
 }
+
+void response_reader::location(std::string_view url) { location_.assign(url.substr(0, redirect_location_cap)); }
 
 event response_reader::on_headers(int status, std::string_view content_type, std::int64_t t_ns) {
     status_ = status;
@@ -156,7 +159,10 @@ void response_reader::keep_body(std::string_view bytes) {
 
 error_class response_reader::status_failure() const {
     if (status_ >= 500) return error_class::http_5xx;
-    // A 200 that is not a stream; any other status (3xx included) counts with the 4xx.
+    // openloop does not follow redirects: a POST redirected would be sent again
+    // unmeasured, and the URL it points to is the one to benchmark.
+    if (status_ >= 300 && status_ < 400) return error_class::http_3xx;
+    // A 200 that is not a stream; any other status counts with the 4xx.
     return ok_status() ? error_class::no_content : error_class::http_4xx;
 }
 

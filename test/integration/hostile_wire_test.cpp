@@ -353,3 +353,26 @@ BOOST_AUTO_TEST_CASE(chunked_unended_after_done) {
     k.server_saw(srv);
 }
 
+// A gateway redirecting every request (a base URL missing its slash): its own
+// class, the message says where it pointed, and 8 of them stop the run as a
+// wrong path would.
+BOOST_AUTO_TEST_CASE(redirect) {
+    hostile::server srv([](connection& c, const request&) {
+        return c.send("HTTP/1.1 308 Permanent Redirect\r\nLocation: http://127.0.0.1/gateway/v1/chat/completions\r\n"
+                      "Content-Type: text/html\r\nContent-Length: 6\r\n\r\nMoved.");
+    });
+    hostile_case k({suite, "redirect", "308 to another path, with a text/html body, kept alive", "http_3xx",
+                    "the first 8 stop the run", 10, small_rss_mib});
+    k.run(srv.url(), {"--rate", "20", "--num-requests", "20"});
+    k.expect_outcome(8, {"cancelled"});
+    k.check(k.observed().exit_status == 3, "exit status 3 (stopped early), got " + std::to_string(k.observed().exit_status));
+    const std::string said = k.first_message("http_3xx");
+    k.check(said.find("redirected to http://127.0.0.1/gateway/v1/chat/completions") == 0 &&
+                said.find("does not follow redirects") != std::string::npos,
+            "the message names where it pointed: \"" + said + "\"");
+    k.check(k.observed().log.find("stopping early: the first 8 requests all failed with HTTP 308: \"redirected to") !=
+                std::string::npos,
+            "the run stopped early naming HTTP 308 and where it pointed");
+    k.server_saw(srv);
+}
+

@@ -204,6 +204,22 @@ public:
                                       {"bytes_sent", s.bytes_sent()}};
     }
 
+    // The first message summary.json's error_messages kept for cls (any
+    // status); empty when none.
+    std::string first_message(std::string_view cls) const {
+        const auto* all = obs_.summary.if_contains("error_messages");
+        if (!all || !all->is_array()) return {};
+        for (const auto& entry : all->get_array()) {
+            const auto* o = entry.if_object();
+            const auto* c = o ? o->if_contains("class") : nullptr;
+            const auto* m = o ? o->if_contains("messages") : nullptr;
+            if (c && c->is_string() && c->get_string() == cls && m && m->is_array() && !m->get_array().empty() &&
+                m->get_array()[0].is_string())
+                return std::string(m->get_array()[0].get_string());
+        }
+        return {};
+    }
+
     const observation& observed() const { return obs_; }
     std::string file(const std::string& name) const { return dir_.file(name); }
 

@@ -58,15 +58,16 @@ enum class error_class : std::uint8_t {
     cancelled_at_end,     // still running when the drain limit after the last send ran out
     no_content,           // a 200 that is not what was asked (an SSE stream or JSON, by Content-Type), or one with no content
     bad_http,             // the response is not valid HTTP/1.1: garbage, bad chunked encoding, headers over the limit
+    http_3xx,             // a redirect (status in b): openloop does not follow it, the target URL is to be fixed
 };
-inline constexpr int error_class_count = 18;
+inline constexpr int error_class_count = 19;
 
 constexpr std::string_view error_class_name(error_class c) {
     constexpr std::string_view names[] = {
         "none",          "connect",         "tls",           "http_4xx",      "http_5xx",
         "timeout_connect", "timeout_first_token", "timeout_idle", "timeout_total", "stream_truncated",
         "bad_chunk",     "server_error",    "body_too_large", "cancelled",     "io",
-        "cancelled_at_end", "no_content",  "bad_http",
+        "cancelled_at_end", "no_content",  "bad_http",      "http_3xx",
     };
     static_assert(std::size(names) == error_class_count);
     return names[static_cast<int>(c)];

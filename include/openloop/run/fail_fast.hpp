@@ -2,7 +2,8 @@
 // When a run stops early because the server refuses every request the same
 // way: a wrong model name (404), a missing or bad API key (401, 403), a
 // wrong path (404, 405), a port nothing listens on, a certificate the client
-// rejects. Waiting out the run then teaches nothing. Rule: the first
+// rejects, a redirect (the target URL is not the one the server serves).
+// Waiting out the run then teaches nothing. Rule: the first
 // fail_fast::requests requests to end (warm-up included) all failed in one
 // non-retryable class and status, and none succeeded. 429 and 5xx say the
 // server is busy or broken now, which is what a load test measures: never.

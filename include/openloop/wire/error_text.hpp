@@ -2,7 +2,8 @@
 // What a failed response said, as one short line for the error messages of
 // the results: the message of a JSON error body (OpenAI's error.message,
 // FastAPI's detail, a bare message), else the first bytes of the body, and
-// for a 200 that was not a stream, what it was instead. Pure; called on the
+// for a 200 that was not a stream, what it was instead; for a redirect, where
+// it pointed. Pure; called on the
 // error path only, so it may allocate.
 
 #include "openloop/measure/event.hpp"
@@ -27,5 +28,9 @@ std::string body_message(std::string_view body);
 // JSON body.
 std::string response_failure_message(error_class cls, std::string_view content_type, std::string_view body,
                                      bool streamed = true);
+
+// A redirect's message: where it pointed (its Location, empty when it sent
+// none) and that openloop does not follow it.
+std::string redirect_message(std::string_view location);
 
 }  // namespace openloop

@@ -4,7 +4,7 @@
 // bytes (de-chunked) as they are parsed, stamped with the time of the read
 // that brought them. Beast's own response_parser would allocate every header
 // field and copy the body through a buffer; this keeps nothing but the
-// Content-Type's first bytes. Pure: fed bytes with put(), as the unit tests do.
+// Content-Type's first bytes (and a redirect's Location, for its message). Pure: fed bytes with put(), as the unit tests do.
 
 #include "openloop/wire/response_reader.hpp"
 
@@ -35,6 +35,8 @@ private:
     void on_request_impl(boost::beast::http::verb, string_view, string_view, int, error_code&) override {}
     void on_response_impl(int code, string_view, int, error_code&) override { status_ = code; }
     void on_field_impl(boost::beast::http::field name, string_view, string_view value, error_code&) override {
+        if (name == boost::beast::http::field::location && status_ >= 300 && status_ < 400)
+            reader_.location(std::string_view(value.data(), value.size()));
         if (name != boost::beast::http::field::content_type || has_content_type_) return;
         // The first one, as Beast's fields read; its media type is all the reader looks at.
         has_content_type_ = true;

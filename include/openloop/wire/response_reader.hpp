@@ -36,6 +36,8 @@ enum class response_mode : std::uint8_t { stream, json };
 // failure can say what the server said; past it the response is given up
 // (its connection is not reused).
 inline constexpr std::size_t error_body_cap = 4096;
+// Up to this much of a redirect's Location is kept for its message.
+inline constexpr std::size_t redirect_location_cap = 300;
 
 // What one read completion delivered and how it left the response.
 struct read_completion {
@@ -57,6 +59,9 @@ public:
     // generated text of every content chunk is collected there (cleared
     // first): a session's next turn sends it back.
     void start(std::uint64_t request, response_mode mode = response_mode::stream, std::string* answer = nullptr);
+
+    // A redirect's Location header, before headers(): what its failure message names.
+    void location(std::string_view url);
 
     // The status line and headers arrived at t_ns: emits the headers event.
     // content_type is the header's value, empty when there was none.
@@ -107,6 +112,8 @@ public:
     // or the payload of the error event that ended a stream, up to error_body_cap.
     std::string_view kept_body() const { return body_; }
     std::string_view content_type() const { return content_type_; }
+    // A redirect's Location, cut to redirect_location_cap; empty when it had none.
+    std::string_view redirect_location() const { return location_; }
 
 private:
     bool ok_status() const { return status_ == 200; }
@@ -144,6 +151,7 @@ private:
     bool type_accepted_ = true;  // the Content-Type is what the mode reads
     json_body_scanner json_;
     std::string content_type_;  // only kept when it is not what the mode reads
+    std::string location_;      // only a redirect's
     std::string body_;          // see kept_body(); allocated only on a failure's path
     error_class stream_failure_ = error_class::none;  // what the body said was wrong
     error_class outcome_ = error_class::none;

@@ -47,6 +47,10 @@ BOOST_AUTO_TEST_CASE(busy_or_broken_servers_never_trip_it) {
         for (int i = 1; i < fail_fast::requests; ++i) f.observe(c, 0);
         BOOST_TEST(f.observe(c, 0));
     }
+    // The same redirect every time: the target URL is wrong.
+    fail_fast redirected;
+    for (int i = 1; i < fail_fast::requests; ++i) redirected.observe(error_class::http_3xx, 308);
+    BOOST_TEST(redirected.observe(error_class::http_3xx, 308));
 }
 
 BOOST_AUTO_TEST_CASE(the_reason_quotes_the_server) {
@@ -58,4 +62,7 @@ BOOST_AUTO_TEST_CASE(the_reason_quotes_the_server) {
     BOOST_TEST(fail_fast_reason(error_class::connect, 0, m) ==
                "stopping early: the first 8 requests all failed with connect: \"connect 127.0.0.1:9: Connection refused\"");
     BOOST_TEST(fail_fast_reason(error_class::tls, 0, m) == "stopping early: the first 8 requests all failed with tls");
+    m.note(error_class::http_3xx, 301, "redirected to /v1/");
+    BOOST_TEST(fail_fast_reason(error_class::http_3xx, 301, m) ==
+               "stopping early: the first 8 requests all failed with HTTP 301: \"redirected to /v1/\"");
 }

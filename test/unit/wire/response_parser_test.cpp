@@ -42,6 +42,7 @@ struct parsed {
     bool done = false;
     bool keep_alive = false;
     http::error err{};
+    std::string location;  // the reader's redirect_location()
 };
 
 // Puts response through the parser in pieces starting at the given offsets,
@@ -80,6 +81,7 @@ parsed put(std::string_view response, const std::vector<std::size_t>& starts) {
     out.result.finished = reader.finished();
     out.result.at_body_end = reader.ended_at_body_end();
     out.result.status = reader.status();
+    out.location = reader.redirect_location();
     return out;
 }
 
@@ -134,6 +136,24 @@ BOOST_AUTO_TEST_CASE(the_first_content_type_is_the_one_read) {
     const parsed got = put(response, {0});
     BOOST_TEST(got.done);
     BOOST_TEST(got.result.outcome == error_class::no_content);
+}
+
+BOOST_AUTO_TEST_CASE(a_redirect_keeps_its_location) {
+    const std::string response = "HTTP/1.1 308 Permanent Redirect\r\nContent-Length: 6\r\n"
+                                 "Location: http://gw.example/v1/chat/completions/\r\n\r\nMoved.";
+    for (const auto& starts : {std::vector<std::size_t>{0}, bytewise(response.size())}) {
+        const parsed got = put(response, starts);
+        BOOST_TEST(got.done);
+        BOOST_TEST(got.result.outcome == error_class::http_3xx);
+        BOOST_TEST(got.location == "http://gw.example/v1/chat/completions/");
+    }
+    // Only a redirect's Location is kept; a long one is cut.
+    const std::string ok = "HTTP/1.1 200 OK\r\nLocation: /elsewhere\r\nContent-Type: text/event-stream\r\n"
+                           "Content-Length: " + std::to_string(recorded::vllm_chat.size()) + "\r\n\r\n" +
+                           std::string(recorded::vllm_chat);
+    BOOST_TEST(put(ok, {0}).location.empty());
+    const std::string far = "HTTP/1.1 301 Moved\r\nLocation: /" + std::string(1000, 'a') + "\r\nContent-Length: 0\r\n\r\n";
+    BOOST_TEST(put(far, {0}).location.size() == redirect_location_cap);
 }
 
 BOOST_AUTO_TEST_CASE(limits_and_bad_bytes_are_parser_errors) {

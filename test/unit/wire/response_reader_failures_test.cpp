@@ -81,13 +81,19 @@ BOOST_AUTO_TEST_CASE(an_event_past_the_sse_bound_is_a_bad_chunk) {
 
 BOOST_AUTO_TEST_CASE(statuses_other_than_200) {
     const std::string json_error = R"({"object":"error","message":"rate limited","type":"RateLimitError","code":429})";
-    for (const int status : {400, 401, 404, 413, 429, 201, 204, 302}) {
+    for (const int status : {400, 401, 404, 413, 429, 201, 204}) {
         const fed f = feed_whole(status, json_error);
         BOOST_TEST(f.outcome == error_class::http_4xx, status);
         BOOST_TEST(f.at_body_end, status);
         BOOST_TEST(f.status == status);
     }
     for (const int status : {500, 502, 503, 504}) BOOST_TEST(feed_whole(status, json_error).outcome == error_class::http_5xx);
+    // A redirect is not followed, and not counted as the client's error either.
+    for (const int status : {301, 302, 303, 307, 308}) {
+        const fed f = feed_whole(status, "<html>Moved</html>", none, "text/html");
+        BOOST_TEST(f.outcome == error_class::http_3xx, status);
+        BOOST_TEST(f.at_body_end, status);
+    }
     // The body of an error answer is not read as a stream, whatever it holds.
     const fed sse_body = feed_whole(503, vllm_chat);
     BOOST_TEST(sse_body.events.size() == 1u);
@@ -289,4 +295,10 @@ BOOST_AUTO_TEST_CASE(said_done_once_the_stream_said_it_was_over) {
     reader.headers(503, sse_type, 0, emit);
     reader.read({.bytes = "data: [DONE]\n\n", .t_ns = 1}, emit);
     BOOST_TEST(!reader.said_done());
+}
+
+BOOST_AUTO_TEST_CASE(a_redirect_message_names_where_it_pointed) {
+    const std::string m = redirect_message("http://gw.example/v1/\r\nX: y");
+    BOOST_TEST(m.find("redirected to http://gw.example/v1/ X: y; openloop does not follow redirects") == 0u, m);
+    BOOST_TEST(redirect_message("").find("redirected without a Location") == 0u);
 }

@@ -64,6 +64,13 @@ verdict judge(const run_stats& stats, const run_context& context) {
         add("started " + fmt_ms(context.clock.late_ms) + " ms after --start-at (more than the " +
             fmt("%g", context.clock.tolerance_ms) + " ms --start-tolerance): its schedule is not the other shards'");
     }
+    // Out of file descriptors, openloop could not send what the schedule asked:
+    // its own limit under this load, said as such, never the server's fault.
+    if (const auto fds = stats.failed_by_class[static_cast<std::size_t>(error_class::fd_limit)]; fds > 0) {
+        v.generator_ok = false;
+        add(std::to_string(fds) + " requests never reached the server: openloop ran out of file descriptors "
+            "(fd_limit: raise its hard limit, ulimit -Hn)");
+    }
     if (stats.lost_events > 0) {
         v.generator_ok = false;
         add(std::to_string(stats.lost_events) + " events lost to a full ring");

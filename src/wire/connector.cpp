@@ -1,8 +1,13 @@
 #include "openloop/wire/connector.hpp"
 
+#include <boost/asio/error.hpp>
+
 #include <openssl/x509v3.h>
 
 #include <stdexcept>
+#include <tuple>
+
+#include <sys/resource.h>
 
 namespace openloop {
 
@@ -26,6 +31,22 @@ std::string handshake_failure(SSL* ssl, const boost::system::error_code& ec) {
     if (const long v = SSL_get_verify_result(ssl); v != X509_V_OK)
         return std::string("certificate rejected: ") + X509_verify_cert_error_string(v);
     return ec.message();
+}
+
+bool out_of_descriptors(const boost::system::error_code& ec) {
+    return ec == boost::system::errc::too_many_files_open || ec == boost::system::errc::too_many_files_open_in_system;
+}
+
+// Whose limit was met and how to raise it: the server is not to blame.
+std::string descriptor_failure(const boost::system::error_code& ec) {
+    std::string s = ec == boost::system::errc::too_many_files_open
+                        ? "openloop is out of file descriptors (EMFILE)"
+                        : "the system is out of file descriptors (ENFILE)";
+    // openloop raised its soft limit to the hard one at start: the hard one is what to raise.
+    if (rlimit lim{}; getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+        s += ": its limit is " + std::to_string(lim.rlim_cur) + " open files";
+    return s + ", one per request in flight; raise the hard limit (ulimit -Hn 65536 as root, LimitNOFILE= "
+               "for a service, fs.file-max for ENFILE) or cap what is in flight (--max-concurrency)";
 }
 
 }  // namespace
@@ -59,8 +80,23 @@ void connector::setup() {
 net::awaitable<std::unique_ptr<connection>> connector::open(error_class& cls, std::string& why) {
     auto c = tls_ ? std::make_unique<connection>(io_, *tls_) : std::make_unique<connection>(io_);
     auto& low = c->lowest();
+    // Each address in turn, on a socket opened here: asio's range connect,
+    // unable to open one, reports EMFILE as "Operation canceled", which read
+    // as the server's fault. One deadline covers them all.
     low.expires_after(opt_.connect_timeout);
-    auto [ec, ep] = co_await low.async_connect(endpoints_);
+    boost::system::error_code ec = net::error::host_not_found;
+    for (const auto& entry : endpoints_) {
+        low.socket().close(ec);
+        low.socket().open(entry.endpoint().protocol(), ec);
+        if (ec && out_of_descriptors(ec)) {
+            cls = error_class::fd_limit;
+            why = descriptor_failure(ec);
+            co_return nullptr;
+        }
+        if (ec) continue;
+        std::tie(ec) = co_await low.async_connect(entry.endpoint());
+        if (!ec || ec == beast::error::timeout || ec == net::error::operation_aborted) break;
+    }
     if (ec) {
         cls = ec == beast::error::timeout ? error_class::timeout_connect : error_class::connect;
         why = "connect " + endpoint_text() + ": " + (cls == error_class::timeout_connect ? "timed out" : ec.message());

@@ -376,3 +376,30 @@ BOOST_AUTO_TEST_CASE(redirect) {
     k.server_saw(srv);
 }
 
+// Out of file descriptors (RLIMIT_NOFILE 100, 300 requests due within 0.1 s,
+// each answered after a second): the requests that found no descriptor fail
+// in fd_limit, naming EMFILE, the limit and how to raise it; the run neither
+// stops early nor blames the server, and those that got a socket complete.
+BOOST_AUTO_TEST_CASE(out_of_descriptors) {
+    hostile::server srv([](connection& c, const request&) {
+        return c.pause(1s) && hostile::send_sse_chunked(c, hostile::clean_stream(3));
+    });
+    hostile_case k({suite, "out_of_descriptors", "300 requests due at once, each answered after 1 s, ulimit -n 100",
+                    "fd_limit", "RLIMIT_NOFILE 100", 15, small_rss_mib});
+    k.limit_open_files(100);
+    k.run(srv.url(), {"--rate", "3000", "--num-requests", "300"});
+    k.expect_outcome(100, {"ok"});
+    const auto& o = k.observed();
+    k.check(o.classes.count("ok") && o.classes.at("ok") >= 20,
+            "the requests that got a descriptor completed (" + hostile::describe(o.classes) + ")");
+    k.check(o.exit_status == 4, "exit status 4 (too many failed), got " + std::to_string(o.exit_status));
+    k.check(o.log.find("stopping early") == std::string::npos, "the run did not stop early");
+    const std::string said = k.first_message("fd_limit");
+    k.check(said.find("out of file descriptors (EMFILE)") != std::string::npos &&
+                said.find("its limit is 100 open files") != std::string::npos &&
+                said.find("ulimit -Hn") != std::string::npos,
+            "the message says EMFILE, the limit and how to raise it: \"" + said + "\"");
+    k.check(o.log.find("openloop ran out of file descriptors") != std::string::npos,
+            "the verdict names openloop's own limit");
+    k.server_saw(srv);
+}

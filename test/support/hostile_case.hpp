@@ -69,10 +69,15 @@ inline std::string describe(const std::map<std::string, std::int64_t>& classes) 
 }
 
 // Runs `openloop ARGS`, output to log; kills it (and says so) past kill_after_s.
+// With max_open_files, openloop runs under that RLIMIT_NOFILE (soft and hard,
+// so it cannot raise it), set by a shell that then execs it.
 inline observation run_openloop_bounded(const std::vector<std::string>& args, const std::string& log,
-                                        double kill_after_s) {
+                                        double kill_after_s, int max_open_files = 0) {
     observation o;
-    std::vector<std::string> argv{openloop_test::bin};
+    std::vector<std::string> argv;
+    if (max_open_files > 0)
+        argv = {"/bin/sh", "-c", "ulimit -n " + std::to_string(max_open_files) + " && exec \"$0\" \"$@\""};
+    argv.push_back(openloop_test::bin);
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> cargs;
     for (auto& a : argv) cargs.push_back(a.data());
@@ -159,7 +164,7 @@ public:
                                       "--out",       dir_.file("out")};
         args.insert(args.end(), flags.begin(), flags.end());
         const double wall = wall_bound(spec_.wall_s);
-        obs_ = run_openloop_bounded(args, dir_.file("run.log"), wall + 30);
+        obs_ = run_openloop_bounded(args, dir_.file("run.log"), wall + 30, max_open_files_);
         read_summary(dir_.file("out/summary.json"), obs_);
         check(obs_.ended_by_itself && obs_.wall_s <= wall,
               "ended by itself within " + number(wall) + " s (took " + number(obs_.wall_s) + " s" +
@@ -220,6 +225,9 @@ public:
         return {};
     }
 
+    // The next run() gets at most n file descriptors.
+    void limit_open_files(int n) { max_open_files_ = n; }
+
     const observation& observed() const { return obs_; }
     std::string file(const std::string& name) const { return dir_.file(name); }
 
@@ -270,6 +278,7 @@ private:
     static std::string tail(const std::string& s) { return s.size() > 4000 ? s.substr(s.size() - 4000) : s; }
 
     case_spec spec_;
+    int max_open_files_ = 0;
     test_http::temp_dir dir_;
     observation obs_;
     boost::json::object server_;

@@ -59,15 +59,16 @@ enum class error_class : std::uint8_t {
     no_content,           // a 200 that is not what was asked (an SSE stream or JSON, by Content-Type), or one with no content
     bad_http,             // the response is not valid HTTP/1.1: garbage, bad chunked encoding, headers over the limit
     http_3xx,             // a redirect (status in b): openloop does not follow it, the target URL is to be fixed
+    fd_limit,             // openloop ran out of file descriptors (EMFILE, ENFILE): the client's limit, not the server's
 };
-inline constexpr int error_class_count = 19;
+inline constexpr int error_class_count = 20;
 
 constexpr std::string_view error_class_name(error_class c) {
     constexpr std::string_view names[] = {
         "none",          "connect",         "tls",           "http_4xx",      "http_5xx",
         "timeout_connect", "timeout_first_token", "timeout_idle", "timeout_total", "stream_truncated",
         "bad_chunk",     "server_error",    "body_too_large", "cancelled",     "io",
-        "cancelled_at_end", "no_content",  "bad_http",      "http_3xx",
+        "cancelled_at_end", "no_content",  "bad_http",      "http_3xx",      "fd_limit",
     };
     static_assert(std::size(names) == error_class_count);
     return names[static_cast<int>(c)];

@@ -31,7 +31,9 @@ struct verdict {
     bool valid = true;
     std::vector<std::string> reasons;  // one short line each, the most telling first
     bool too_many_errors = false;      // the error rate exceeded max_error_rate
-    bool generator_ok = true;          // no event lost and (open loop) the schedule lag within its bound
+    // No event lost, no request kept back by openloop's file-descriptor limit,
+    // and (open loop) the schedule lag within its bound.
+    bool generator_ok = true;
 };
 
 // Invalid when the run was cut short, when any event was lost, when more

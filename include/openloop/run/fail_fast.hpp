@@ -3,7 +3,9 @@
 // way: a wrong model name (404), a missing or bad API key (401, 403), a
 // wrong path (404, 405), a port nothing listens on, a certificate the client
 // rejects, a redirect (the target URL is not the one the server serves).
-// Waiting out the run then teaches nothing. Rule: the first
+// Waiting out the run then teaches nothing. Running out of file descriptors
+// (fd_limit) is openloop's own limit under this load, never the server's: it
+// never trips the rule. Rule: the first
 // fail_fast::requests requests to end (warm-up included) all failed in one
 // non-retryable class and status, and none succeeded. 429 and 5xx say the
 // server is busy or broken now, which is what a load test measures: never.

@@ -137,3 +137,19 @@ BOOST_AUTO_TEST_CASE(cancelled_at_end_is_not_a_server_error) {
     BOOST_TEST_REQUIRE(v.reasons.size() == 1u);
     BOOST_TEST(v.reasons[0] == "error rate 9.09 % exceeds the 1 % bound (1 http_5xx)");
 }
+
+// Out of file descriptors, the client failed to send: said first, as
+// openloop's own limit, not left to read as the server's errors.
+BOOST_AUTO_TEST_CASE(out_of_descriptors_is_the_generators_failure) {
+    run_stats s = healthy();  // 10 completed
+    s.failed = 5;
+    s.failed_by_class[static_cast<std::size_t>(error_class::fd_limit)] = 5;
+    const verdict v = judge(s, open_loop());
+    BOOST_TEST(!v.valid);
+    BOOST_TEST(!v.generator_ok);
+    BOOST_TEST(v.too_many_errors);
+    BOOST_TEST_REQUIRE(v.reasons.size() == 2u);
+    BOOST_TEST(v.reasons[0] ==
+               "5 requests never reached the server: openloop ran out of file descriptors (fd_limit: raise its hard limit, ulimit -Hn)");
+    BOOST_TEST(v.reasons[1] == "error rate 33.33 % exceeds the 1 % bound (5 fd_limit)");
+}

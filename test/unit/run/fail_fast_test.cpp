@@ -38,7 +38,8 @@ BOOST_AUTO_TEST_CASE(busy_or_broken_servers_never_trip_it) {
         for (int i = 0; i < 20; ++i) BOOST_TEST(!f.observe(error_class::http_4xx, status));
     }
     for (const error_class c : {error_class::http_5xx, error_class::timeout_first_token, error_class::timeout_connect,
-                                error_class::stream_truncated, error_class::no_content, error_class::cancelled}) {
+                                error_class::stream_truncated, error_class::no_content, error_class::cancelled,
+                                error_class::fd_limit}) {
         fail_fast f;
         for (int i = 0; i < 20; ++i) BOOST_TEST(!f.observe(c, c == error_class::http_5xx ? 503 : 0));
     }

@@ -142,7 +142,8 @@ std::string format_table(const run_result& r) {
     if (const std::string headline = headline_line(r); !headline.empty()) line(headline);
     line("error rate     " + fmt("%.2f %%", r.errors.rate * 100) + "  (" + count(r.errors.failed) + " failed, " +
          count(s.completed) + " completed" +
-         (r.errors.cancelled > 0 ? "; " + count(r.errors.cancelled) + " cancelled by openloop, not counted" : "") + ")");
+         (r.errors.cancelled > 0 ? "; " + count(r.errors.cancelled) + " cancelled by openloop, not counted" : "") +
+         (r.errors.unsent > 0 ? "; " + count(r.errors.unsent) + " never sent (fd_limit), not counted" : "") + ")");
     if (c.partial) {
         line("partial        " + c.partial_reason);
     }

@@ -16,8 +16,9 @@ std::string error_rate_breach(const run_stats& stats, const error_tally& errors,
     if (errors.failed == 0 || errors.rate <= max_error_rate) return {};
     std::vector<std::pair<std::uint64_t, int>> classes;
     for (int c = 0; c < error_class_count; ++c)
-        if (const auto n = stats.failed_by_class[static_cast<std::size_t>(c)]; n > 0 && c != int(error_class::cancelled) &&
-                                                                            c != int(error_class::cancelled_at_end))
+        if (const auto n = stats.failed_by_class[static_cast<std::size_t>(c)];
+            n > 0 && c != int(error_class::cancelled) && c != int(error_class::cancelled_at_end) &&
+            c != int(error_class::fd_limit))
             classes.emplace_back(n, c);
     std::sort(classes.rbegin(), classes.rend());
     std::string why;
@@ -35,7 +36,8 @@ error_tally count_errors(const run_stats& stats) {
     error_tally t;
     t.cancelled = std::min(stats.failed, stats.failed_by_class[static_cast<std::size_t>(error_class::cancelled)] +
                                              stats.failed_by_class[static_cast<std::size_t>(error_class::cancelled_at_end)]);
-    t.failed = stats.failed - t.cancelled;
+    t.unsent = std::min(stats.failed - t.cancelled, stats.failed_by_class[static_cast<std::size_t>(error_class::fd_limit)]);
+    t.failed = stats.failed - t.cancelled - t.unsent;
     t.ended = stats.completed + t.failed;
     t.rate = t.ended > 0 ? static_cast<double>(t.failed) / static_cast<double>(t.ended) : 0.0;
     return t;

@@ -3,8 +3,9 @@
 // so). Every validity rule lives here: the run cut short, events lost, nothing
 // completed, the error rate over its bound, the generator behind its schedule
 // or smoothing its bursts.
-// How failures are counted for these rules (openloop's own cancellations are
-// not the server's errors) is decided once, by count_errors.
+// How failures are counted for these rules (openloop's own cancellations, and
+// requests it had no descriptor to send, are not the server's errors) is
+// decided once, by count_errors.
 
 #include "openloop/measure/run_stats.hpp"
 #include "openloop/results/run_context.hpp"
@@ -19,8 +20,9 @@ namespace openloop {
 // (Ctrl-C's grace, the drain or an overload abort ran out) are its own doing,
 // not the server's, and are kept apart.
 struct error_tally {
-    std::uint64_t failed = 0;     // failed requests but openloop's own cancellations
+    std::uint64_t failed = 0;     // failed requests but openloop's own cancellations and unsent
     std::uint64_t cancelled = 0;  // cancelled by openloop (cancelled and cancelled_at_end)
+    std::uint64_t unsent = 0;     // never sent: openloop out of file descriptors (fd_limit)
     std::uint64_t ended = 0;      // completed + failed
     double rate = 0;              // failed / ended; 0 when nothing ended
 };

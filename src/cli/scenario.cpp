@@ -22,21 +22,35 @@ std::string_view trim(std::string_view s) {
 
 // Option name -> line of its first 'name = value' line, read as Program_options
 // reads the file: '#' starts a comment, '[section]' prefixes "section.".
+// Program_options names neither the line of a line it cannot read nor which
+// line repeated an option, so both are refused here first, by line.
 // where ("run: ") prefixes a refusal.
-std::map<std::string, std::string> option_lines(const std::string& path, const std::string& where) {
+std::map<std::string, std::string> option_lines(const std::string& path, const std::string& where,
+                                                const po::options_description& all) {
     std::map<std::string, std::string> lines;
+    std::map<std::string, std::size_t> first_line;
     std::ifstream in(path);
     std::string line, section;
     for (std::size_t number = 1; std::getline(in, line); ++number) {
-        refuse_placeholders(line, where + path + ":" + std::to_string(number));
+        const std::string at = path + ":" + std::to_string(number);
+        refuse_placeholders(line, where + at);
         std::string_view s = trim(std::string_view(line).substr(0, line.find('#')));
+        if (s.empty()) continue;
         if (s.size() > 1 && s.front() == '[' && s.back() == ']') {
             section = std::string(trim(s.substr(1, s.size() - 2))) + ".";
             continue;
         }
         const auto eq = s.find('=');
-        if (eq == std::string_view::npos) continue;
-        lines.emplace(section + std::string(trim(s.substr(0, eq))), path + ":" + std::to_string(number));
+        // The line is not echoed: it may be a header with its secret value.
+        if (eq == std::string_view::npos)
+            throw usage_error(where + at + ": expected 'name = value' or '[section]', found no '='");
+        const std::string name = section + std::string(trim(s.substr(0, eq)));
+        const auto [it, first] = first_line.emplace(name, number);
+        const auto* d = all.find_nothrow(name, false);
+        if (!first && d && !d->semantic()->is_composing())
+            throw usage_error(where + at + ": --" + name + " is given again (first at line " +
+                              std::to_string(it->second) + ")");
+        lines.emplace(name, at);
     }
     return lines;
 }
@@ -132,7 +146,7 @@ parsed_command parse_command_line(const std::vector<std::string>& args, const po
             if (!in)
                 throw usage_error(where + (positional ? "cannot read scenario file " : "--" + std::string(file_option) +
                                                                                          ": cannot read file ") + path);
-            const auto lines = option_lines(path, where);
+            const auto lines = option_lines(path, where, all);
             try {
                 const auto from_file = po::parse_config_file(in, all);
                 for (const auto& opt : from_file.options) {

@@ -14,6 +14,7 @@
 #include "openloop/load/workload.hpp"
 #include "openloop/measure/clock.hpp"
 #include "openloop/run/start_clock.hpp"
+#include "openloop/wire/connector.hpp"
 #include "openloop/wire/target.hpp"
 
 #include <boost/json.hpp>
@@ -285,12 +286,18 @@ void fill_target(const po::variables_map& vm, run_command& cmd) {
     o.api_key_env = vm["api-key-env"].as<std::string>();
     if (const char* key = std::getenv(o.api_key_env.c_str()); key && !field_value_ok(key))
         throw usage_error("--api-key-env " + o.api_key_env + ": the key holds a CR, LF or other control character");
-    if (vm.count("ca-file")) o.ca_file = vm["ca-file"].as<std::string>();
+    if (vm.count("ca-file")) {
+        o.ca_file = vm["ca-file"].as<std::string>();
+        // Read now, as every other input file is: refused before a simulator
+        // starts or the server is asked anything, and whatever the scheme.
+        boost::asio::ssl::context ctx(boost::asio::ssl::context::tls_client);
+        load_ca_file(ctx, o.ca_file);
+    }
     o.insecure = vm["insecure"].as<bool>();
     o.request_id_prefix = vm["request-id-prefix"].as<std::string>();
     if (!field_value_ok(o.request_id_prefix))
-        throw usage_error("--request-id-prefix '" + printable(o.request_id_prefix) +
-                          "': a header value may not hold a CR, LF or other control character");
+        // Named, never echoed: like any header value it may be meant to stay private.
+        throw usage_error("--request-id-prefix: a header value may not hold a CR, LF or other control character");
     if (vm.count("sim-arg")) cmd.sim_args = vm["sim-arg"].as<std::vector<std::string>>();
 }
 

@@ -4,6 +4,11 @@
 
 #include <openssl/x509v3.h>
 
+#include "openloop/base/input_error.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -51,6 +56,14 @@ std::string descriptor_failure(const boost::system::error_code& ec) {
 
 }  // namespace
 
+void load_ca_file(ssl::context& ctx, const std::string& path) {
+    if (!std::ifstream(path))
+        throw input_error("--ca-file " + path + ": cannot read the file: " + std::strerror(errno));
+    boost::system::error_code ec;
+    ctx.load_verify_file(path, ec);
+    if (ec) throw input_error("--ca-file " + path + ": not a PEM file of CA certificates: " + ec.message());
+}
+
 connector::connector(net::io_context& io, const client_options& opt) : io_(io), opt_(opt) {}
 
 void connector::setup() {
@@ -63,8 +76,7 @@ void connector::setup() {
         } else {
             ctx.set_verify_mode(ssl::verify_peer);
             if (!opt_.ca_file.empty()) {
-                ctx.load_verify_file(opt_.ca_file, ec);
-                if (ec) throw std::runtime_error("--ca-file " + opt_.ca_file + ": " + ec.message());
+                load_ca_file(ctx, opt_.ca_file);
             } else {
                 ctx.set_default_verify_paths(ec);
                 if (ec) throw std::runtime_error("cannot load the system CA certificates: " + ec.message());

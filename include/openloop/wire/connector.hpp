@@ -16,12 +16,18 @@
 
 namespace openloop {
 
+// Loads path (--ca-file) into ctx as CA certificates to verify with; throws
+// input_error naming the flag and the file when it cannot be read or holds no
+// PEM certificate, the user's input like any other file they name.
+void load_ca_file(boost::asio::ssl::context& ctx, const std::string& path);
+
 class connector {
 public:
     connector(boost::asio::io_context& io, const client_options& opt);
 
     // Resolves the host and prepares TLS. Setup, before the run: it may block
-    // and throws std::runtime_error with context on failure.
+    // and throws std::runtime_error with context on failure (input_error for
+    // a --ca-file that is not one).
     void setup();
 
     // A new connection, or null with cls saying why there is none and why

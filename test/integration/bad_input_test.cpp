@@ -183,6 +183,12 @@ BOOST_AUTO_TEST_CASE(run_flags) {
     check_all(cases);
     const auto secret = run_binary({"run", "--header", "X-Key: hunter2\r\nX: 1", "--out", "-"});
     BOOST_TEST(secret.err.find("hunter2") == std::string::npos, secret.err);
+    // The prefix is a header value too: named, never echoed.
+    const auto prefix = run_binary({"run", "--request-id-prefix", "id-hunter2\r\nX-Injected: 1", "--out", "-"});
+    BOOST_TEST(prefix.status == 2, prefix.err);
+    BOOST_TEST(prefix.err.find("--request-id-prefix: ") != std::string::npos, prefix.err);
+    BOOST_TEST(prefix.err.find("hunter2") == std::string::npos, prefix.err);
+    BOOST_TEST(prefix.err.find("Injected") == std::string::npos, prefix.err);
 }
 
 BOOST_AUTO_TEST_CASE(input_files) {
@@ -201,8 +207,14 @@ BOOST_AUTO_TEST_CASE(input_files) {
     write(dir.file("burstgpt.csv"), "Timestamp,Model,Request tokens,Response tokens\n0,x,10,5\n"
                                     "1.5,x,10,lots\n");
     write(dir.file("unknown.csv"), "a,b,c\n1,2,3\n");
+    write(dir.file("garbage.pem"), "not a certificate\n");
     const std::string d = dir.file("");
     check_all({
+        // Like every other file the user names, whether or not the target is https.
+        {run_with({"--ca-file", d + "missing.pem"}), "--ca-file " + d + "missing.pem: cannot read the file"},
+        {run_with({"--ca-file", d + "garbage.pem"}), "--ca-file " + d + "garbage.pem: not a PEM file"},
+        {{"run", "--ca-file", d + "garbage.pem", "--target", "https://127.0.0.1:9", "--model", "m", "--out", "-"},
+         "--ca-file " + d + "garbage.pem: not a PEM file"},
         {run_with({"--prompts", d + "missing.jsonl"}), d + "missing.jsonl: cannot open prompts file"},
         {run_with({"--prompts", d + "bad.jsonl"}), d + "bad.jsonl:2: missing string field \"prompt\""},
         {run_with({"--prompts", d + "bad-max.jsonl"}), d + "bad-max.jsonl:3: field \"max_tokens\""},
@@ -250,6 +262,10 @@ BOOST_AUTO_TEST_CASE(scenario_lines) {
     const auto slo = scenario("slo.ini", "stage-duration = 10s\nslo = ttft_p99=never\n");
     const auto sim = scenario("sim.ini", "preset = cpu-small\nmax-num-seqs = 0\n");
     const auto sim_port = scenario("sim-port.ini", "port = -1\n");
+    const auto no_eq = scenario("no-eq.ini", "rate = 2\n# a comment\n\nduration 5s\n");
+    const auto twice = scenario("twice.ini", "rate = 2\nduration = 5s\n\nrate = abc\n");
+    const auto sim_twice = scenario("sim-twice.ini", "preset = cpu-small\nport = 1\nport = 2 # again\n");
+    const auto ca = scenario("ca.ini", "rate = 2\nca-file = " + dir.file("none.pem") + "\n");
     check_all({
         {{"run", rate, "--out", "-"}, rate + ":3: --rate: 'abc'"},
         {{"run", input, "--out", "-"}, input + ":3: invalid length distribution \"uniform:9\" for --input-len"},
@@ -263,7 +279,22 @@ BOOST_AUTO_TEST_CASE(scenario_lines) {
         {{"run", dir.file("none.ini"), "--out", "-"}, "cannot read scenario file " + dir.file("none.ini")},
         {{"sim", "--config", sim}, sim + ":2: sim: --max-num-seqs must be at least 1"},
         {{"sim", "--config", sim_port}, sim_port + ":1: --port: '-1' is negative"},
+        {{"run", no_eq, "--out", "-"}, no_eq + ":4: expected 'name = value'"},
+        {{"sweep", no_eq, "--out", "-"}, no_eq + ":4: expected 'name = value'"},
+        // The duplicate's line, and where the first one was.
+        {{"run", twice, "--out", "-"}, twice + ":4: --rate is given again (first at line 1)"},
+        {{"sim", "--config", sim_twice}, sim_twice + ":3: --port is given again (first at line 2)"},
+        {{"run", ca, "--out", "-"}, ca + ":2: --ca-file " + dir.file("none.pem") + ": cannot read"},
     });
+    // A line without '=' may be a header with its value: it is not echoed.
+    write(no_eq, "header X-Key: hunter2\n");
+    const auto quiet = run_binary({"run", no_eq, "--out", "-"});
+    BOOST_TEST(quiet.status == 2, quiet.err);
+    BOOST_TEST(quiet.err.find("hunter2") == std::string::npos, quiet.err);
+    // A repeatable option may be given on several lines.
+    const auto headers = scenario("headers.ini", "header = X-A: 1\nheader = X-B: 2\n");
+    const auto repeated = run_binary({"run", headers, "--help"});
+    BOOST_TEST(repeated.status == 0, repeated.err);
     // The command line wins over the file, and a bad value it overrides is not read.
     const auto ok = run_binary({"run", rate, "--rate", "2", "--help"});
     BOOST_TEST(ok.status == 0, ok.err);

@@ -54,7 +54,9 @@ po::options_description trace_options() {
         ("trace-from", po::value<std::string>(), "replay from this offset into the trace, e.g. 90s, 2m (trace time, "
                                                  "before speed); the gap to the first request after it is kept")
         ("trace-to", po::value<std::string>(), "replay up to this offset into the trace (exclusive)")
-        ("trace-max-requests", po::value<std::size_t>(), "replay at most this many requests of the window")
+        ("trace-max-requests", po::value<std::size_t>(), "replay at most this many requests of the window; a "
+                                                         "trace in time order is read only as far as the window "
+                                                         "and this count need")
         ("trace-speed", po::value<double>()->default_value(1.0), "replay speed factor (2 = twice as fast)")
         ("loop", po::bool_switch(), "replay the selection lap after lap until --duration (default 60s) or "
                                     "--num-requests; without it a trace is sent once, and a longer --duration ends "

@@ -3,6 +3,7 @@
 #include "openloop/base/input_error.hpp"
 #include "openloop/load/csv_reader.hpp"
 #include "openloop/load/json_fields.hpp"
+#include "openloop/load/trace_keeper.hpp"
 #include "openloop/load/tokens.hpp"
 
 #include <algorithm>
@@ -14,6 +15,11 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace openloop {
 namespace {
@@ -33,8 +39,8 @@ bool iequals(std::string_view a, std::string_view b) {
            });
 }
 
-// Calls f(line, number) for each line without its terminator (LF or CRLF);
-// a final line without a terminator counts.
+// Calls f(line, number) for each line without its terminator (LF or CRLF)
+// until f returns false; a final line without a terminator counts.
 template <class F>
 void for_each_line(std::string_view text, F&& f) {
     std::size_t number = 0;
@@ -43,7 +49,7 @@ void for_each_line(std::string_view text, F&& f) {
         std::size_t end = text.find('\n');
         std::string_view line = text.substr(0, end);
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        f(line, number);
+        if (!f(line, number)) break;
         if (end == std::string_view::npos) break;
         text.remove_prefix(end + 1);
     }
@@ -56,12 +62,9 @@ std::string_view strip_bom(std::string_view text) {
 
 std::string_view first_content_line(std::string_view text) {
     std::string_view found;
-    bool done = false;
     for_each_line(text, [&](std::string_view line, std::size_t) {
-        if (!done && !trim(line).empty()) {
-            found = trim(line);
-            done = true;
-        }
+        found = trim(line);
+        return found.empty();
     });
     return found;
 }
@@ -139,7 +142,8 @@ trace_entry make_entry(const trace_columns& c, const std::array<const json_field
 
 // ---- JSONL and CSV -------------------------------------------------------------
 
-// Calls row(line, parse) for every non-blank line; parse() gives its entry.
+// Calls row(number, end, parse) for every non-blank line until it returns
+// false; end is where the line ends in text, parse() gives its entry.
 template <class Row>
 void read_jsonl(std::string_view text, const trace_columns& c, Row&& row) {
     // Every name of every role, looked up in one pass over the line.
@@ -154,8 +158,8 @@ void read_jsonl(std::string_view text, const trace_columns& c, Row&& row) {
     static const json_field missing;
     std::vector<json_field> fields;
     for_each_line(text, [&](std::string_view line, std::size_t number) {
-        if (trim(line).empty()) return;
-        row(number, [&] {
+        if (trim(line).empty()) return true;
+        return row(number, line.data() + line.size(), [&] {
             if (std::string bad = read_json_fields(trim(line), names, fields); !bad.empty()) throw trace_row_error(bad);
             std::array<const json_field*, role_count> cells{};
             std::array<std::string_view, role_count> found{};
@@ -213,7 +217,7 @@ void read_csv(std::string_view text, const trace_columns& c, char delimiter, std
     std::array<json_field, role_count> cells;
     while (reader.next(record)) {
         if (record.blank()) continue;
-        row(record.line, [&] {
+        const bool more = row(record.line, text.data() + reader.offset(), [&] {
             if (!record.error.empty()) throw trace_row_error(record.error);
             if (record.fields.size() < needed)
                 throw trace_row_error("expected at least " + std::to_string(needed) + " columns, got " +
@@ -230,6 +234,7 @@ void read_csv(std::string_view text, const trace_columns& c, char delimiter, std
             }
             return make_entry(c, at, names);
         });
+        if (!more) return;
     }
 }
 
@@ -267,7 +272,13 @@ trace_format detect_trace_format(std::string_view text, std::string_view name) {
     throw fail("unknown header");
 }
 
-trace parse_trace(std::string_view text, std::string_view name, const trace_parse_options& options) {
+namespace {
+
+// parse_trace, telling read_past(p) as rows are read that the text before p
+// is done with (load_trace hands its pages back).
+template <class ReadPast>
+trace parse_rows(std::string_view text, std::string_view name, const trace_parse_options& options,
+                 ReadPast&& read_past) {
     text = strip_bom(text);
     trace out;
     if (options.columns) {
@@ -280,42 +291,89 @@ trace parse_trace(std::string_view text, std::string_view name, const trace_pars
         out.format = options.format == trace_format::auto_detect ? detect_trace_format(text, name) : options.format;
         out.columns = preset_columns(out.format);
     }
-
-    auto row = [&](std::size_t number, auto&& parse) {
-        try {
-            out.entries.push_back(parse());
-        } catch (const trace_row_error& e) {
-            std::string message = error_at(name, number, e.what());
-            if (!options.skip_bad_rows) throw input_error(message);
-            if (out.skipped_rows++ == 0) out.first_skipped = std::move(message);
-            if (out.skipped_lines.size() < trace_skipped_lines_kept) out.skipped_lines.push_back(number);
-        }
-    };
-
     const bool jsonl = out.format == trace_format::mooncake || out.format == trace_format::openloop ||
                        (out.format == trace_format::columns && first_content_line(text).starts_with('{'));
-    if (jsonl)
-        read_jsonl(text, out.columns, row);
-    else
-        read_csv(text, out.columns, options.delimiter, name, to_string(out.format), row);
 
-    // openloop's own log is written in completion order, not send order.
-    std::stable_sort(out.entries.begin(), out.entries.end(),
-                     [](const trace_entry& a, const trace_entry& b) { return a.at_ns < b.at_ns; });
-    if (!out.entries.empty()) {
-        const std::int64_t origin = out.entries.front().at_ns;
-        for (trace_entry& e : out.entries) e.at_ns -= origin;
+    trace_keeper keeper(options.selection);
+    for (;;) {
+        out.rows_read = 0;
+        out.skipped_rows = 0;
+        out.skipped_lines.clear();
+        out.first_skipped.clear();
+        auto row = [&](std::size_t number, const char* end, auto&& parse) {
+            bool more = true;
+            try {
+                trace_entry e = parse();
+                ++out.rows_read;
+                more = keeper.add(std::move(e), number);
+            } catch (const trace_row_error& e) {
+                std::string message = error_at(name, number, e.what());
+                if (!options.skip_bad_rows) throw input_error(message);
+                if (out.skipped_rows++ == 0) out.first_skipped = std::move(message);
+                if (out.skipped_lines.size() < trace_skipped_lines_kept) out.skipped_lines.push_back(number);
+            }
+            read_past(end);
+            return more;
+        };
+        if (jsonl)
+            read_jsonl(text, out.columns, row);
+        else
+            read_csv(text, out.columns, options.delimiter, name, to_string(out.format), row);
+        if (!keeper.again()) break;
+        keeper.next_reading();
     }
+    out.entries = keeper.take();
     return out;
 }
 
+}  // namespace
+
+trace parse_trace(std::string_view text, std::string_view name, const trace_parse_options& options) {
+    return parse_rows(text, name, options, [](const char*) {});
+}
+
 trace load_trace(const std::string& path, const trace_parse_options& options) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw input_error(path + ": cannot open trace file (" + std::strerror(errno) + ")");
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) throw std::runtime_error(path + ": read error");
-    return parse_trace(buffer.view(), path, options);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw input_error(path + ": cannot open trace file (" + std::strerror(errno) + ")");
+    struct stat st {};
+    const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (!regular || st.st_size == 0) {
+        // A pipe cannot be mapped: read whole.
+        ::close(fd);
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw input_error(path + ": cannot open trace file (" + std::strerror(errno) + ")");
+        std::ostringstream buffer;
+        buffer << in.rdbuf();
+        if (in.bad()) throw std::runtime_error(path + ": read error");
+        return parse_trace(buffer.view(), path, options);
+    }
+    const auto size = std::size_t(st.st_size);
+    void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    const int map_errno = errno;
+    ::close(fd);
+    if (mapped == MAP_FAILED) throw std::runtime_error(path + ": cannot map the trace file (" + std::strerror(map_errno) + ")");
+    struct unmap {
+        void* p;
+        std::size_t n;
+        ~unmap() { ::munmap(p, n); }
+    } guard{mapped, size};
+    ::madvise(mapped, size, MADV_SEQUENTIAL);
+    const char* base = static_cast<const char*>(mapped);
+    // Pages read past are handed back in steps, so that the resident part of
+    // the file stays a few MiB however long it is. (As with any mapped file, one
+    // cut short while it is read would end the process: a trace is not written
+    // while it is replayed.)
+    constexpr std::size_t step = 8u << 20;
+    const auto page = std::size_t(::sysconf(_SC_PAGESIZE));
+    std::size_t released = 0;
+    auto read_past = [&](const char* p) {
+        const std::size_t done = std::size_t(p - base) / page * page;
+        if (done < released) released = 0;  // read again from the start (trace_keeper.hpp)
+        if (done < released + step) return;
+        ::madvise(const_cast<char*>(base) + released, done - released, MADV_DONTNEED);
+        released = done;
+    };
+    return parse_rows(std::string_view(base, size), path, options, read_past);
 }
 
 std::vector<trace_entry> window_trace(std::vector<trace_entry> entries, std::int64_t start_ns, std::int64_t end_ns) {

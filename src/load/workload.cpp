@@ -237,17 +237,21 @@ workload::workload(const workload_config& config) : state_(std::make_unique<stat
         if (!config.trace_columns.empty()) options.columns = parse_trace_columns(config.trace_columns);
         options.delimiter = config.trace_delimiter;
         options.skip_bad_rows = config.trace_skip_bad_rows;
+        trace_selection& selection = options.selection;
+        selection.start_ns = config.trace_start_ns;
+        selection.end_ns = config.trace_end_ns;
+        selection.max_count = config.trace_max_requests;
+        selection.speed = config.trace_speed;
+        selection.rate = config.trace_rate;
         trace t = load_trace(config.trace_file, options);
         s.skipped = t.skipped_rows;
         trace_info& info = s.trace;
-        info = {config.trace_file, std::string(to_string(t.format)), to_string(t.columns), t.entries.size(),
+        info = {config.trace_file, std::string(to_string(t.format)), to_string(t.columns), t.rows_read,
                 t.skipped_rows, t.skipped_lines, t.first_skipped};
-        trace_selection selection;
-        info.start_ns = selection.start_ns = config.trace_start_ns;
-        info.end_ns = selection.end_ns = config.trace_end_ns;
-        info.max_requests = selection.max_count = config.trace_max_requests;
-        selection.speed = config.trace_speed;
-        info.rate = selection.rate = config.trace_rate;
+        info.start_ns = selection.start_ns;
+        info.end_ns = selection.end_ns;
+        info.max_requests = selection.max_count;
+        info.rate = selection.rate;
         info.loop = config.trace_loop;
         trace_pick pick;
         try {

@@ -31,6 +31,8 @@ public:
 
     // The next record into r (its vectors reused); false at the end.
     bool next(csv_record& r);
+    // How far into text the records read so far reach, in bytes.
+    std::size_t offset() const { return pos_; }
 
 private:
     std::string_view text_;

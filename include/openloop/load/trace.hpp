@@ -22,6 +22,14 @@
 // UTF-8 BOM are accepted, blank lines ignored. Numbers are read exactly from
 // their text (trace_values.hpp). Entries are sorted by time (stable) and
 // at_ns is relative to the earliest, so 0 is the first request.
+//
+// A long trace costs what its selection keeps, not its length: rows are read
+// one by one and only those the selection may need are kept (trace_keeper.hpp);
+// rows in time order (Mooncake, Azure and BurstGPT traces are) only as far as
+// it needs (its window's end, its count), and the rows after a complete
+// selection are taken to be in order; a trace out of order is read twice.
+// load_trace maps the file rather than reading it into memory, and hands back
+// the pages it has read past.
 
 #include "openloop/load/trace_columns.hpp"
 #include "openloop/load/workload.hpp"
@@ -49,6 +57,16 @@ struct trace_entry {
     friend bool operator==(const trace_entry&, const trace_entry&) = default;
 };
 
+struct trace_selection {
+    std::int64_t start_ns = 0;  // window, in trace time (before speed)
+    std::int64_t end_ns = -1;
+    double speed = 1.0;
+    std::size_t max_count = 0;
+    // > 0: the speed that makes the selection's mean rate this many
+    // requests/s, keeping its shape (speed is then ignored).
+    double rate = 0;
+};
+
 struct trace_parse_options {
     trace_format format = trace_format::auto_detect;
     // Skip rows that do not parse instead of throwing, and count them.
@@ -57,6 +75,10 @@ struct trace_parse_options {
     // then be auto_detect).
     std::optional<trace_columns> columns;
     char delimiter = 0;  // CSV: 0 detects it from the header line
+    // What the rows are read for: only its window and count matter here.
+    // pick_trace with it selects the same from what is kept as from the
+    // whole trace.
+    trace_selection selection;
 };
 
 // How many skipped rows a trace names by line.
@@ -64,7 +86,8 @@ inline constexpr std::size_t trace_skipped_lines_kept = 5;
 
 struct trace {
     trace_format format = trace_format::auto_detect;  // the format read
-    std::vector<trace_entry> entries;
+    std::vector<trace_entry> entries;  // those the selection may need
+    std::size_t rows_read = 0;         // rows parsed, kept or not, up to where the selection was complete
     trace_columns columns;  // the mapping read with (a preset's, or the given one)
     std::size_t skipped_rows = 0;
     std::vector<std::size_t> skipped_lines;  // of the first trace_skipped_lines_kept skipped rows
@@ -94,15 +117,6 @@ std::vector<trace_entry> limit_trace(std::vector<trace_entry> entries, std::size
 // than two or all at one time.
 double trace_mean_rate(const std::vector<trace_entry>& entries);
 
-struct trace_selection {
-    std::int64_t start_ns = 0;  // window, in trace time (before speed)
-    std::int64_t end_ns = -1;
-    double speed = 1.0;
-    std::size_t max_count = 0;
-    // > 0: the speed that makes the selection's mean rate this many
-    // requests/s, keeping its shape (speed is then ignored).
-    double rate = 0;
-};
 struct trace_pick {
     std::vector<trace_entry> entries;
     double speed = 1.0;  // the speed applied

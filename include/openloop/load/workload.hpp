@@ -146,7 +146,7 @@ struct trace_info {
     std::string file;
     std::string format;        // mooncake, azure, burstgpt, openloop or columns
     std::string columns;       // the mapping read with, canonical (trace_columns.hpp)
-    std::size_t rows = 0;      // entries parsed, before the selection
+    std::size_t rows = 0;      // rows read for the selection (trace.hpp: as far as it needs), before it
     std::size_t skipped_rows = 0;
     std::vector<std::size_t> skipped_lines;  // the first few skipped rows' lines
     std::string first_skipped;               // the first skipped row's error, FILE:LINE: ...

@@ -1,5 +1,6 @@
 #include "openloop/sim/listener.hpp"
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/sim/request_start.hpp"
 
 #include <boost/asio/ip/address.hpp>
@@ -30,13 +31,14 @@ bool out_of_resources(const boost::system::error_code& ec) {
 std::optional<ssl::context> server_tls_context(const sim_config& cfg) {
     std::optional<ssl::context> tls;
     if (cfg.tls_cert.empty() && cfg.tls_key.empty()) return tls;
-    if (cfg.tls_cert.empty() || cfg.tls_key.empty()) throw std::runtime_error("sim: --tls-cert and --tls-key go together");
+    // The files are the user's input, refused with exit 2 like any other.
+    if (cfg.tls_cert.empty() || cfg.tls_key.empty()) throw input_error("sim: --tls-cert and --tls-key go together");
     tls.emplace(ssl::context::tls_server);
     boost::system::error_code ec;
     tls->use_certificate_chain_file(cfg.tls_cert, ec);
-    if (ec) throw std::runtime_error("sim: cannot load certificate " + cfg.tls_cert + ": " + ec.message());
+    if (ec) throw input_error("sim: --tls-cert " + cfg.tls_cert + ": cannot load the certificate: " + ec.message());
     tls->use_private_key_file(cfg.tls_key, ssl::context::pem, ec);
-    if (ec) throw std::runtime_error("sim: cannot load private key " + cfg.tls_key + ": " + ec.message());
+    if (ec) throw input_error("sim: --tls-key " + cfg.tls_key + ": cannot load the private key: " + ec.message());
     return tls;
 }
 

@@ -363,4 +363,13 @@ BOOST_AUTO_TEST_CASE(sim_flags) {
     flag("--slowdown-step-factor", {"0", "-2", "nan"});
     flag("--config", {"/nonexistent/sim.ini"});
     check_all(cases);
+    // Its certificate and key are input files too: exit 2, like --ca-file's.
+    temp_dir dir;
+    write(dir.file("garbage.pem"), "not a certificate\n");
+    const auto missing = dir.file("missing.pem"), garbage = dir.file("garbage.pem");
+    check_all({
+        {{"sim", "--port", "0", "--tls-cert", missing, "--tls-key", missing}, "--tls-cert " + missing + ": cannot load"},
+        {{"sim", "--port", "0", "--tls-cert", garbage, "--tls-key", garbage}, "--tls-cert " + garbage + ": cannot load"},
+        {{"sim", "--port", "0", "--tls-cert", garbage}, "--tls-cert and --tls-key go together"},
+    });
 }

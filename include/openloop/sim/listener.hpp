@@ -20,8 +20,8 @@ namespace openloop {
 // What the acceptor yields: a connected socket on io_executor.
 using tcp_socket = boost::asio::ip::tcp::socket::rebind_executor<io_executor>::other;
 
-// Empty without --tls-cert and --tls-key; throws std::runtime_error when only
-// one is given or a file does not load.
+// Empty without --tls-cert and --tls-key; throws input_error when only one is
+// given or a file does not load.
 std::optional<boost::asio::ssl::context> server_tls_context(const sim_config& cfg);
 
 // Listening on cfg's host and port (0: any free one); throws

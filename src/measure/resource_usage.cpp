@@ -31,4 +31,13 @@ double cpu_seconds() {
     return s(u.ru_utime) + s(u.ru_stime);
 }
 
+std::int64_t thread_cpu_wait_ns() {
+    std::FILE* f = std::fopen("/proc/thread-self/schedstat", "r");
+    if (f == nullptr) return -1;
+    long long on_cpu = 0, waiting = 0;
+    const int n = std::fscanf(f, "%lld %lld", &on_cpu, &waiting);
+    std::fclose(f);
+    return n == 2 ? waiting : -1;
+}
+
 }  // namespace openloop

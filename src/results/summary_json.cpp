@@ -119,6 +119,7 @@ boost::json::object summary_json(const run_result& r) {
 
     s["duration"] = r.duration_s;
     s["drain_limit"] = context.drain_s;
+    s["io_thread_cpu_wait_ms"] = context.io_cpu_wait_ms >= 0 ? boost::json::value(context.io_cpu_wait_ms) : nullptr;
     s["completed"] = stats.completed;
     s["failed"] = stats.failed;
     s["total_input_tokens"] = stats.total_input_tokens;

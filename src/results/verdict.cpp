@@ -93,8 +93,13 @@ verdict judge(const run_stats& stats, const run_context& context) {
         const double p99 = static_cast<double>(stats.lag.percentile(99)) / 1e6;
         if (p99 > context.lag_bound_ms) {
             v.generator_ok = false;
+            // How long the io thread sat runnable without a CPU tells a machine
+            // shared with the server (or anything else) from a generator with too much to do.
             add("schedule lag p99 " + fmt_ms(p99) + " ms exceeds the " + fmt("%g", context.lag_bound_ms) +
-                " ms bound: the generator fell behind its schedule");
+                " ms bound: the generator fell behind its schedule" +
+                (context.io_cpu_wait_ms >= 0 ? " (its io thread waited " + fmt("%.0f", context.io_cpu_wait_ms) +
+                                                   " ms in all for a CPU other threads held)"
+                                             : ""));
         }
     }
     if (arrival_shape_applies(stats, context.mode)) {

@@ -10,6 +10,7 @@
 #include "openloop/measure/clock.hpp"
 #include "openloop/measure/json_text.hpp"
 #include "openloop/measure/ring.hpp"
+#include "openloop/measure/resource_usage.hpp"
 #include "openloop/run/run_description.hpp"
 #include "openloop/run/server_watch.hpp"
 #include "openloop/run/server_setup.hpp"
@@ -253,7 +254,9 @@ run_outcome run_load(const run_options& asked) {
     rep.start();
     if (o.soak_window.count() > 0) watch.start(o.soak_window, run_start);
     run.start(model, clock);
+    const std::int64_t cpu_wait_before = thread_cpu_wait_ns();
     io.run();
+    const std::int64_t cpu_wait_after = thread_cpu_wait_ns();
     watch.stop();
     rep.finish();
     if (!setup.interrupted()) watch.sample_after();  // nothing was sent: nothing to compare
@@ -275,6 +278,8 @@ run_outcome run_load(const run_options& asked) {
     ctx.skipped_lines = w.trace_details().skipped_lines;
     ctx.first_skipped = w.trace_details().first_skipped;
     ctx.drain_s = run.drain_s();
+    if (cpu_wait_before >= 0 && cpu_wait_after >= cpu_wait_before)
+        ctx.io_cpu_wait_ms = static_cast<double>(cpu_wait_after - cpu_wait_before) / 1e6;
     note_start(ctx, clock);
     ctx.partial = out.interrupted || out.overloaded || out.stopped_early;
     ctx.stopped_early = out.stopped_early;

@@ -16,4 +16,10 @@ std::int64_t resident_memory_bytes();
 // CPU time this process has used, user + system, in seconds; -1 when unknown.
 double cpu_seconds();
 
+// How long the calling thread has been runnable but waiting for a CPU (the
+// kernel's schedstat), in ns; -1 when unknown. The io thread's wait over a run
+// tells a generator that fell behind because other processes held its cores
+// (a server on the same machine) from one that had too much to do.
+std::int64_t thread_cpu_wait_ns();
+
 }  // namespace openloop

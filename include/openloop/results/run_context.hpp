@@ -47,6 +47,7 @@ struct run_context {
     std::string partial_reason;
     bool stopped_early = false;       // failed fast: the first requests all failed the same non-retryable way
     double drain_s = 0;               // the drain limit applied after the last send; 0: none was armed
+    double io_cpu_wait_ms = -1;       // the io thread runnable but waiting for a CPU during the run; -1: unknown
     boost::json::object server_signals;  // before/after the run (run/server_watch); empty: not watched
     std::string headline;             // --headline: the metric printed first (results/headline.hpp); empty: none
     std::string shard;                // "I/N" of a sharded run (load/shard.hpp); empty: not sharded

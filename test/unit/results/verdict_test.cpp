@@ -30,6 +30,13 @@ BOOST_AUTO_TEST_CASE(lag_over_the_bound_invalidates_an_open_loop_run_only) {
     BOOST_TEST_REQUIRE(at != std::string::npos, v.reasons[0]);
     BOOST_TEST(std::stod(v.reasons[0].substr(at + 8)) == 5.0, boost::test_tools::tolerance(0.001));
     BOOST_TEST(v.reasons[0].find("1 ms bound") != std::string::npos, v.reasons[0]);
+    BOOST_TEST(v.reasons[0].find("waited") == std::string::npos, v.reasons[0]);  // the io thread's wait unknown
+
+    // The io thread's wait for a CPU is said with the lag: a machine shared with the server.
+    c.io_cpu_wait_ms = 3081.4;
+    BOOST_TEST(judge(s, c).reasons[0].find("(its io thread waited 3081 ms in all for a CPU other threads held)") !=
+                   std::string::npos,
+               judge(s, c).reasons[0]);
 
     c.lag_bound_ms = 10;
     BOOST_TEST(judge(s, c).valid);

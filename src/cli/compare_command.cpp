@@ -188,7 +188,10 @@ int compare_main(const std::vector<std::string>& args) {
     const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "";
     refuse_gates_across_workloads(match_runs(base, now), gates, options.allow_mismatch, text, out);
     std::vector<std::optional<std::string>> failures;
-    for (const auto& g : gates) failures.push_back(gate_failure(g, changes));
+    for (const auto& g : gates) {
+        if (const auto why = gate_unjudged(g, changes)) std::fprintf(stderr, "openloop: compare: %s\n", why->c_str());
+        failures.push_back(gate_failure(g, changes));
+    }
     return finish(text, out, failures);
 }
 

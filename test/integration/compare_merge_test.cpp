@@ -71,30 +71,40 @@ BOOST_AUTO_TEST_CASE(compare_sees_no_change_between_twins_and_the_regression_of_
     BOOST_TEST_REQUIRE(slower.get() == 0, slurp(dir.file("slow.log")));
 
     // Twins: nothing changed, and a gate does not fail on noise.
-    int rc = openloop_cli({"compare", dir.file("a"), dir.file("b"), "--json", "--fail-on", "ttft_p99>+10%", "--fail-on",
+    int rc = openloop_cli({"compare", dir.file("a"), dir.file("b"), "--json", "--fail-on", "ttft_p50>+10%", "--fail-on",
                            "e2e_mean>+5%"},
                           dir.file("twins.log"));
     std::string log = slurp(dir.file("twins.log"));
     BOOST_TEST(rc == 0, log);
     const json::object twins = json::parse(log.substr(0, log.rfind('}') + 1)).as_object();
     BOOST_TEST(twins.at("base_requests").as_int64() >= 30);
-    for (const auto& [name, m] : twins.at("metrics").as_object())
-        BOOST_TEST(m.at("verdict").as_string() == "within noise", std::string(name) << ": " << json::serialize(m));
+    // About 40 requests each: too few past p90 and p99 to judge them (the
+    // bootstrap of a run's largest values called twins' p99 13 % apart).
+    for (const auto& [name, m] : twins.at("metrics").as_object()) {
+        const bool tail = name.ends_with("_p90") || name.ends_with("_p99");
+        BOOST_TEST(m.at("verdict").as_string() == (tail ? "too few requests" : "within noise"),
+                   std::string(name) << ": " << json::serialize(m));
+    }
 
     // Slower: TTFT, TPOT and E2E worse; the first gate passes, the second
     // (index 1) fails, and the exit status names it.
     rc = openloop_cli({"compare", dir.file("a"), dir.file("slow"), "--json", "--out", dir.file("slow.json"), "--fail-on",
-                       "error_rate>+50%", "--fail-on", "ttft_p99>+10%", "--fail-on", "e2e_p50>+10%"},
+                       "error_rate>+50%", "--fail-on", "ttft_p50>+10%", "--fail-on", "e2e_p50>+10%", "--fail-on",
+                       "ttft_p99>+10%"},
                       dir.file("slow-compare.log"));
     log = slurp(dir.file("slow-compare.log"));
     BOOST_TEST(rc == 11, log);
     const json::object slow = read_json(dir.file("slow.json"));
-    for (const char* m : {"ttft_mean", "ttft_p99", "tpot_p50", "e2e_mean", "e2e_p50", "e2e_p99"})
+    for (const char* m : {"ttft_mean", "ttft_p50", "tpot_p50", "e2e_mean", "e2e_p50"})
         BOOST_TEST(verdict(slow, m) == "worse", m << " " << json::serialize(slow.at("metrics").at(m)));
     BOOST_TEST(verdict(slow, "error_rate") == "within noise");
-    const double low = slow.at("metrics").at("ttft_p99").at("interval_99").as_array()[0].as_double();
+    BOOST_TEST(verdict(slow, "ttft_p99") == "too few requests");
+    const double low = slow.at("metrics").at("ttft_p50").at("interval_99").as_array()[0].as_double();
     BOOST_TEST(low > 0.0);
-    BOOST_TEST(log.find("gate failed: ttft_p99>+10%") != std::string::npos, log);
+    BOOST_TEST(log.find("gate failed: ttft_p50>+10%") != std::string::npos, log);
+    BOOST_TEST(log.find("gate ttft_p99>+10% not judged: ttft_p99 needs at least 500 requests in each run") !=
+                   std::string::npos,
+               log);
     BOOST_TEST(log.find("gate failed: e2e_p50>+10%") != std::string::npos, log);
     BOOST_TEST(log.find("gate failed: error_rate") == std::string::npos, log);
 
@@ -308,7 +318,7 @@ BOOST_AUTO_TEST_CASE(compare_says_what_differs_and_refuses_gates_across_workload
     BOOST_TEST(log.find("- lengths (input-len): `32` vs `64`") != std::string::npos, log);
     BOOST_TEST(log.find("- rate: `4` vs `2`") != std::string::npos, log);
 
-    rc = openloop_cli({"compare", dir.file("a"), dir.file("b"), "--fail-on", "ttft_p99>+1000%"}, dir.file("gated.log"));
+    rc = openloop_cli({"compare", dir.file("a"), dir.file("b"), "--fail-on", "ttft_mean>+1000%"}, dir.file("gated.log"));
     log = slurp(dir.file("gated.log"));
     BOOST_TEST(rc == 2, log);
     BOOST_TEST(log.find("compare: gates refused: the workloads differ (lengths: input-len 32 vs 64; rate: 4 vs 2)") !=
@@ -316,7 +326,7 @@ BOOST_AUTO_TEST_CASE(compare_says_what_differs_and_refuses_gates_across_workload
                log);
     BOOST_TEST(log.find("| metric |") != std::string::npos, log);  // the table still shown
 
-    rc = openloop_cli({"compare", dir.file("a"), dir.file("b"), "--json", "--fail-on", "ttft_p99>+1000%",
+    rc = openloop_cli({"compare", dir.file("a"), dir.file("b"), "--json", "--fail-on", "ttft_mean>+1000%",
                        "--allow-mismatch"},
                       dir.file("allowed.log"));
     log = slurp(dir.file("allowed.log"));

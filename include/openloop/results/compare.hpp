@@ -50,7 +50,9 @@ std::string run_match_markdown(const run_match& match, bool allow_mismatch);
 // workloads_checked, workloads_differ, differences and allow_mismatch, into a comparison's JSON.
 void add_run_match_json(boost::json::object& out, const run_match& match, bool allow_mismatch);
 
-enum class change_verdict { better, worse, within_noise, no_data };
+// too_few: a percentile with fewer than 5 requests past it in a run (p99 of
+// under 500), whose interval would claim what the data cannot show.
+enum class change_verdict { better, worse, within_noise, no_data, too_few };
 
 struct metric_change {
     std::string name;        // e.g. "ttft_p99"
@@ -91,6 +93,9 @@ struct gate {
 gate parse_gate(std::string_view text, const std::vector<std::string>& metrics = compared_metric_names());
 // The change the gate judges; nullopt when it passes.
 std::optional<std::string> gate_failure(const gate& g, const std::vector<metric_change>& changes);
+// Why g cannot be judged (its metric's percentile has too few requests past
+// it), or nothing: such a gate does not fail, and is said not to be judged.
+std::optional<std::string> gate_unjudged(const gate& g, const std::vector<metric_change>& changes);
 
 std::string_view change_verdict_name(change_verdict v);
 std::string compare_markdown(const compared_run& base, const compared_run& now, const std::vector<metric_change>& changes,

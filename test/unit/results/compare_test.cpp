@@ -107,6 +107,28 @@ BOOST_AUTO_TEST_CASE(gates_parse_and_fail_only_on_significant_changes_past_them)
     BOOST_TEST(!gate_failure(parse_gate("ttft_p99>+0%"), same).has_value());      // noise never fails a gate
 }
 
+// A percentile with fewer than 5 requests past it in a run is not judged: the
+// bootstrap of a run's few largest values claims what they cannot show.
+BOOST_AUTO_TEST_CASE(a_percentile_with_few_requests_past_it_is_not_judged) {
+    const auto small = compare_runs(run("a", 40, 100, 1), run("b", 40, 100, 2));
+    for (const char* m : {"ttft_p90", "ttft_p99", "tpot_p99", "e2e_p90", "e2e_p99"})
+        BOOST_TEST(change_verdict_name(find(small, m).verdict) == "too few requests", m);
+    BOOST_TEST(change_verdict_name(find(small, "ttft_p50").verdict) == "within noise");
+    BOOST_TEST(change_verdict_name(find(small, "ttft_mean").verdict) == "within noise");
+    // Even a real change: the gate is said not to be judged, and does not fail.
+    const auto slower = compare_runs(run("a", 40, 100, 1), run("b", 40, 300, 2));
+    BOOST_TEST(change_verdict_name(find(slower, "ttft_p99").verdict) == "too few requests");
+    BOOST_TEST(change_verdict_name(find(slower, "ttft_p50").verdict) == "worse");
+    BOOST_TEST(!gate_failure(parse_gate("ttft_p99>+10%"), slower).has_value());
+    BOOST_TEST(gate_unjudged(parse_gate("ttft_p99>+10%"), slower).value_or("") ==
+               "gate ttft_p99>+10% not judged: ttft_p99 needs at least 500 requests in each run (5 past p99)");
+    BOOST_TEST(gate_unjudged(parse_gate("e2e_p90>+10%"), slower).value_or("").find("at least 50 requests") != std::string::npos);
+    BOOST_TEST(!gate_unjudged(parse_gate("ttft_p50>+10%"), slower).has_value());
+    // 500 requests put 5 past p99: judged.
+    const auto enough = compare_runs(run("a", 500, 100, 1), run("b", 500, 100, 2));
+    BOOST_TEST(change_verdict_name(find(enough, "ttft_p99").verdict) == "within noise");
+}
+
 // What differs is said before the table: another target is the server under
 // test; another rate is another workload, and the JSON says so.
 BOOST_AUTO_TEST_CASE(differences_are_said_before_the_table) {

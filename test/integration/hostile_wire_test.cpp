@@ -313,6 +313,22 @@ BOOST_AUTO_TEST_CASE(huge_error_body) {
     k.server_saw(srv);
 }
 
+namespace {
+
+// A body left open past [DONE]: every request completes without waiting for
+// the drain, none is said to be in flight, and no connection is used again.
+void completes_at_done(hostile_case& k, hostile::server& srv) {
+    k.run(srv.url(), five + std::vector<std::string>{"--drain", "60s"});
+    k.expect_outcome(5);
+    k.check(k.observed().log.find("still in flight") == std::string::npos, "no request reported still in flight");
+    k.check(srv.most_requests_per_connection() == 1,
+            "no connection reused after a body that did not end (most requests on one connection: " +
+                std::to_string(srv.most_requests_per_connection()) + ")");
+    k.server_saw(srv);
+}
+
+}  // namespace
+
 // A stream complete to its [DONE] whose Content-Length promised 1000 bytes
 // more, on a connection kept open: the request is complete at [DONE], and
 // neither waits for the body's end nor holds the run until its drain; the
@@ -327,13 +343,7 @@ BOOST_AUTO_TEST_CASE(content_length_past_done) {
     hostile_case k({suite, "content_length_past_done",
                     "a clean 200 SSE to [DONE] declaring 1000 bytes more than it sends, kept open", "ok",
                     "0.5 s after [DONE]; no reuse; --drain 60s not waited", 10, small_rss_mib});
-    k.run(srv.url(), five + std::vector<std::string>{"--drain", "60s"});
-    k.expect_outcome(5);
-    k.check(k.observed().log.find("still in flight") == std::string::npos, "no request reported still in flight");
-    k.check(srv.most_requests_per_connection() == 1,
-            "no connection reused after a body that did not end (most requests on one connection: " +
-                std::to_string(srv.most_requests_per_connection()) + ")");
-    k.server_saw(srv);
+    completes_at_done(k, srv);
 }
 
 // The same with chunked encoding: [DONE], then neither the last chunk nor a close.
@@ -344,13 +354,7 @@ BOOST_AUTO_TEST_CASE(chunked_unended_after_done) {
     });
     hostile_case k({suite, "chunked_unended_after_done", "chunked 200 SSE to [DONE], then no last chunk, kept open",
                     "ok", "0.5 s after [DONE]; no reuse; --drain 60s not waited", 10, small_rss_mib});
-    k.run(srv.url(), five + std::vector<std::string>{"--drain", "60s"});
-    k.expect_outcome(5);
-    k.check(k.observed().log.find("still in flight") == std::string::npos, "no request reported still in flight");
-    k.check(srv.most_requests_per_connection() == 1,
-            "no connection reused after a body that did not end (most requests on one connection: " +
-                std::to_string(srv.most_requests_per_connection()) + ")");
-    k.server_saw(srv);
+    completes_at_done(k, srv);
 }
 
 // A gateway redirecting every request (a base URL missing its slash): its own

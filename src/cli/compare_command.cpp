@@ -3,7 +3,7 @@
 #include "openloop/base/quantity.hpp"
 #include "openloop/cli/result_dir.hpp"
 #include "openloop/cli/usage.hpp"
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 #include "openloop/results/compare.hpp"
 #include "openloop/results/sweep_compare.hpp"
 

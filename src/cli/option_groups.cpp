@@ -12,7 +12,7 @@
 #include "openloop/load/shard.hpp"
 #include "openloop/load/trace.hpp"
 #include "openloop/load/workload.hpp"
-#include "openloop/measure/clock.hpp"
+#include "openloop/base/clock.hpp"
 #include "openloop/run/start_clock.hpp"
 #include "openloop/wire/connector.hpp"
 #include "openloop/wire/target.hpp"

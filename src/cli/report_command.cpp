@@ -3,7 +3,7 @@
 #include "openloop/cli/result_dir.hpp"
 #include "openloop/cli/soak_command.hpp"
 #include "openloop/cli/usage.hpp"
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 #include "openloop/results/rebuild.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/results/summary_json.hpp"

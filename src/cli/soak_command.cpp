@@ -6,7 +6,7 @@
 #include "openloop/cli/signal_options.hpp"
 #include "openloop/cli/target.hpp"
 #include "openloop/cli/usage.hpp"
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 #include "openloop/measure/resource_usage.hpp"
 #include "openloop/results/soak_report.hpp"
 #include "openloop/results/summary_json.hpp"

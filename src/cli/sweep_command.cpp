@@ -7,7 +7,7 @@
 #include "openloop/cli/target.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/measure/resource_usage.hpp"
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 #include "openloop/cli/endpoint_options.hpp"
 #include "openloop/results/slo.hpp"
 #include "openloop/results/sweep_json.hpp"

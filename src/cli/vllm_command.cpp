@@ -3,7 +3,7 @@
 #include "openloop/cli/option_groups.hpp"
 #include "openloop/cli/run_command.hpp"
 #include "openloop/cli/vllm_flags.hpp"
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/results/table.hpp"

@@ -1,6 +1,6 @@
 #include "openloop/measure/reporter.hpp"
 
-#include "openloop/measure/clock.hpp"
+#include "openloop/base/clock.hpp"
 #include "openloop/measure/live_requests.hpp"
 #include "openloop/measure/metrics_export.hpp"
 #include "openloop/measure/progress_line.hpp"

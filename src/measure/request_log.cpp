@@ -1,6 +1,6 @@
 #include "openloop/measure/request_log.hpp"
 
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,7 +1,7 @@
 #include "openloop/measure/session_log.hpp"
 
 #include "openloop/measure/event.hpp"
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 
 
 namespace openloop {

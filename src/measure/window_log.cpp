@@ -1,6 +1,6 @@
 #include "openloop/measure/window_log.hpp"
 
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 #include "openloop/measure/resource_usage.hpp"
 
 #include <boost/json/object.hpp>

@@ -1,6 +1,6 @@
 #include "openloop/results/merge.hpp"
 
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 #include "openloop/results/summary_json.hpp"
 
 #include <boost/json.hpp>

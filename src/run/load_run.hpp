@@ -5,6 +5,7 @@
 // Ctrl-C and its grace, the drain after the last send, the overload abort and
 // failing fast. Everything here runs on the one io thread.
 
+#include "openloop/base/clock.hpp"
 #include "openloop/base/executor.hpp"
 #include "openloop/load/shard.hpp"
 #include "openloop/load/workload.hpp"
@@ -34,7 +35,6 @@
 namespace openloop {
 
 namespace net = boost::asio;
-using steady = std::chrono::steady_clock;
 
 inline std::int64_t to_ns(steady::time_point t) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();

@@ -1,7 +1,7 @@
 #include "openloop/run/result_files.hpp"
 
 #include "openloop/base/input_error.hpp"
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 
 #include <boost/json.hpp>
 

@@ -7,6 +7,7 @@
 // A trace's sessions (trace_sessions.hpp) arrive at their first rows' times,
 // and a later turn is due at its row's time or its answer's end, the later.
 
+#include "openloop/base/clock.hpp"
 #include "openloop/base/executor.hpp"
 #include "openloop/load/session.hpp"
 #include "openloop/load/shard.hpp"
@@ -30,7 +31,6 @@ namespace openloop {
 
 class session_loop {
 public:
-    using steady = std::chrono::steady_clock;
     // What the run lends a session: building a turn's bytes, and being told of its sends and ends.
     struct hooks {
         std::function<prepared_request(const request_spec&, std::uint64_t)> prepare;

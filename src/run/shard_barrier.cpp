@@ -1,7 +1,7 @@
 #include "openloop/run/shard_barrier.hpp"
 
-#include "openloop/measure/clock.hpp"
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/clock.hpp"
+#include "openloop/base/json_text.hpp"
 
 #include <boost/json.hpp>
 

@@ -1,8 +1,8 @@
 #include "openloop/run/sweep_runner.hpp"
 
 #include "openloop/base/input_error.hpp"
-#include "openloop/measure/clock.hpp"
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/clock.hpp"
+#include "openloop/base/json_text.hpp"
 #include "openloop/results/sweep_json.hpp"
 #include "openloop/results/sweep_table.hpp"
 #include "openloop/run/result_files.hpp"

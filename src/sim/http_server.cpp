@@ -2,7 +2,7 @@
 
 #include "openloop/base/executor.hpp"
 #include "openloop/load/tokens.hpp"
-#include "openloop/measure/clock.hpp"
+#include "openloop/base/clock.hpp"
 #include "openloop/sim/engine_runner.hpp"
 #include "openloop/sim/event_writer.hpp"
 #include "openloop/sim/listener.hpp"

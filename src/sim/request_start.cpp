@@ -1,6 +1,6 @@
 #include "openloop/sim/request_start.hpp"
 
-#include "openloop/measure/clock.hpp"
+#include "openloop/base/clock.hpp"
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/beast/core/error.hpp>

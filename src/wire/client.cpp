@@ -2,7 +2,7 @@
 
 #include "client_impl.hpp"
 
-#include "openloop/measure/clock.hpp"
+#include "openloop/base/clock.hpp"
 
 #include <boost/asio/this_coro.hpp>
 #include <boost/beast/http.hpp>
@@ -14,7 +14,6 @@ namespace openloop {
 namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
-using steady = std::chrono::steady_clock;
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include "client_impl.hpp"
 
-#include "openloop/measure/clock.hpp"
+#include "openloop/base/clock.hpp"
 #include "openloop/wire/error_text.hpp"
 #include "openloop/wire/response_parser.hpp"
 
@@ -30,7 +30,6 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace ssl = net::ssl;
-using steady = std::chrono::steady_clock;
 using tcp = net::ip::tcp;
 
 namespace {

@@ -1,6 +1,6 @@
 #include "openloop/wire/deadline_sweep.hpp"
 
-#include "openloop/measure/clock.hpp"
+#include "openloop/base/clock.hpp"
 
 namespace openloop {
 

@@ -8,7 +8,7 @@
 
 #include "fuzz_input.hpp"
 
-#include "openloop/measure/prometheus_text.hpp"
+#include "openloop/watch/prometheus_text.hpp"
 
 #include <algorithm>
 #include <cstring>

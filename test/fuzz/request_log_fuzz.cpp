@@ -11,7 +11,7 @@
 
 #include "fuzz_input.hpp"
 
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 #include "openloop/results/rebuild.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/results/summary_json.hpp"

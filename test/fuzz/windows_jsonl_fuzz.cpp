@@ -9,7 +9,7 @@
 
 #include "fuzz_input.hpp"
 
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 #include "openloop/results/soak_report.hpp"
 
 #include <boost/json/parse.hpp>

@@ -3,7 +3,7 @@
 // openloop's own /metrics endpoint, in process on 127.0.0.1, talked to with a
 // plain blocking Beast client (test_http) over real sockets.
 
-#include "openloop/measure/metrics_endpoint.hpp"
+#include "openloop/watch/metrics_endpoint.hpp"
 #include "test_http.hpp"
 
 #include <atomic>

@@ -1,7 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/cli/child_process.hpp"
-#include "openloop/measure/signal_sampler.hpp"
+#include "openloop/watch/signal_sampler.hpp"
 #include "test_http.hpp"
 #include "test_paths.hpp"
 

@@ -3,7 +3,7 @@
 // and soak: --scrape, --scrape-metric, --server-pid, --metrics-listen.
 
 #include "openloop/run/runner.hpp"
-#include "openloop/run/server_watch.hpp"
+#include "openloop/watch/server_watch.hpp"
 
 #include <boost/program_options/options_description.hpp>
 #include <boost/program_options/variables_map.hpp>

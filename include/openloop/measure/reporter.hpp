@@ -5,7 +5,7 @@
 // the live progress line. It may be slow without slowing the sender.
 
 #include "openloop/measure/event.hpp"
-#include "openloop/measure/metrics_endpoint.hpp"
+#include "openloop/watch/metrics_endpoint.hpp"
 #include "openloop/measure/request_metrics.hpp"
 #include "openloop/measure/ring.hpp"
 #include "openloop/measure/run_stats.hpp"

@@ -10,6 +10,7 @@
 #include "openloop/measure/event.hpp"
 #include "openloop/measure/histogram.hpp"
 #include "openloop/measure/request_metrics.hpp"
+#include "openloop/watch/window_signals.hpp"
 
 #include <array>
 #include <chrono>
@@ -21,16 +22,6 @@
 #include <vector>
 
 namespace openloop {
-
-// What the watches of the server saw most recently (run/server_watch).
-struct window_signals {
-    std::vector<std::pair<std::string, double>> values;  // selected signals by name
-    double server_rss_mib = -1;  // --server-pid, from /proc; < 0: none
-    double server_cpu_pct = -1;
-    std::uint64_t scrape_failures = 0;  // cumulative over the run
-    bool scraping = false;               // --scrape was given
-    bool server_pid = false;             // --server-pid was given
-};
 
 // One closed window's figures, for the live endpoint and the progress line.
 struct window_figures {

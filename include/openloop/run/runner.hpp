@@ -10,7 +10,7 @@
 #include "openloop/load/workload.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/run/environment.hpp"
-#include "openloop/run/server_watch.hpp"
+#include "openloop/watch/server_watch.hpp"
 #include "openloop/run/stage_end.hpp"
 
 #include <boost/json/object.hpp>

@@ -5,7 +5,7 @@
 // how results are computed or rendered shows up here as a diff to review; when
 // the change is meant, record again with OPENLOOP_RECORD_GOLDEN=1 and commit it.
 
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 #include "openloop/measure/reporter.hpp"
 #include "events.hpp"
 #include "openloop/results/summary_json.hpp"

@@ -2,7 +2,7 @@
 
 #include "openloop/run/request_body.hpp"
 #include "openloop/load/session.hpp"
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>

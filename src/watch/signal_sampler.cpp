@@ -1,4 +1,4 @@
-#include "openloop/measure/signal_sampler.hpp"
+#include "openloop/watch/signal_sampler.hpp"
 
 namespace openloop {
 

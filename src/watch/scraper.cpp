@@ -1,4 +1,4 @@
-#include "openloop/measure/scraper.hpp"
+#include "openloop/watch/scraper.hpp"
 
 #include "openloop/base/executor.hpp"
 #include "openloop/base/input_error.hpp"

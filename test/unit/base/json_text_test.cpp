@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 
 #include <boost/json/parse.hpp>
 

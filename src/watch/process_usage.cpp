@@ -1,4 +1,4 @@
-#include "openloop/measure/process_usage.hpp"
+#include "openloop/watch/process_usage.hpp"
 
 #include <cstdio>
 #include <cstdlib>

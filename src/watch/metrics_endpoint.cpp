@@ -1,4 +1,4 @@
-#include "openloop/measure/metrics_endpoint.hpp"
+#include "openloop/watch/metrics_endpoint.hpp"
 
 #include "openloop/base/executor.hpp"
 

@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/measure/server_signals.hpp"
+#include "openloop/watch/server_signals.hpp"
 #include "test_paths.hpp"
 
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "openloop/measure/json_text.hpp"
+#include "openloop/base/json_text.hpp"
 
 #include <boost/json/serialize.hpp>
 

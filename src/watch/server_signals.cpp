@@ -1,4 +1,4 @@
-#include "openloop/measure/server_signals.hpp"
+#include "openloop/watch/server_signals.hpp"
 
 #include <cmath>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "openloop/measure/prometheus_text.hpp"
+#include "openloop/watch/prometheus_text.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,4 +1,6 @@
-#include "openloop/run/server_watch.hpp"
+#include "openloop/watch/server_watch.hpp"
+
+#include "openloop/base/clock.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +8,6 @@
 namespace openloop {
 
 namespace json = boost::json;
-using steady = std::chrono::steady_clock;
 
 namespace {
 

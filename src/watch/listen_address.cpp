@@ -1,4 +1,4 @@
-#include "openloop/measure/listen_address.hpp"
+#include "openloop/watch/listen_address.hpp"
 
 #include "openloop/base/input_error.hpp"
 

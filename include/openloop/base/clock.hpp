@@ -7,6 +7,9 @@
 
 namespace openloop {
 
+// The clock of deadlines and timers; steady_now_ns() reads the same one.
+using steady = std::chrono::steady_clock;
+
 // Steady-clock (CLOCK_MONOTONIC) nanoseconds: comparable between openloop and
 // its simulator on one host.
 inline std::int64_t steady_now_ns() {

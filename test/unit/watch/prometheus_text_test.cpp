@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/measure/prometheus_text.hpp"
+#include "openloop/watch/prometheus_text.hpp"
 #include "test_paths.hpp"
 
 #include <chrono>

@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/measure/process_usage.hpp"
+#include "openloop/watch/process_usage.hpp"
 
 #include <chrono>
 #include <cmath>

@@ -1,7 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/base/input_error.hpp"
-#include "openloop/measure/listen_address.hpp"
+#include "openloop/watch/listen_address.hpp"
 
 #include <string>
 

@@ -1,7 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/base/input_error.hpp"
-#include "openloop/measure/scraper.hpp"
+#include "openloop/watch/scraper.hpp"
 
 #include <string>
 

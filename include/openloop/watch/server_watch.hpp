@@ -7,8 +7,8 @@
 // window ends, and the reporter copies the latest sample into the window's
 // row. Nothing here runs on the io thread, and no failure is fatal.
 
-#include "openloop/measure/signal_sampler.hpp"
-#include "openloop/measure/window_log.hpp"
+#include "openloop/watch/signal_sampler.hpp"
+#include "openloop/watch/window_signals.hpp"
 
 #include <boost/json/object.hpp>
 

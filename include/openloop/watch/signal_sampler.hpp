@@ -11,10 +11,10 @@
 // (`1.kv_usage`, `2.gpu_memory_used_mib`), as the same signal may come from
 // more than one (an exporter's own process_resident_memory_bytes).
 
-#include "openloop/measure/process_usage.hpp"
-#include "openloop/measure/prometheus_text.hpp"
-#include "openloop/measure/scraper.hpp"
-#include "openloop/measure/server_signals.hpp"
+#include "openloop/watch/process_usage.hpp"
+#include "openloop/watch/prometheus_text.hpp"
+#include "openloop/watch/scraper.hpp"
+#include "openloop/watch/server_signals.hpp"
 
 #include <chrono>
 #include <cstdint>

@@ -15,7 +15,7 @@
 //     endpoint.publish(format_live_metrics(v));
 // and stop() it (or let it go out of scope) after the last publish.
 
-#include "openloop/measure/listen_address.hpp"
+#include "openloop/watch/listen_address.hpp"
 
 #include <chrono>
 #include <cstddef>

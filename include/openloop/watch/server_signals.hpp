@@ -22,7 +22,7 @@
 // (the server restarted) counts from zero, as Prometheus's rate() does.
 // NaN samples are left out. A signal with no source present is absent, not 0.
 
-#include "openloop/measure/prometheus_text.hpp"
+#include "openloop/watch/prometheus_text.hpp"
 
 #include <string>
 #include <vector>

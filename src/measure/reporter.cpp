@@ -169,7 +169,7 @@ struct reporter::impl {
         switch (e.kind) {
         case event_kind::start: on_start(e); break;
         case event_kind::refused:
-            if ((e.v & flag_warmup) == 0) {
+            if (!e.warmup()) {
                 ++stats_.refused;
                 stats_.fidelity.asked(e.t_ns);
                 windows_.refused();
@@ -178,7 +178,7 @@ struct reporter::impl {
             break;
         case event_kind::connect:
             if (auto* r = live_.find(e.request)) {
-                r->connect = e.v;
+                r->connect = e.connect_ns();
             }
             break;
         case event_kind::released:
@@ -209,22 +209,23 @@ struct reporter::impl {
         case event_kind::headers:
             if (auto* r = live_.find(e.request); r != nullptr && r->headers < 0) {
                 r->headers = e.t_ns;
-                r->http_status = e.a;
+                r->http_status = e.http_status();
             }
             break;
         case event_kind::chunk:
             if (auto* r = live_.find(e.request)) {
-                r->add_chunk(e.t_ns, e.a);
+                r->add_chunk(e.t_ns, e.chunk_tokens());
             }
             break;
         case event_kind::done: on_done(e); break;
         case event_kind::failed: on_failed(e); break;
         case event_kind::drain_over: drain_over_ = true; break;
         case event_kind::session_end:
-            if ((e.flags & session_warmup) == 0) stats_.sessions.session_ended(e.t_ns, e.v, e.a, e.b, e.flags);
+            if ((e.flags & session_warmup) == 0) stats_.sessions.session_ended(e.t_ns, e.first_intended_ns(), e.turns_completed(), e.turns_planned(), e.flags);
             if (stats_.sessions.enabled())
                 sessions_.write({e.request / static_cast<std::uint64_t>(stats_.sessions.stride),
-                                 (e.flags & session_warmup) != 0, e.v, e.t_ns, e.b, e.a, e.flags});
+                                 (e.flags & session_warmup) != 0, e.first_intended_ns(), e.t_ns, e.turns_planned(),
+                                 e.turns_completed(), e.flags});
             break;
         case event_kind::retry:
             if (auto* r = live_.find(e.request); r != nullptr && !r->retried) {
@@ -254,9 +255,9 @@ struct reporter::impl {
         if (!started) return;
         request_timeline& r = *started;
         r.intended = e.t_ns;
-        r.input_tokens = e.a;
-        r.max_tokens = options_.generates ? e.b : 0;
-        r.warmup = (e.v & flag_warmup) != 0;
+        r.input_tokens = e.input_tokens();
+        r.max_tokens = options_.generates ? e.max_tokens() : 0;
+        r.warmup = e.warmup();
         if (r.warmup) {
             ++stats_.warmup_started;
             return;
@@ -280,8 +281,8 @@ struct reporter::impl {
         if (!live) return;
         if (options_.steady_throughput) completion_ends_.push_back(e.t_ns);
         request_timeline& r = *live;
-        const stream_usage usage{e.a, e.b, e.v, (e.flags & done_bad_usage) != 0};
-        r.prompt_tokens = e.b;
+        const stream_usage usage{e.completion_tokens(), e.prompt_tokens(), e.cached_tokens(), (e.flags & done_bad_usage) != 0};
+        r.prompt_tokens = e.prompt_tokens();
         if ((e.flags & done_unstreamed) != 0) {
             r.streamed = false;
             r.answered = e.t_ns;
@@ -290,7 +291,7 @@ struct reporter::impl {
         const bool good = meets(options_.slo, r, m);
         if (!r.warmup) {
             record_completed(stats_, r, m, usage, good);
-            if (stats_.sessions.enabled()) stats_.sessions.completed_turn(e.request, m.ttft, m.e2e, e.b, e.v);
+            if (stats_.sessions.enabled()) stats_.sessions.completed_turn(e.request, m.ttft, m.e2e, e.prompt_tokens(), e.cached_tokens());
             stats_.fidelity.completed({e.request, r.input_tokens, usage.prompt_tokens, r.max_tokens,
                                        m.output_from_usage ? m.output_tokens : -1, usage.cached_tokens,
                                        r.reusable_at_send});
@@ -306,7 +307,7 @@ struct reporter::impl {
         end.output_from_usage = m.output_from_usage;
         end.output_counted = m.output_counted;
         end.bad_usage = m.bad_usage;
-        end.cached_tokens = e.v;
+        end.cached_tokens = e.cached_tokens();
         end.tpot_ns = m.tpot;
         end.good = good;
         requests_.write(e.request, r, end);
@@ -317,20 +318,20 @@ struct reporter::impl {
         request_timeline* live = live_.find(e.request);
         if (!live) return;
         request_timeline& r = *live;
-        int cls = (e.a >= 0 && e.a < error_class_count) ? e.a : static_cast<int>(error_class::io);
+        int cls = (e.error() >= 0 && e.error() < error_class_count) ? static_cast<int>(e.error()) : static_cast<int>(error_class::io);
         // The wire knows only that it was cancelled; the ring's order says it was the drain limit.
         if (drain_over_ && cls == static_cast<int>(error_class::cancelled))
             cls = static_cast<int>(error_class::cancelled_at_end);
-        if (e.b != 0) {
-            r.http_status = e.b;
+        if (e.http_status() != 0) {
+            r.http_status = e.http_status();
         }
         if (!r.warmup) {
             ++stats_.failed;
             ++stats_.failed_by_class[static_cast<std::size_t>(cls)];
             if (stats_.sessions.enabled()) stats_.sessions.failed_turn(e.request);
             // A stream that broke after a 200 is a stream failure, not an HTTP one.
-            if (e.b >= 400) {
-                count_status(e.b);
+            if (e.http_status() >= 400) {
+                count_status(e.http_status());
             }
             end_measured(e.t_ns);
             windows_.failed();

@@ -227,8 +227,7 @@ private:
                 ++measured;
             }
             if (client_.in_flight() + waiting_.size() >= o_.max_inflight) {
-                client_.emit(event{intended, flags, r.index, r.request.input_tokens, r.request.max_tokens,
-                                   event_kind::refused});
+                client_.emit(event::refusal(r.index, intended, r.request.input_tokens, r.request.max_tokens, flags));
                 continue;
             }
             if (o_.max_concurrency > 0 && (client_.in_flight() >= o_.max_concurrency || !waiting_.empty())) {
@@ -282,10 +281,8 @@ private:
     void drop_waiting() {
         for (const queued_request& r : waiting_) {
             const std::int64_t flags = r.warmup ? std::int64_t{flag_warmup} : 0;
-            client_.emit(event{r.offset_ns, flags, r.index, r.request.input_tokens, r.request.max_tokens,
-                               event_kind::start});
-            client_.emit(event{to_ns(steady::now()), 0, r.index, static_cast<std::int64_t>(error_class::cancelled), 0,
-                               event_kind::failed});
+            client_.emit(event::started(r.index, r.offset_ns, r.request.input_tokens, r.request.max_tokens, flags));
+            client_.emit(event::failure(r.index, to_ns(steady::now()), error_class::cancelled, 0));
         }
         waiting_.clear();
     }
@@ -420,7 +417,7 @@ private:
         std::fprintf(stderr, "openloop: the %.3g s drain after the last send ran out; cancelling %zu requests "
                              "still in flight (cancelled_at_end)\n", drain_s_, client_.in_flight());
         // Ahead of their failures in the ring, so the reporter counts them as cancelled_at_end.
-        client_.emit(event{to_ns(steady::now()), 0, 0, 0, 0, event_kind::drain_over});
+        client_.emit(event::drain_ended(to_ns(steady::now())));
         client_.close_all();
     }
 

@@ -153,7 +153,7 @@ private:
             p.answer = &s.answer;
             s.history.add("user") = spec_.prompt;
             if (client_.in_flight() >= o_.max_inflight) {
-                client_.emit(event{intended, flags, index, p.input_tokens, p.max_tokens, event_kind::refused});
+                client_.emit(event::refusal(index, intended, p.input_tokens, p.max_tokens, flags));
                 how |= session_failed;
                 break;
             }
@@ -169,7 +169,7 @@ private:
             ++completed;
             std::swap(s.history.add("assistant"), s.answer);
         }
-        client_.emit(event{end, first_intended, plan_.request_index(id, 0), completed, turns, event_kind::session_end, how});
+        client_.emit(event::session_ended(plan_.request_index(id, 0), end, first_intended, completed, turns, how));
     }
 
     // When trace session id's row turn is due; --loop's later laps (id past the trace's

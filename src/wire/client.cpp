@@ -77,9 +77,8 @@ net::awaitable<std::pair<int, std::string>> setup_call(client::impl& i, http::ve
 }  // namespace
 
 void client::impl::send(request_job job) {
-    owner.emit(event{job.intended_ns, job.flags, job.index, job.request.input_tokens, job.request.max_tokens,
-                     event_kind::start});
-    if (job.released_ns >= 0) owner.emit(event{job.released_ns, 0, job.index, 0, 0, event_kind::released});
+    owner.emit(event::started(job.index, job.intended_ns, job.request.input_tokens, job.request.max_tokens, job.flags));
+    if (job.released_ns >= 0) owner.emit(event::release(job.index, job.released_ns));
     ++in_flight;
     worker* w = closing ? nullptr : take_idle();
     if (!w) {
@@ -118,7 +117,7 @@ void client::impl::end(worker& w, const exchange_result& r) {
         w.timed = false;
     }
     if (r.failure != error_class::none) {
-        owner.emit(event{steady_now_ns(), 0, j.index, static_cast<std::int32_t>(r.failure), r.status, event_kind::failed});
+        owner.emit(event::failure(j.index, steady_now_ns(), r.failure, r.status));
         // Cancellations are openloop's own doing: nothing the server said.
         if (r.failure != error_class::cancelled) note(r.failure, r.status, r.message);
     }

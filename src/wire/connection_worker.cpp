@@ -94,7 +94,7 @@ beast::error_code parse(Parser& parser, connection& c, const read_outcome& o) {
 void client::impl::mark_sent(request_job& j) {
     if (j.sent) return;
     j.sent = true;
-    owner.emit(event{steady_now_ns(), 0, j.index, 0, 0, event_kind::sent});
+    owner.emit(event::sending(j.index, steady_now_ns()));
     const auto start = steady::now();
     j.dl.idle = opt.idle_timeout;
     if (opt.first_token_timeout.count() > 0) j.dl.first_token = start + opt.first_token_timeout;
@@ -142,7 +142,7 @@ net::awaitable<void> client::impl::work(worker& w) {
                 }
                 if (w.job) {
                     const std::int64_t t1 = steady_now_ns();
-                    owner.emit(event{t1, t1 - t0, w.job->index, 0, 0, event_kind::connect});
+                    owner.emit(event::connected(w.job->index, t1, t1 - t0));
                 }
                 w.pooled = !w.job;
             }
@@ -321,7 +321,7 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
         const bool retryable = out.nothing_received && out.failure != error_class::timeout_total &&
                                out.failure != error_class::cancelled;
         if (out.failure != error_class::none && retryable && w.pooled && !j.retried && !closing) {
-            owner.emit(event{steady_now_ns(), 0, j.index, static_cast<std::int32_t>(out.failure), 0, event_kind::retry});
+            owner.emit(event::retrying(j.index, steady_now_ns(), out.failure));
             j.retried = true;
             co_return true;
         }

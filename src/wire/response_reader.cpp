@@ -77,7 +77,7 @@ event response_reader::on_headers(int status, std::string_view content_type, std
                          ? type_ != body_type::other
                          : type_ == body_type::missing || (type_ == body_type::other && names_json(content_type));
     if (!type_accepted_) content_type_.assign(content_type.substr(0, 100));
-    return event{t_ns, 0, request_, status, 0, event_kind::headers};
+    return event::response_headers(request_, t_ns, status);
 }
 
 bool response_reader::on_data(const sse_event& ev, std::int64_t t_ns, event& out) {
@@ -118,7 +118,7 @@ bool response_reader::on_data(const sse_event& ev, std::int64_t t_ns, event& out
         }
         streaming_ = true;
         if (answer_) decoder_.append_text(ev.data, *answer_);
-        out = event{t_ns, 0, request_, tokens, static_cast<std::int64_t>(info.content_chars), event_kind::chunk};
+        out = event::content(request_, t_ns, tokens, static_cast<std::int64_t>(info.content_chars));
         return true;
     }
     // A Responses stream's last event stands where [DONE] would: its usage was read above.
@@ -212,8 +212,8 @@ bool response_reader::conclude(const read_completion& r, event& done) {
     finish(error_class::none);
     // With bad usage the output is counted by content chunks (completion -1);
     // prompt and cached figures that were themselves fine still stand.
-    done = event{done_ns_, usage_cached_, request_, bad_usage_ ? -1 : usage_completion_, usage_prompt_,
-                 event_kind::done, bad_usage_ ? std::uint8_t{done_bad_usage} : std::uint8_t{0}};
+    done = event::completion(request_, done_ns_, bad_usage_ ? -1 : usage_completion_, usage_prompt_, usage_cached_,
+                             bad_usage_ ? std::uint8_t{done_bad_usage} : std::uint8_t{0});
     return true;
 }
 
@@ -241,7 +241,7 @@ bool response_reader::conclude_json(std::int64_t t_ns, event& done) {
     if (!generated && !i.bad_usage) completion = 0;
     std::uint8_t flags = done_unstreamed;
     if (i.bad_usage) flags |= done_bad_usage;
-    done = event{t_ns, i.cached_tokens, request_, completion, i.prompt_tokens, event_kind::done, flags};
+    done = event::completion(request_, t_ns, completion, i.prompt_tokens, i.cached_tokens, flags);
     return true;
 }
 

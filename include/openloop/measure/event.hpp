@@ -10,36 +10,32 @@
 namespace openloop {
 
 enum class event_kind : std::uint8_t {
-    start,    // t = intended send time; a = input tokens; b = max_tokens; v = event_flags
-    refused,  // t = intended send time; refused by --max-inflight, never sent; v = event_flags
-    connect,  // t = connection ready (TCP + TLS); v = time it took, ns (only for a new connection)
-    sent,     // t = first byte of the request handed to the socket
-    headers,  // t = response headers parsed; a = HTTP status
-    chunk,    // t = read completion that carried a content chunk; a = tokens it carried (-1: unknown);
-              //     b = characters of generated text
-    done,     // t = end of stream ([DONE] or body end); a = completion tokens from usage (-1: none);
-              //     b = prompt tokens from usage (-1: none); v = cached prompt tokens (-1: none);
-              //     flags = done_flags
-    failed,   // t = when it failed; a = error_class; b = HTTP status (0 if none)
-    retry,    // t = when a pooled connection gave nothing back; a = error_class it ended in.
-              //     The request goes again, once, on a fresh connection (a connect event follows)
-    drain_over,  // t = when the drain limit after the last send ran out: the requests still in
-                 //     flight are being cancelled, and their cancelled failures that follow in
-                 //     the ring are cancelled_at_end
-    released,  // t = when it left the client-side queue (--max-concurrency): a request ended and
-               //     freed its slot. Follows its start event; schedule lag counts from here
-    session_end,  // t = when a session ended (its last turn's end, or when it stopped); request = its
-                  //     first turn's index; a = turns completed; b = turns it was to have; v = its first
-                  //     turn's intended time; flags = session_flags
+    start,        // a request was handed to the client at its intended time
+    refused,      // refused by --max-inflight at its intended time, never sent
+    connect,      // its connection was ready (TCP + TLS)
+    sent,         // its first byte was handed to the socket
+    headers,      // its response headers were parsed
+    chunk,        // a read completion carried a content chunk
+    done,         // its stream ended ([DONE] or body end)
+    failed,       // it failed, with one error class
+    retry,        // a pooled connection gave nothing back: it goes again, once, on a fresh one
+    drain_over,   // the drain limit after the last send ran out: the requests still in flight are
+                  // being cancelled, and their cancelled failures that follow are cancelled_at_end
+    released,     // it left the client-side queue (--max-concurrency) as a slot freed; follows its
+                  // start event, and schedule lag counts from here
+    session_end,  // a session ended (its last turn's end, or when it stopped)
 };
 
-// Flags carried in a start/refused event's v.
+// Flags of a start or refused event.
 enum event_flags : std::int64_t {
     flag_warmup = 1,  // sent, but excluded from statistics
 };
 
+// An event is built by the constructor of its kind and read by the names of
+// its kind: what the three numbers v, a and b hold depends on the kind, so
+// nothing outside this struct names them.
 struct event {
-    std::int64_t t_ns = 0;
+    std::int64_t t_ns = 0;  // steady-clock nanoseconds; what moment it is, the constructor says
     std::int64_t v = 0;
     std::uint64_t request = 0;  // request index, from 0 in schedule order
     // 64-bit: token counts come from the server and may be anything up to
@@ -47,7 +43,74 @@ struct event {
     std::int64_t a = 0;
     std::int64_t b = 0;
     event_kind kind = event_kind::start;
-    std::uint8_t flags = 0;  // done: done_flags
+    std::uint8_t flags = 0;
+
+    // t = intended send time; flags: event_flags.
+    static constexpr event started(std::uint64_t request, std::int64_t intended_ns, std::int64_t input_tokens,
+                                   std::int64_t max_tokens, std::int64_t flags) {
+        return {intended_ns, flags, request, input_tokens, max_tokens, event_kind::start, 0};
+    }
+    static constexpr event refusal(std::uint64_t request, std::int64_t intended_ns, std::int64_t input_tokens,
+                                   std::int64_t max_tokens, std::int64_t flags) {
+        return {intended_ns, flags, request, input_tokens, max_tokens, event_kind::refused, 0};
+    }
+    // took_ns: how long a new connection took; 0 for a pooled one.
+    static constexpr event connected(std::uint64_t request, std::int64_t t_ns, std::int64_t took_ns) {
+        return {t_ns, took_ns, request, 0, 0, event_kind::connect, 0};
+    }
+    static constexpr event release(std::uint64_t request, std::int64_t t_ns) {
+        return {t_ns, 0, request, 0, 0, event_kind::released, 0};
+    }
+    static constexpr event sending(std::uint64_t request, std::int64_t t_ns) {
+        return {t_ns, 0, request, 0, 0, event_kind::sent, 0};
+    }
+    static constexpr event response_headers(std::uint64_t request, std::int64_t t_ns, std::int64_t http_status) {
+        return {t_ns, 0, request, http_status, 0, event_kind::headers, 0};
+    }
+    // tokens: what the chunk carried, -1 when unknown.
+    static constexpr event content(std::uint64_t request, std::int64_t t_ns, std::int64_t tokens, std::int64_t chars) {
+        return {t_ns, 0, request, tokens, chars, event_kind::chunk, 0};
+    }
+    // Usage figures are -1 where the server gave none; flags: done_flags.
+    static constexpr event completion(std::uint64_t request, std::int64_t t_ns, std::int64_t completion_tokens,
+                                      std::int64_t prompt_tokens, std::int64_t cached_tokens, std::uint8_t flags) {
+        return {t_ns, cached_tokens, request, completion_tokens, prompt_tokens, event_kind::done, flags};
+    }
+    // http_status: 0 when none.
+    static constexpr event failure(std::uint64_t request, std::int64_t t_ns, error_class why, std::int64_t http_status) {
+        return {t_ns, 0, request, static_cast<std::int64_t>(why), http_status, event_kind::failed, 0};
+    }
+    static constexpr event retrying(std::uint64_t request, std::int64_t t_ns, error_class why) {
+        return {t_ns, 0, request, static_cast<std::int64_t>(why), 0, event_kind::retry, 0};
+    }
+    static constexpr event drain_ended(std::int64_t t_ns) { return {t_ns, 0, 0, 0, 0, event_kind::drain_over, 0}; }
+    // request: the session's first turn's index; flags: session_flags.
+    static constexpr event session_ended(std::uint64_t first_request, std::int64_t end_ns, std::int64_t first_intended_ns,
+                                         std::int64_t turns_completed, std::int64_t turns_planned, std::uint8_t flags) {
+        return {end_ns, first_intended_ns, first_request, turns_completed, turns_planned, event_kind::session_end, flags};
+    }
+
+    // start, refused
+    std::int64_t input_tokens() const { return a; }
+    std::int64_t max_tokens() const { return b; }
+    bool warmup() const { return (v & flag_warmup) != 0; }
+    // connect
+    std::int64_t connect_ns() const { return v; }
+    // headers, failed (0: none)
+    std::int64_t http_status() const { return kind == event_kind::failed ? b : a; }
+    // chunk
+    std::int64_t chunk_tokens() const { return a; }
+    std::int64_t chunk_chars() const { return b; }
+    // done
+    std::int64_t completion_tokens() const { return a; }
+    std::int64_t prompt_tokens() const { return b; }
+    std::int64_t cached_tokens() const { return v; }
+    // failed, retry: the raw value, checked by whoever turns it into a class
+    std::int64_t error() const { return a; }
+    // session_end
+    std::int64_t turns_completed() const { return a; }
+    std::int64_t turns_planned() const { return b; }
+    std::int64_t first_intended_ns() const { return v; }
 };
 
 // Flags carried in a session_end event's flags.

@@ -1,17 +1,17 @@
 #include "openloop/cli/compare_command.hpp"
 
 #include "openloop/base/quantity.hpp"
-#include "openloop/cli/result_dir.hpp"
+#include "openloop/cli/dir_arguments.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/base/json_text.hpp"
 #include "openloop/results/compare.hpp"
 #include "openloop/results/sweep_compare.hpp"
+#include "openloop/run/result_dir.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -19,7 +19,6 @@
 namespace openloop {
 
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
 namespace json = boost::json;
 
 namespace {
@@ -91,12 +90,16 @@ void refuse_gates_across_workloads(const run_match& match, const std::vector<gat
                       "); compare runs of one workload, or pass --allow-mismatch to judge the gates anyway");
 }
 
-json::object load_sweep(const std::string& dir) {
-    const fs::path file = fs::path(dir) / "sweep.json";
+// A result file's JSON object; throws input_error "PATH: not JSON (why)".
+json::object load_json(const result_dir& dir, std::string_view name) {
     boost::system::error_code ec;
-    const json::value v = json::parse(read_result_file(file, "compare"), ec);
-    if (ec || !v.is_object()) throw usage_error("compare: " + file.string() + ": not JSON (" + ec.message() + ")");
-    return v.get_object();
+    json::value v = json::parse(dir.read(name), ec);
+    if (ec || !v.is_object()) throw input_error(dir.file(name).string() + ": not JSON (" + ec.message() + ")");
+    return std::move(v.get_object());
+}
+
+json::object load_sweep(const std::string& name) {
+    return naming_command("compare", [&] { return load_json(result_dir(name), result_file::sweep_json); });
 }
 
 // Two sweeps, knee against knee (results/sweep_compare.hpp).
@@ -120,29 +123,25 @@ int compare_sweep_dirs(const std::vector<std::string>& runs, const std::vector<s
     return finish(text, out, failures);
 }
 
-compared_run load(const std::string& dir) {
-    require_request_log(dir, "compare");
+compared_run load_run(const result_dir& dir) {
+    dir.check_run();
     compared_run r;
-    r.name = dir;
-    const rebuilt_stats rebuilt = rebuild_stats(read_result_file(fs::path(dir) / "requests.jsonl", "compare"), &r.requests);
+    r.name = dir.path().string();
+    const rebuilt_stats rebuilt = rebuild_stats(dir.read(result_file::requests_jsonl), &r.requests);
     r.duration_s = rebuilt.stats.duration_s();
+    if (std::optional<run_context> context = dir.run_json()) r.context = std::move(*context);
     // A finished (or merged) run's own window is the one its throughput was reported over.
-    if (const fs::path run = fs::path(dir) / "run.json"; fs::exists(run)) {
-        try {
-            r.context = run_context_from_json(json::parse(read_result_file(run, "compare")));
-        } catch (const std::exception& e) {
-            throw usage_error("compare: " + run.string() + ": not an openloop run.json (" + e.what() + ")");
-        }
-    }
-    const fs::path summary = fs::path(dir) / "summary.json";
-    if (fs::exists(summary)) {
-        boost::system::error_code ec;
-        const json::value s = json::parse(read_result_file(summary, "compare"), ec);
-        if (ec || !s.is_object()) throw usage_error("compare: " + summary.string() + ": not JSON (" + ec.message() + ")");
-        if (const json::value* d = s.as_object().if_contains("duration"); d && d->is_number())
+    if (dir.has(result_file::summary_json)) {
+        const json::object summary = load_json(dir, result_file::summary_json);
+        if (const json::value* d = summary.if_contains("duration"); d && d->is_number())
             r.duration_s = d->to_number<double>();
     }
     return r;
+}
+
+// Throws usage_error "compare: ..." naming the file missing or not openloop's.
+compared_run load(const std::string& name) {
+    return naming_command("compare", [&] { return load_run(result_dir(name)); });
 }
 
 }  // namespace
@@ -166,7 +165,7 @@ int compare_main(const std::vector<std::string>& args) {
     if (runs.size() != 2) throw usage_error("compare: name two runs: openloop compare BASE NEW");
     const auto gate_texts =
         vm.count("fail-on") ? vm["fail-on"].as<std::vector<std::string>>() : std::vector<std::string>{};
-    const bool sweep0 = fs::exists(fs::path(runs[0]) / "sweep.json"), sweep1 = fs::exists(fs::path(runs[1]) / "sweep.json");
+    const bool sweep0 = result_dir(runs[0]).is_sweep(), sweep1 = result_dir(runs[1]).is_sweep();
     if (sweep0 != sweep1)
         throw usage_error("compare: " + runs[sweep0 ? 0 : 1] + " is a sweep and " + runs[sweep0 ? 1 : 0] +
                           " is not: compare two runs or two sweeps");

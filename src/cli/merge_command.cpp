@@ -1,13 +1,12 @@
 #include "openloop/cli/merge_command.hpp"
 
-#include "openloop/cli/result_dir.hpp"
+#include "openloop/cli/dir_arguments.hpp"
 #include "openloop/cli/usage.hpp"
-#include "openloop/base/input_error.hpp"
 #include "openloop/results/merge.hpp"
 #include "openloop/results/number_text.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/results/table.hpp"
-#include "openloop/run/result_files.hpp"
+#include "openloop/run/result_dir.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
@@ -63,13 +62,9 @@ int merge_main(const std::vector<std::string>& args) {
             throw usage_error("merge: --out " + out.string() + " is one of the parts; choose a new directory");
 
     std::vector<merge_input> parts;
-    for (const auto& d : dirs) {
-        try {
-            parts.push_back(read_result_dir(d));
-        } catch (const input_error& e) {
-            throw usage_error(std::string("merge: ") + e.what());
-        }
-    }
+    naming_command("merge", [&] {
+        for (const auto& d : dirs) parts.push_back(result_dir(d).read_merge_input());
+    });
     const bool allow_mismatch = vm["allow-mismatch"].as<bool>();
     const std::vector<part_mismatch> mismatches = merge_mismatches(parts);
     if (!mismatches.empty() && !allow_mismatch)
@@ -82,10 +77,11 @@ int merge_main(const std::vector<std::string>& args) {
     for (const std::string& name : unchecked_parts(parts))
         std::cerr << "openloop merge: " << name << " has no run.json: cannot tell whether it is the same run\n";
     const merged_result merged = merge_results(parts, allow_mismatch);
-    write_merged(merged, out);
+    const result_dir merged_dir(out);
+    merged_dir.write_merged(merged);
     const run_result& result = merged.result;
     if (vm["json"].as<bool>()) {
-        std::cout << read_result_file(out / "summary.json", "merge");
+        std::cout << naming_command("merge", [&] { return merged_dir.read(result_file::summary_json); });
     } else {
         std::cout << "merged " << parts.size() << " runs into " << out.string() << "/";
         if (const auto& spread = merged.summary.at("merged").at("start_spread_ms"); spread.is_number())

@@ -1,13 +1,13 @@
 #include "openloop/cli/report_command.hpp"
 
-#include "openloop/cli/result_dir.hpp"
+#include "openloop/cli/dir_arguments.hpp"
 #include "openloop/cli/soak_command.hpp"
 #include "openloop/cli/usage.hpp"
-#include "openloop/base/json_text.hpp"
 #include "openloop/results/rebuild.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/results/table.hpp"
+#include "openloop/run/result_dir.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
@@ -35,6 +35,67 @@ constexpr const char* usage_text =
     "one (not JSON, or no verdict in it) is moved aside to summary.json.unreadable, said on stderr, and rebuilt\n"
     "(its \"rebuilt\" says why); without run.json to rebuild it from, exit 2.\n\n";
 
+// Rebuilds dir's summary.json (report_main's work, once the command line is read).
+void report(const result_dir& dir, const po::variables_map& vm) {
+    if (!fs::is_directory(dir.path())) throw usage_error("report: " + dir.path().string() + " is not a directory");
+    const fs::path summary_file = dir.file(result_file::summary_json);
+    // An unreadable summary.json is no finished run's: it is rebuilt, and kept aside, never overwritten unseen.
+    std::optional<std::string> unreadable;
+    if (const std::optional<std::string> summary = dir.read_if_any(result_file::summary_json)) {
+        unreadable = summary_problem(*summary);
+        if (!unreadable && !vm["force"].as<bool>()) {
+            std::cout << dir.path().string() << " is a finished run: its summary.json stands (--force rebuilds it)\n";
+            return;
+        }
+    }
+    const std::optional<run_context> described = dir.run_json();
+    if (!described)
+        throw usage_error("report: " + dir.file(result_file::run_json).string() +
+                          " is missing: not an openloop result directory" +
+                          (unreadable ? "; and " + summary_file.string() + " is unreadable (" + *unreadable +
+                                            "): nothing to rebuild it from"
+                                      : std::string()));
+    if (unreadable) {
+        const fs::path aside = dir.set_summary_aside();
+        std::cerr << "openloop report: " << summary_file.string() << " is unreadable (" << *unreadable
+                  << "): kept as " << aside.string() << "; rebuilding it from requests.jsonl\n";
+    }
+    run_context ctx = *described;
+    rebuilt_stats rebuilt = rebuild_stats(dir.read_if_any(result_file::requests_jsonl).value_or(""));
+    // A sessions run's session ends: how each ended, which requests.jsonl cannot tell.
+    if (const std::optional<std::string> sessions = dir.read_if_any(result_file::sessions_jsonl))
+        rebuild_sessions(*sessions, rebuilt.stats.sessions);
+    ctx.partial = true;
+    ctx.partial_reason = "rebuilt by openloop report from requests.jsonl (" + std::to_string(rebuilt.lines) + " lines): " +
+                         (unreadable ? "its summary.json was unreadable, so whether the run finished is not known"
+                                     : "the run did not finish") +
+                         "; requests in flight at its end are not counted";
+    if (rebuilt.bad_lines > 0)
+        ctx.partial_reason += "; " + std::to_string(rebuilt.bad_lines) + " unreadable line(s), the first at line " +
+                              std::to_string(rebuilt.first_bad_line);
+    const run_result result = make_run_result(rebuilt.stats, ctx);
+    boost::json::object summary = summary_json(result);
+    summary["rebuilt"] = boost::json::object{{"from", result_file::requests_jsonl},
+                                             {"lines", rebuilt.lines},
+                                             {"bad_lines", rebuilt.bad_lines},
+                                             {"itl", "not rebuilt: no per-chunk times on disk"},
+                                             {"unreadable_summary", unreadable ? boost::json::value(*unreadable)
+                                                                               : boost::json::value(nullptr)}};
+    std::string verdicts;
+    if (dir.has(result_file::windows_jsonl)) {
+        verdicts = write_soak_summary(dir, std::move(summary), vm["warmup-windows"].as<std::size_t>(), nullptr);
+    } else {
+        dir.write_json(result_file::summary_json, summary);
+    }
+    if (vm["json"].as<bool>()) {
+        std::cout << dir.read(result_file::summary_json);
+    } else {
+        std::cout << (unreadable ? "rebuilt in place of an unreadable summary: " : "rebuilt from a run that did not finish: ")
+                  << summary_file.string() << "\n";
+        if (!verdicts.empty()) std::cout << verdicts << "\n";
+        std::cout << format_table(result);
+    }
+}
 
 }  // namespace
 
@@ -50,71 +111,7 @@ int report_main(const std::vector<std::string>& args) {
     }
     const auto dirs = given_dirs(vm);
     if (dirs.empty()) throw usage_error("report: name the result directory: openloop report DIR");
-    const fs::path dir = dirs.front();
-    if (!fs::is_directory(dir)) throw usage_error("report: " + dir.string() + " is not a directory");
-    const fs::path summary_file = dir / "summary.json";
-    // An unreadable summary.json is no finished run's: it is rebuilt, and kept aside, never overwritten unseen.
-    std::optional<std::string> unreadable;
-    if (fs::exists(summary_file)) {
-        unreadable = summary_problem(read_result_file(summary_file, "report"));
-        if (!unreadable && !vm["force"].as<bool>()) {
-            std::cout << dir.string() << " is a finished run: its summary.json stands (--force rebuilds it)\n";
-            return 0;
-        }
-    }
-    if (!fs::exists(dir / "run.json"))
-        throw usage_error("report: " + (dir / "run.json").string() + " is missing: not an openloop result directory" +
-                          (unreadable ? "; and " + summary_file.string() + " is unreadable (" + *unreadable +
-                                            "): nothing to rebuild it from"
-                                      : std::string()));
-    if (unreadable) {
-        const fs::path aside = dir / "summary.json.unreadable";
-        std::error_code ec;
-        fs::rename(summary_file, aside, ec);
-        if (ec) throw usage_error("report: cannot move the unreadable " + summary_file.string() + " aside: " + ec.message());
-        std::cerr << "openloop report: " << summary_file.string() << " is unreadable (" << *unreadable
-                  << "): kept as " << aside.string() << "; rebuilding it from requests.jsonl\n";
-    }
-    run_context ctx;
-    try {
-        ctx = run_context_from_json(boost::json::parse(read_result_file(dir / "run.json", "report")));
-    } catch (const std::exception& e) {
-        throw usage_error("report: " + (dir / "run.json").string() + ": " + e.what());
-    }
-    rebuilt_stats rebuilt = rebuild_stats(fs::exists(dir / "requests.jsonl") ? read_result_file(dir / "requests.jsonl", "report") : "");
-    // A sessions run's session ends: how each ended, which requests.jsonl cannot tell.
-    if (fs::exists(dir / "sessions.jsonl"))
-        rebuild_sessions(read_result_file(dir / "sessions.jsonl", "report"), rebuilt.stats.sessions);
-    ctx.partial = true;
-    ctx.partial_reason = "rebuilt by openloop report from requests.jsonl (" + std::to_string(rebuilt.lines) + " lines): " +
-                         (unreadable ? "its summary.json was unreadable, so whether the run finished is not known"
-                                     : "the run did not finish") +
-                         "; requests in flight at its end are not counted";
-    if (rebuilt.bad_lines > 0)
-        ctx.partial_reason += "; " + std::to_string(rebuilt.bad_lines) + " unreadable line(s), the first at line " +
-                              std::to_string(rebuilt.first_bad_line);
-    const run_result result = make_run_result(rebuilt.stats, ctx);
-    boost::json::object summary = summary_json(result);
-    summary["rebuilt"] = boost::json::object{{"from", "requests.jsonl"},
-                                             {"lines", rebuilt.lines},
-                                             {"bad_lines", rebuilt.bad_lines},
-                                             {"itl", "not rebuilt: no per-chunk times on disk"},
-                                             {"unreadable_summary", unreadable ? boost::json::value(*unreadable)
-                                                                               : boost::json::value(nullptr)}};
-    std::string verdicts;
-    if (fs::exists(dir / "windows.jsonl")) {
-        verdicts = write_soak_summary(dir.string(), std::move(summary), vm["warmup-windows"].as<std::size_t>(), nullptr);
-    } else {
-        write_json_file((dir / "summary.json").string(), summary);
-    }
-    if (vm["json"].as<bool>()) {
-        std::cout << read_result_file(dir / "summary.json", "report");
-    } else {
-        std::cout << (unreadable ? "rebuilt in place of an unreadable summary: " : "rebuilt from a run that did not finish: ")
-                  << summary_file.string() << "\n";
-        if (!verdicts.empty()) std::cout << verdicts << "\n";
-        std::cout << format_table(result);
-    }
+    naming_command("report", [&] { report(result_dir(dirs.front()), vm); });
     return 0;
 }
 

@@ -6,7 +6,6 @@
 #include "openloop/cli/signal_options.hpp"
 #include "openloop/cli/target.hpp"
 #include "openloop/cli/usage.hpp"
-#include "openloop/base/json_text.hpp"
 #include "openloop/measure/resource_usage.hpp"
 #include "openloop/results/soak_report.hpp"
 #include "openloop/results/summary_json.hpp"
@@ -15,8 +14,6 @@
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -36,19 +33,11 @@ po::options_description soak_option_group() {
     return soak;
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 }  // namespace
 
-std::string write_soak_summary(const std::string& dir, boost::json::object summary, std::size_t warmup_windows,
+std::string write_soak_summary(const result_dir& dir, boost::json::object summary, std::size_t warmup_windows,
                                bool* changed) {
-    const std::string windows = (std::filesystem::path(dir) / "windows.jsonl").string();
-    const soak_windows rows = parse_windows_jsonl(read_file(windows));
+    const soak_windows rows = parse_windows_jsonl(dir.read_if_any(result_file::windows_jsonl).value_or(""));
     const soak_report report = judge_soak(rows, warmup_windows);
     boost::json::object soak = soak_json(report);
     if (rows.bad_lines > 0) {
@@ -56,7 +45,7 @@ std::string write_soak_summary(const std::string& dir, boost::json::object summa
         soak["first_bad_window_line"] = rows.first_bad_line;
     }
     summary["soak"] = std::move(soak);
-    write_json_file((std::filesystem::path(dir) / "summary.json").string(), summary);
+    dir.write_json(result_file::summary_json, summary);
     if (changed) *changed = report.changed;
     return format_soak(report);
 }
@@ -127,10 +116,10 @@ int soak_main(const std::vector<std::string>& args) {
     raise_fd_limit();
     const auto outcome = run_load(o);
     bool changed = false;
-    const std::string verdicts =
-        write_soak_summary(o.out_dir, summary_json(outcome.result), cmd.warmup_windows, &changed);
+    const result_dir dir(o.out_dir);
+    const std::string verdicts = write_soak_summary(dir, summary_json(outcome.result), cmd.warmup_windows, &changed);
     if (cmd.run.json) {
-        std::cout << read_file((std::filesystem::path(o.out_dir) / "summary.json").string());
+        std::cout << dir.read(result_file::summary_json);
     } else {
         std::cout << verdicts << "\n" << format_table(outcome.result);
         std::cout << "\nresults: " << o.out_dir << "/ (summary.json, windows.csv, windows.jsonl, requests.jsonl)\n"

@@ -7,6 +7,7 @@
 #include "openloop/results/run_result.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/results/table.hpp"
+#include "openloop/run/result_dir.hpp"
 
 #include <boost/json.hpp>
 
@@ -150,16 +151,17 @@ int vllm_main(const std::vector<std::string>& args) {
                     if (const auto v = latency_ms(outcome.result.stats.*f.member, stat)) summary[name] = *v;
                 }
     summary["max_concurrent_requests"] = outcome.result.stats.max_inflight;
-    const std::filesystem::path out(cmd.options.out_dir);
-    summary["max_output_tokens_per_s"] = out.empty() ? 0.0 : peak_output_per_s(out / "timeseries.csv");
+    const result_dir out(cmd.options.out_dir);
+    const bool written = !cmd.options.out_dir.empty();
+    summary["max_output_tokens_per_s"] = written ? peak_output_per_s(out.file(result_file::timeseries_csv)) : 0.0;
     // vLLM's errors is a list, one entry per request; openloop's count by class moves beside it.
     summary["errors_by_class"] = summary["errors"];
     summary["errors"] = boost::json::array{};
-    if (!out.empty()) {
-        add_detail(summary, out / "requests.jsonl", false);
-        write_json_file((out / "summary.json").string(), summary);
+    if (written) {
+        add_detail(summary, out.file(result_file::requests_jsonl), false);
+        out.write_json(result_file::summary_json, summary);
         // The other per-request arrays go into vLLM's result file only, as vLLM writes them.
-        if (t.detailed) add_detail(summary, out / "requests.jsonl", true);
+        if (t.detailed) add_detail(summary, out.file(result_file::requests_jsonl), true);
     }
     if (!t.result_file.empty()) {
         const std::filesystem::path file(t.result_file);
@@ -167,7 +169,7 @@ int vllm_main(const std::vector<std::string>& args) {
         write_json_file(t.result_file, summary);
     }
     std::cout << format_table(outcome.result);
-    if (!cmd.options.out_dir.empty())
+    if (written)
         std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, timeseries.csv)\n";
     if (!t.result_file.empty()) std::cout << "vLLM-shaped result: " << t.result_file << "\n";
     return finish_run(cmd, outcome);

@@ -1,6 +1,7 @@
 #include "openloop/measure/reporter.hpp"
 
 #include "openloop/base/clock.hpp"
+#include "openloop/base/result_files.hpp"
 #include "openloop/measure/live_requests.hpp"
 #include "openloop/measure/metrics_export.hpp"
 #include "openloop/measure/progress_line.hpp"
@@ -74,10 +75,10 @@ struct reporter::impl {
             throw std::runtime_error("cannot create output directory " + options_.out_dir + ": " + ec.message());
         }
         const std::filesystem::path dir(options_.out_dir);
-        requests_.open((dir / "requests.jsonl").string(), options_.request_id_prefix, options_.chunk_gaps,
+        requests_.open((dir / result_file::requests_jsonl).string(), options_.request_id_prefix, options_.chunk_gaps,
                        options_.session_stride);
-        windows_.open((dir / "timeseries.csv").string());
-        if (options_.session_stride > 0) sessions_.file.open((dir / "sessions.jsonl").string());
+        windows_.open((dir / result_file::timeseries_csv).string());
+        if (options_.session_stride > 0) sessions_.file.open((dir / result_file::sessions_jsonl).string());
         if (soaking()) soak_.open(options_.out_dir);
     }
 

@@ -1,6 +1,7 @@
 #include "openloop/measure/window_log.hpp"
 
 #include "openloop/base/json_text.hpp"
+#include "openloop/base/result_files.hpp"
 #include "openloop/measure/resource_usage.hpp"
 
 #include <boost/json/object.hpp>
@@ -46,8 +47,8 @@ window_log::window_log(std::chrono::nanoseconds window) : window_ns_(std::max<st
 
 void window_log::open(const std::string& dir) {
     const std::filesystem::path d(dir);
-    csv_path_ = (d / "windows.csv").string();
-    jsonl_path_ = (d / "windows.jsonl").string();
+    csv_path_ = (d / result_file::windows_csv).string();
+    jsonl_path_ = (d / result_file::windows_jsonl).string();
     csv_.open(csv_path_, std::ios::out | std::ios::trunc);
     if (!csv_) throw std::runtime_error("cannot open " + csv_path_ + " for writing");
     jsonl_.open(jsonl_path_, std::ios::out | std::ios::trunc);

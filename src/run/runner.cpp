@@ -8,9 +8,9 @@
 #include "openloop/load/session.hpp"
 #include "openloop/load/trace.hpp"
 #include "openloop/base/clock.hpp"
-#include "openloop/base/json_text.hpp"
 #include "openloop/measure/ring.hpp"
 #include "openloop/measure/resource_usage.hpp"
+#include "openloop/run/result_dir.hpp"
 #include "openloop/run/run_description.hpp"
 #include "openloop/watch/server_watch.hpp"
 #include "openloop/run/server_setup.hpp"
@@ -226,7 +226,7 @@ run_outcome run_load(const run_options& asked) {
         // Before the first request: what `openloop report` rebuilds a killed run's summary with.
         run_context ctx = describe_run(o, co.target.display(), model, tokenizer.label, 0, w.trace_details().speed);
         note_start(ctx, clock);
-        write_json_file((std::filesystem::path(o.out_dir) / "run.json").string(), run_context_json(ctx));
+        result_dir(o.out_dir).write_run_json(ctx);
     }
     reporter_options ro;
     ro.out_dir = o.out_dir;
@@ -289,7 +289,7 @@ run_outcome run_load(const run_options& asked) {
         ctx.partial_reason = "aborted: more than " + std::to_string(o.overload_inflight) + " requests in flight (overloaded)";
     out.result = make_run_result(std::move(stats), std::move(ctx));
     if (!o.out_dir.empty())
-        write_json_file((std::filesystem::path(o.out_dir) / "summary.json").string(), summary_json(out.result));
+        result_dir(o.out_dir).write_json(result_file::summary_json, summary_json(out.result));
     return out;
 }
 

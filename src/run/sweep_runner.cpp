@@ -2,17 +2,15 @@
 
 #include "openloop/base/input_error.hpp"
 #include "openloop/base/clock.hpp"
-#include "openloop/base/json_text.hpp"
 #include "openloop/results/sweep_json.hpp"
 #include "openloop/results/sweep_table.hpp"
-#include "openloop/run/result_files.hpp"
+#include "openloop/run/result_dir.hpp"
 #include "openloop/run/shard_barrier.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 
@@ -26,12 +24,6 @@ bool cool_down(double seconds) {
     const bool got = sleep_unless_signalled(seconds);
     if (got) std::fprintf(stderr, "\nopenloop: interrupted between stages; the report covers the stages so far\n");
     return got;
-}
-
-void write_text(const std::filesystem::path& path, const std::string& text) {
-    std::ofstream out(path);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
 }  // namespace
@@ -80,9 +72,10 @@ sweep_result run_sweep(const sweep_options& opt) {
         report.interrupted = result.interrupted;
         if (report.interrupted) note_interrupted(report.analysis, report.cut);
         if (!opt.out_dir.empty() && shard.index == 0) {
-            write_json_file((out / "sweep.json").string(), to_json(report));
-            write_text(out / "sweep.md", sweep_markdown(report));
-            write_text(out / "sweep.csv", sweep_csv(report));
+            const result_dir sweep(out);
+            sweep.write_json(result_file::sweep_json, to_json(report));
+            sweep.write_text(result_file::sweep_md, sweep_markdown(report));
+            sweep.write_text(result_file::sweep_csv, sweep_csv(report));
         }
     };
 
@@ -132,12 +125,7 @@ sweep_result run_sweep(const sweep_options& opt) {
                                   : static_cast<std::size_t>(std::max(64.0, 30 * (closed ? concurrency : rate) *
                                                                                 std::max(1.0, e2e_base_s)));
         o.start_at_ns = next_start_ns;
-        char dir[64];
-        if (closed) {
-            std::snprintf(dir, sizeof dir, "stage-%02zu-c%d", index, concurrency);
-        } else {
-            std::snprintf(dir, sizeof dir, "stage-%02zu-%gps", index, rate);
-        }
+        const std::string dir = stage_dir_name(index, rate, concurrency);
         o.out_dir = opt.out_dir.empty() ? "" : (out / dir).string();
         if (shard.sharded()) {
             // Every shard's part of the stage ends where the global schedule's window does: a fixed
@@ -175,10 +163,10 @@ sweep_result run_sweep(const sweep_options& opt) {
                 return false;
             }
             std::vector<merge_input> parts;
-            for (int i = 0; i < shard.count; ++i) parts.push_back(read_result_dir(barrier.part_dir(dir, i)));
+            for (int i = 0; i < shard.count; ++i) parts.push_back(result_dir(barrier.part_dir(dir, i)).read_merge_input());
             const merged_result merged = merge_results(parts);
-            if (shard.index == 0) write_merged(merged, out / dir / "merged");
-            row_dir = std::string(dir) + "/merged";
+            if (shard.index == 0) result_dir(out / dir / result_file::merged_stage).write_merged(merged);
+            row_dir = dir + "/" + std::string(result_file::merged_stage);
             outcome.result = merged.result;
             std::int64_t last_end = 0;
             for (const stage_mark& m : *marks) {

@@ -4,6 +4,7 @@
 // it grows or drifts.
 
 #include "openloop/cli/run_command.hpp"
+#include "openloop/run/result_dir.hpp"
 
 #include <cstddef>
 #include <string>
@@ -24,7 +25,7 @@ int soak_main(const std::vector<std::string>& args);
 
 // summary.json of a soak: the run's, with "soak" (the verdicts from
 // DIR/windows.jsonl) added; writes it and returns the verdicts' text.
-std::string write_soak_summary(const std::string& dir, boost::json::object summary, std::size_t warmup_windows,
+std::string write_soak_summary(const result_dir& dir, boost::json::object summary, std::size_t warmup_windows,
                                bool* changed);
 
 }  // namespace openloop

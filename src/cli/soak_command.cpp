@@ -10,6 +10,7 @@
 #include "openloop/results/soak_report.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/results/table.hpp"
+#include "openloop/run/result_dir.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>

@@ -4,13 +4,14 @@
 // it grows or drifts.
 
 #include "openloop/cli/run_command.hpp"
-#include "openloop/run/result_dir.hpp"
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
 namespace openloop {
+
+class result_dir;
 
 struct soak_command {
     run_command run;

@@ -135,6 +135,10 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME unit_plot_soak COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_plot_soak.py
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(unit_plot_soak PROPERTIES LABELS unit TIMEOUT 300)
+  # Every relative link and #anchor of README.md, BENCHMARKS.md and docs/ resolves.
+  add_test(NAME unit_doc_links COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_doc_links.py
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(unit_doc_links PROPERTIES LABELS unit TIMEOUT 60)
   # The Kubernetes manifests' commands, run here against the real binary and simulator (python3-yaml).
   add_test(NAME it_k8s_manifests COMMAND ${Python3_EXECUTABLE} -m unittest tools/k8s/test_manifests.py
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

@@ -1,7 +1,5 @@
 #include "openloop/run/runner.hpp"
 
-#include "load_run.hpp"
-
 #include "openloop/base/executor.hpp"
 #include "openloop/base/input_error.hpp"
 #include "openloop/load/calibration.hpp"
@@ -12,6 +10,7 @@
 #include "openloop/measure/resource_usage.hpp"
 #include "openloop/run/result_dir.hpp"
 #include "openloop/run/run_description.hpp"
+#include "openloop/run/run_driver.hpp"
 #include "openloop/watch/server_watch.hpp"
 #include "openloop/run/server_setup.hpp"
 #include "openloop/run/start_clock.hpp"
@@ -33,6 +32,7 @@
 namespace openloop {
 
 namespace json = boost::json;
+namespace net = boost::asio;
 
 namespace {
 
@@ -209,7 +209,7 @@ run_outcome run_load(const run_options& asked) {
     if (setup.interrupted() && tokenizer.label.empty())
         tokenizer.label = "not calibrated (interrupted before the schedule)";
 
-    load_run run(o, co, io, cl, w, signals);
+    run_driver run(o, co, io, cl, w, signals);
     if (setup.interrupted()) {
         run.stop_before_start();
     } else {

@@ -9,7 +9,7 @@
 // fail_fast::requests requests to end (warm-up included) all failed in one
 // non-retryable class and status, and none succeeded. 429 and 5xx say the
 // server is busy or broken now, which is what a load test measures: never.
-// Pure: the runner feeds it each request's end.
+// Pure: the run's driver (run_driver.hpp) feeds it each request's end.
 
 #include "openloop/measure/error_messages.hpp"
 #include "openloop/measure/event.hpp"

@@ -1,7 +1,7 @@
 #pragma once
-// One benchmark run: the io thread's scheduler (open loop on an arrival
-// schedule, or closed loop with N workers), the client, the reporter thread,
-// Ctrl-C handling and the results. `openloop run` is one call; a sweep is many.
+// One benchmark run: its setup, the io thread's side (run_driver.hpp: the
+// load mode's scheduler, Ctrl-C, drain, overload), the client, the reporter
+// thread and the results. `openloop run` is one call; a sweep is many.
 
 #include "openloop/load/arrival.hpp"
 #include "openloop/load/shard.hpp"

@@ -4,7 +4,8 @@
 // about a millisecond), so requests that share one send time, built one after
 // the other as they went out, left a build apart: a group of 16 took 15 ms or
 // more. Built ahead, in the slack before the next send, they leave back to back.
-// Pure: the runner tells it the time and does the building and the sending.
+// Pure: the open loop (open_loop.hpp) tells it the time and does the building
+// and the sending.
 
 #include "openloop/wire/request_writer.hpp"
 

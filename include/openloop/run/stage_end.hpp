@@ -1,6 +1,6 @@
 #pragma once
 // When a sweep stage has seen enough to be judged, so it may stop sending.
-// Pure: the runner feeds it the in-flight count on a fixed step from the
+// Pure: the run's driver feeds it the in-flight count on a fixed step from the
 // first measured send and the E2E of each measured request that completed.
 //
 // A stage first meets its minimums: --stage-duration, --min-samples, and

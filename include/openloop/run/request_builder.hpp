@@ -1,0 +1,42 @@
+#pragma once
+// Each request's bytes, built before its send time for every mode: the JSON
+// body (request_body.hpp) under its HTTP head (request_writer.hpp). The memory
+// of ended requests' bytes goes to the next ones built, so a run in its
+// stride allocates none.
+
+#include "openloop/load/workload.hpp"
+#include "openloop/run/request_body.hpp"
+#include "openloop/wire/client_options.hpp"
+#include "openloop/wire/request_writer.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace openloop {
+
+struct run_options;
+
+class request_builder {
+public:
+    // Builds the body's fixed parts now: a bad --extra-body fails before the run starts.
+    request_builder(const run_options& o, const client_options& co);
+
+    void set_model(std::string model) { model_ = std::move(model); }
+    prepared_request build(const request_spec& spec, std::uint64_t index);
+    // An ended request's bytes: kept (emptied) for a later build, up to a bound.
+    void recycle(std::string& bytes);
+
+private:
+    const run_options& o_;
+    const client_options& co_;
+    const request_body body_;
+    std::string model_;
+    std::string body_text_;  // each request's body before it joins its headers: the memory is reused
+    static constexpr std::size_t max_spare_bytes = 256;
+    std::vector<std::string> spare_bytes_;
+};
+
+}  // namespace openloop

@@ -1,0 +1,71 @@
+#pragma once
+// The session loop (--turns, a trace's conversations): sessions arrive on
+// the arrival schedule (open loop), and inside each, turn k + 1 is due its
+// think time after turn k's answer ended (closed loop), carrying the whole
+// conversation so far with the assistant's actual answers. Each turn's clock
+// starts at that intended time, so a generator that sends it late shows lag.
+// A trace's sessions (trace_sessions.hpp) arrive at their first rows' times,
+// and a later turn is due at its row's time or its answer's end, the later.
+
+#include "openloop/base/executor.hpp"
+#include "openloop/load/session.hpp"
+#include "openloop/load/workload.hpp"
+#include "openloop/run/request_builder.hpp"
+#include "openloop/run/scheduler.hpp"
+
+#include <boost/asio.hpp>
+
+#include <list>
+#include <string>
+#include <vector>
+
+namespace openloop {
+
+class session_loop final : public scheduler {
+public:
+    session_loop(const run_options& o, boost::asio::io_context& io, client& cl, workload& w,
+                 request_builder& requests, scheduler_host& host);
+
+    // Tells the host arrivals_over() once the last session arrived with some still going.
+    void start(steady::time_point origin) override;
+    // Ctrl-C, an overload, failing fast, --drain after the last arrival: no
+    // turn is sent any more, and a session thinking now ends now (cut); turns
+    // in flight end as the run lets them.
+    void stop() override;
+
+private:
+    // A session's memory, reused by the next session once it ends.
+    struct slot {
+        explicit slot(boost::asio::io_context& io) : timer(io) {}
+        conversation history;
+        std::string answer;
+        steady_timer timer;
+    };
+
+    std::int64_t origin_ns() const { return to_ns(origin_); }
+    boost::asio::awaitable<void> arrivals();
+    boost::asio::awaitable<void> session(slot& s, std::uint64_t id, std::int64_t first_intended, bool warm);
+    std::int64_t row_ns(std::uint64_t id, int turn) const;
+    slot& take_slot();
+    void maybe_done();
+
+    const run_options& o_;
+    const schedule_bounds bounds_;
+    const session_plan plan_;
+    boost::asio::io_context& io_;
+    client& client_;
+    workload& workload_;
+    request_builder& requests_;
+    scheduler_host& host_;
+    steady_timer timer_;
+    steady::time_point origin_;
+    request_spec spec_;
+    std::list<slot> slots_;  // a list: sessions hold references to their slots
+    std::vector<slot*> free_;
+    std::size_t live_ = 0;
+    bool arrivals_done_ = false;
+    bool stopping_ = false;
+    bool reported_ = false;
+};
+
+}  // namespace openloop

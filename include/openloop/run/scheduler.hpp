@@ -9,7 +9,6 @@
 // (MLPerf LoadGen's QueryScheduler<scenario> splits its scenarios alike.)
 
 #include "openloop/base/clock.hpp"
-#include "openloop/base/executor.hpp"
 #include "openloop/load/shard.hpp"
 #include "openloop/run/runner.hpp"
 #include "openloop/wire/cancel_group.hpp"
@@ -85,6 +84,7 @@ public:
     virtual void request_ended(finished_request&) {}
     // Requests held back unsent (--max-concurrency's wait list), to say so on Ctrl-C.
     virtual std::size_t waiting() const { return 0; }
+    // What it offered on its schedule: its offered rate, and when a sweep stage's watch starts.
     virtual const offered_load& offered() const {
         static const offered_load none;
         return none;

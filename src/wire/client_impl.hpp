@@ -8,6 +8,7 @@
 #include "openloop/wire/connector.hpp"
 #include "openloop/wire/deadline_sweep.hpp"
 #include "openloop/wire/exchange.hpp"
+#include "openloop/wire/exchange_fsm.hpp"
 #include "openloop/wire/response_reader.hpp"
 
 #include <boost/asio/awaitable.hpp>
@@ -57,6 +58,7 @@ struct worker {
     bool stop = false;   // close the connection and end
     std::int64_t idle_since_ns = 0;
     response_reader reader;
+    exchange_fsm fsm;
     request_clock clock;
     bool timed = false;  // clock is registered with the sweep
     std::list<worker>::iterator self;

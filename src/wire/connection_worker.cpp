@@ -50,6 +50,21 @@ struct read_outcome {
     std::int64_t t_ns = 0;
 };
 
+// What a failed exchange's message says; empty for a completed or cancelled one.
+std::string failure_message(const exchange_fsm& fsm, const response_reader& reader) {
+    switch (fsm.text()) {
+    case failure_text::none: return {};
+    case failure_text::writing: return "writing the request: " + fsm.error().message();
+    case failure_text::headers: return "reading the response headers: " + fsm.error().message();
+    case failure_text::body: return "reading the response body: " + fsm.error().message();
+    case failure_text::redirect: return redirect_message(reader.redirect_location());
+    case failure_text::response:
+        return response_failure_message(fsm.result().failure, reader.content_type(), reader.kept_body(),
+                                        reader.mode() == response_mode::stream);
+    }
+    return {};
+}
+
 std::int64_t ns_of(std::optional<deadlines::time_point> at) {
     return at ? std::chrono::duration_cast<std::chrono::nanoseconds>(at->time_since_epoch()).count()
               : std::numeric_limits<std::int64_t>::max();
@@ -197,10 +212,11 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
         clock.at_ns = ns_of(j.dl.total);
         clock.cls = error_class::timeout_total;
 
-        exchange_result out;
         // A large body goes after the headers of every request due with this
         // one: they were all written before any worker resumed. What send()
         // wrote already is not written again.
+        exchange_fsm& fsm = w.fsm;
+        exchange_action act = fsm.resume(exchange_fsm::begin{.pooled = w.pooled, .retried = j.retried});
         const std::string_view first = first_part(j.request);
         boost::system::error_code wec;
         std::size_t wn = 0;
@@ -211,32 +227,32 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
             std::tie(wec, wn) = co_await net::async_write(stream, net::buffer(body.data(), body.size()));
         }
         j.written = 0;  // a retry writes it all again, on a fresh connection
-        if (wec) {
-            if (wec == net::error::operation_aborted && clock.fired) wec = beast::error::timeout;
-            out.failure = classify(wec, error_class::timeout_total, closing);
-            out.message = "writing the request: " + wec.message();
-            out.nothing_received = true;
-        } else if (closing) {
-            out.failure = error_class::cancelled;  // cancelled as the write completed (see the read loop)
-        } else {
-            const auto emit = [this](const event& e) { owner.emit(e); };
-            response_reader& reader = w.reader;
+        act = fsm.resume(exchange_fsm::wrote{.ec = wec, .timed_out = clock.fired, .closing = closing});
+        response_reader& reader = w.reader;
+        const auto emit = [this](const event& e) { owner.emit(e); };
+        if (act == exchange_action::read)
             reader.start(j.index, opt.streamed ? response_mode::stream : response_mode::json, j.request.answer);
-            response_parser<decltype(emit)> parser(reader, emit);
-            parser.body_limit(opt.max_body);
-            parser.header_limit(response_header_limit);
-            bool got_bytes = false;
-            boost::system::error_code last_ec;
-            while (!reader.finished()) {
-                const auto now = steady::now();
-                auto [at, cls] = j.dl.next(reader.streaming(), now);
-                if (reader.said_done() && (!at || now + body_end_after_done < *at)) {
-                    at = now + body_end_after_done;
-                    cls = error_class::timeout_idle;  // after [DONE] any failure completes the request
-                }
+        response_parser<decltype(emit)> parser(reader, emit);
+        parser.body_limit(opt.max_body);
+        parser.header_limit(response_header_limit);
+        const auto standing = [&] {
+            return exchange_fsm::fed{.finished = reader.finished(),
+                                     .header_done = parser.is_header_done(),
+                                     .outcome = reader.outcome(),
+                                     .status = reader.status(),
+                                     .answered_ns = reader.answered_ns(),
+                                     .at_body_end = reader.ended_at_body_end(),
+                                     .keep_alive = parser.keep_alive(),
+                                     .leftover = c.buffer.size() != 0};
+        };
+        read_outcome o;
+        while (act != exchange_action::finish) {
+            switch (act) {
+            case exchange_action::read: {
+                const auto [at, cls] = read_deadline(j.dl, reader.streaming(), reader.said_done(), steady::now());
                 clock.at_ns = ns_of(at);
                 clock.cls = cls;
-                read_outcome o;
+                o = {};
                 if constexpr (std::is_same_v<Stream, tcp_stream>) {
                     // Waits for readiness, then reads what is there: no buffer
                     // is held while a stream is quiet, and no read tried in vain.
@@ -257,76 +273,48 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
                     o.ec = ec;
                     o.appended = n;
                 }
-                boost::system::error_code ec = o.ec;
-                if (ec == net::error::operation_aborted && clock.fired) ec = beast::error::timeout;
-                if (!o.shared.empty() || o.appended > 0) {
-                    got_bytes = true;
-                    if (const beast::error_code pec = parse(parser, c, o)) {
-                        ec = pec;
-                    } else if (parser.is_done()) {
-                        reader.read({.bytes = {}, .t_ns = o.t_ns, .body_complete = true}, emit);
-                        break;
-                    } else if (!ec && closing) {
-                        // A cancellation emitted while this read's completion was already
-                        // queued reaches no operation and is not seen by the next one: a
-                        // stream that never pauses would then outlive the drain limit.
-                        ec = net::error::operation_aborted;
-                    }
-                }
-                if (!ec) continue;
-                // A body that runs until the connection closes ends here.
-                if (ec == net::error::eof && parser.got_some()) {
-                    beast::error_code eof;
-                    parser.put_eof(eof);
-                    if (!eof && parser.is_done()) {
-                        reader.read({.bytes = {}, .t_ns = o.t_ns, .body_complete = true}, emit);
-                        break;
-                    }
-                    ec = eof ? eof : beast::error_code(http::error::partial_message);
-                } else if (ec == net::error::eof) {
-                    ec = http::error::end_of_stream;
-                }
-                const bool in_headers = !parser.is_header_done();
-                out.nothing_received = !got_bytes && (ec == http::error::end_of_stream || ec == net::error::connection_reset ||
-                                                      ec == net::error::broken_pipe || ec == ssl::error::stream_truncated);
-                reader.read({.bytes = {}, .t_ns = o.t_ns, .body_complete = false, .error = classify(ec, clock.cls, closing)},
-                            emit);
-                if (in_headers) {
-                    out.failure = reader.outcome();
-                    if (out.failure != error_class::cancelled) out.message = "reading the response headers: " + ec.message();
-                    break;
-                }
-                last_ec = ec;
+                act = fsm.resume(exchange_fsm::read{.ec = o.ec,
+                                                    .got_bytes = !o.shared.empty() || o.appended > 0,
+                                                    .timed_out = clock.fired,
+                                                    .closing = closing,
+                                                    .timeout_cls = clock.cls});
+                break;
             }
-            if (reader.finished()) {
-                out.status = reader.status();
-                out.failure = reader.outcome();
-                if (out.failure == error_class::none) out.answered_ns = reader.answered_ns();
-                if (out.failure != error_class::none && out.failure != error_class::cancelled && out.message.empty()) {
-                    if (out.failure == error_class::bad_http || out.failure == error_class::io)
-                        out.message = "reading the response body: " + last_ec.message();
-                    else if (out.failure == error_class::http_3xx)
-                        out.message = redirect_message(reader.redirect_location());
-                    else
-                        out.message = response_failure_message(out.failure, reader.content_type(), reader.kept_body(),
-                                                               reader.mode() == response_mode::stream);
-                }
-                // Bytes past the end of the message mean the server sent more than it
-                // declared: the next request on this connection would read them as its answer.
-                out.reusable = reader.ended_at_body_end() && parser.keep_alive() && c.buffer.size() == 0;
+            case exchange_action::parse: {
+                const beast::error_code pec = parse(parser, c, o);
+                act = fsm.resume(exchange_fsm::parsed{.ec = pec, .done = parser.is_done(), .after = standing()});
+                break;
+            }
+            case exchange_action::put_eof: {
+                beast::error_code eof;
+                parser.put_eof(eof);
+                act = fsm.resume(exchange_fsm::parsed{.ec = eof, .done = parser.is_done(), .after = standing()});
+                break;
+            }
+            case exchange_action::complete:
+                reader.read({.bytes = {}, .t_ns = o.t_ns, .body_complete = true}, emit);
+                act = fsm.resume(standing());
+                break;
+            case exchange_action::fail_read:
+                reader.read({.bytes = {}, .t_ns = o.t_ns, .body_complete = false, .error = fsm.read_failure()}, emit);
+                act = fsm.resume(standing());
+                break;
+            default:
+                act = exchange_action::finish;  // not reached: the exchange's steps are the cases above
             }
         }
+        exchange_result out = fsm.result();
+        out.message = failure_message(fsm, reader);
         clock.stream = nullptr;
 
-        const bool retryable = out.nothing_received && out.failure != error_class::timeout_total &&
-                               out.failure != error_class::cancelled;
-        if (out.failure != error_class::none && retryable && w.pooled && !j.retried && !closing) {
+        act = fsm.resume(exchange_fsm::settle{.closing = closing, .reuse = reuse});
+        if (act == exchange_action::retry) {
             owner.emit(event::retrying(j.index, steady_now_ns(), out.failure));
             j.retried = true;
             co_return true;
         }
         if (out.failure == error_class::none && w.pooled && c.served) ++reused_ok;
-        const bool keep = out.reusable && !closing && reuse;
+        const bool keep = act == exchange_action::keep;
         end(w, out);
         if (!keep) co_return false;
         c.served = true;

@@ -1,11 +1,9 @@
-// The coroutine each connection runs: it connects (or is opened ahead as a
-// spare), then serves request after request: waits parked in the pool,
-// writes the request it is given, reads the response through the parser into
-// the reader, and waits again. One coroutine frame per connection, none per
-// request; when a request that got nothing back on a pooled connection goes
-// again, it goes on a fresh connection of the same worker.
+// A request that got nothing back on a pooled connection goes again on a
+// fresh connection of the same worker.
 
-#include "client_impl.hpp"
+#include "connection_worker.hpp"
+
+#include "connection_pool.hpp"
 
 #include "openloop/base/clock.hpp"
 #include "openloop/wire/error_text.hpp"
@@ -106,107 +104,127 @@ beast::error_code parse(Parser& parser, connection& c, const read_outcome& o) {
 
 }  // namespace
 
-void client::impl::mark_sent(request_job& j) {
+connection_worker::connection_worker(client_context& ctx, connection_pool& pool, std::optional<request_job> job)
+    : ctx_(ctx), pool_(pool), wake_(ctx.io), job_(std::move(job)), spare_(!job_), reader_(ctx.decoder) {}
+
+void connection_worker::mark_sent(request_job& j) {
     if (j.sent) return;
     j.sent = true;
-    owner.emit(event::sending(j.index, steady_now_ns()));
+    ctx_.emit(event::sending(j.index, steady_now_ns()));
     const auto start = steady::now();
-    j.dl.idle = opt.idle_timeout;
-    if (opt.first_token_timeout.count() > 0) j.dl.first_token = start + opt.first_token_timeout;
-    if (opt.total_timeout.count() > 0) j.dl.total = start + opt.total_timeout;
+    j.dl.idle = ctx_.opt.idle_timeout;
+    if (ctx_.opt.first_token_timeout.count() > 0) j.dl.first_token = start + ctx_.opt.first_token_timeout;
+    if (ctx_.opt.total_timeout.count() > 0) j.dl.total = start + ctx_.opt.total_timeout;
 }
 
-// The first part of j on w's plain TCP connection, as far as the socket takes
-// it without waiting; the worker writes whatever is left, and meets any error.
-void client::impl::write_now(worker& w, request_job& j) {
-    if (w.conn->is_tls()) return;
-    mark_sent(j);
-    const std::string_view first = first_part(j.request);
-    boost::system::error_code ec;
-    j.written = w.conn->lowest().socket().write_some(net::buffer(first.data(), first.size()), ec);
+// Written here, in the scheduler's own loop, rather than when the worker
+// resumes behind whatever reads are queued: requests due together, or a few
+// microseconds apart, leave that close on the wire. On plain TCP the first
+// part goes as far as the socket takes it without waiting; the worker writes
+// whatever is left, and meets any error.
+void connection_worker::give(request_job job) {
+    if (!conn_->is_tls()) {
+        mark_sent(job);
+        const std::string_view first = first_part(job.request);
+        boost::system::error_code ec;
+        job.written = conn_->lowest().socket().write_some(net::buffer(first.data(), first.size()), ec);
+    }
+    job_.emplace(std::move(job));
+    wake_.cancel();
 }
 
-net::awaitable<void> client::impl::work(worker& w) {
+void connection_worker::retire() {
+    stop_ = true;
+    wake_.cancel();
+}
+
+void connection_worker::end(const exchange_result& r) {
+    if (timed_) {
+        ctx_.sweep.remove(clock_);
+        timed_ = false;
+    }
+    ctx_.end(job_, r);
+}
+
+net::awaitable<void> connection_worker::run() {
     // Cancellation comes back as operation_aborted results, classified as
     // cancelled; thrown instead, it would skip the bookkeeping below.
     co_await net::this_coro::throw_if_cancelled(false);
     try {
         for (;;) {
-            if (!w.conn) {
+            if (!conn_) {
                 // A spare connects behind the requests already due: a connect
                 // on loopback costs 15-100 us of the io thread, which belongs
                 // to their writes.
-                if (!w.job) co_await net::post(io, net::use_awaitable);
-                if (closing) break;
+                if (!job_) co_await net::post(ctx_.io, net::use_awaitable);
+                if (ctx_.closing) break;
                 const std::int64_t t0 = steady_now_ns();
                 error_class cls{};
                 std::string why;  // a spare's failure is met again, and reported, by the request that opens the next one
-                w.conn = co_await connect.open(cls, why);
-                if (w.spare) {
-                    w.spare = false;
-                    --opening;
+                conn_ = co_await ctx_.connect.open(cls, why);
+                if (spare_) {
+                    spare_ = false;
+                    pool_.spare_opened();
                 }
-                if (!w.conn) {
-                    if (w.job) {
+                if (!conn_) {
+                    if (job_) {
                         exchange_result unopened;
-                        unopened.failure = closing ? error_class::cancelled : cls;
-                        if (!closing) unopened.message = std::move(why);
-                        end(w, unopened);
+                        unopened.failure = ctx_.closing ? error_class::cancelled : cls;
+                        if (!ctx_.closing) unopened.message = std::move(why);
+                        end(unopened);
                     }
                     break;
                 }
-                if (w.job) {
+                if (job_) {
                     const std::int64_t t1 = steady_now_ns();
-                    owner.emit(event::connected(w.job->index, t1, t1 - t0));
+                    ctx_.emit(event::connected(job_->index, t1, t1 - t0));
                 }
-                w.pooled = !w.job;
+                pooled_ = !job_;
             }
             // Two statements: GCC 12 miscompiles co_await and a capturing lambda in one.
-            auto op = w.conn->with_stream([&](auto& stream) { return serve(stream, w); });
+            auto op = conn_->with_stream([&](auto& stream) { return serve(stream); });
             const bool again = co_await std::move(op);
-            w.conn.reset();
+            conn_.reset();
             if (!again) break;
         }
     } catch (...) {
         // The request still ends, so the reporter's count of it is right.
-        if (w.job) {
+        if (job_) {
             exchange_result failed;
             failed.failure = error_class::io;
             failed.message = cancel_group::describe(std::current_exception());
-            end(w, failed);
+            end(failed);
         }
-        forget(w);
+        pool_.forget(*this);  // destroys this worker: nothing of it is touched after
         throw;
     }
-    if (w.job) {
+    if (job_) {
         exchange_result aborted;  // the run closed before it could go again
         aborted.failure = error_class::cancelled;
-        end(w, aborted);
+        end(aborted);
     }
-    forget(w);
+    pool_.forget(*this);  // destroys this worker: nothing of it is touched after
 }
 
-// Requests on one connection until it cannot carry another; true when the
-// request in hand is to go again on a fresh connection.
 template <class Stream>
-net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
-    connection& c = *w.conn;
+net::awaitable<bool> connection_worker::serve(Stream& stream) {
+    connection& c = *conn_;
     for (;;) {
-        if (!w.job) {
-            park(w);
-            w.wake.expires_at(steady_timer::time_point::max());
-            co_await w.wake.async_wait();
-            if (w.stop || !w.job) co_return false;
+        if (!job_) {
+            pool_.park(*this);
+            wake_.expires_at(steady_timer::time_point::max());
+            co_await wake_.async_wait();
+            if (stop_ || !job_) co_return false;
         }
-        request_job& j = *w.job;
-        if (closing) co_return true;  // ended as cancelled by work()
-        keep_spares();
+        request_job& j = *job_;
+        if (ctx_.closing) co_return true;  // ended as cancelled by run()
+        pool_.keep_spares();
         mark_sent(j);
-        if (!w.timed) {
-            sweep.add(w.clock);
-            w.timed = true;
+        if (!timed_) {
+            ctx_.sweep.add(clock_);
+            timed_ = true;
         }
-        request_clock& clock = w.clock;
+        request_clock& clock = clock_;
         clock.stream = &c.lowest();
         clock.fired = false;
         clock.at_ns = ns_of(j.dl.total);
@@ -215,8 +233,8 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
         // A large body goes after the headers of every request due with this
         // one: they were all written before any worker resumed. What send()
         // wrote already is not written again.
-        exchange_fsm& fsm = w.fsm;
-        exchange_action act = fsm.resume(exchange_fsm::begin{.pooled = w.pooled, .retried = j.retried});
+        exchange_fsm& fsm = fsm_;
+        exchange_action act = fsm.resume(exchange_fsm::begin{.pooled = pooled_, .retried = j.retried});
         const std::string_view first = first_part(j.request);
         boost::system::error_code wec;
         std::size_t wn = 0;
@@ -227,13 +245,13 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
             std::tie(wec, wn) = co_await net::async_write(stream, net::buffer(body.data(), body.size()));
         }
         j.written = 0;  // a retry writes it all again, on a fresh connection
-        act = fsm.resume(exchange_fsm::wrote{.ec = wec, .timed_out = clock.fired, .closing = closing});
-        response_reader& reader = w.reader;
-        const auto emit = [this](const event& e) { owner.emit(e); };
+        act = fsm.resume(exchange_fsm::wrote{.ec = wec, .timed_out = clock.fired, .closing = ctx_.closing});
+        response_reader& reader = reader_;
+        const auto emit = [this](const event& e) { ctx_.emit(e); };
         if (act == exchange_action::read)
-            reader.start(j.index, opt.streamed ? response_mode::stream : response_mode::json, j.request.answer);
+            reader.start(j.index, ctx_.opt.streamed ? response_mode::stream : response_mode::json, j.request.answer);
         response_parser<decltype(emit)> parser(reader, emit);
-        parser.body_limit(opt.max_body);
+        parser.body_limit(ctx_.opt.max_body);
         parser.header_limit(response_header_limit);
         const auto standing = [&] {
             return exchange_fsm::fed{.finished = reader.finished(),
@@ -261,10 +279,10 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
                     if (ec) {
                         o.ec = ec;
                     } else {
-                        const std::size_t n = stream.socket().read_some(net::buffer(read_buffer.get(), shared_read_bytes), o.ec);
+                        const std::size_t n = stream.socket().read_some(net::buffer(ctx_.read_buffer.get(), shared_read_bytes), o.ec);
                         o.t_ns = steady_now_ns();
                         if (o.ec == net::error::would_block || o.ec == net::error::try_again) continue;  // readable for nothing
-                        o.shared = std::string_view(read_buffer.get(), n);
+                        o.shared = std::string_view(ctx_.read_buffer.get(), n);
                     }
                 } else {
                     auto [ec, n] = co_await stream.async_read_some(c.buffer.prepare(tls_read_bytes));
@@ -276,7 +294,7 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
                 act = fsm.resume(exchange_fsm::read{.ec = o.ec,
                                                     .got_bytes = !o.shared.empty() || o.appended > 0,
                                                     .timed_out = clock.fired,
-                                                    .closing = closing,
+                                                    .closing = ctx_.closing,
                                                     .timeout_cls = clock.cls});
                 break;
             }
@@ -307,18 +325,18 @@ net::awaitable<bool> client::impl::serve(Stream& stream, worker& w) {
         out.message = failure_message(fsm, reader);
         clock.stream = nullptr;
 
-        act = fsm.resume(exchange_fsm::settle{.closing = closing, .reuse = reuse});
+        act = fsm.resume(exchange_fsm::settle{.closing = ctx_.closing, .reuse = pool_.reuse()});
         if (act == exchange_action::retry) {
-            owner.emit(event::retrying(j.index, steady_now_ns(), out.failure));
+            ctx_.emit(event::retrying(j.index, steady_now_ns(), out.failure));
             j.retried = true;
             co_return true;
         }
-        if (out.failure == error_class::none && w.pooled && c.served) ++reused_ok;
+        if (out.failure == error_class::none && pooled_ && c.served) pool_.reused_ok();
         const bool keep = act == exchange_action::keep;
-        end(w, out);
+        end(out);
         if (!keep) co_return false;
         c.served = true;
-        w.pooled = true;
+        pooled_ = true;
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include "openloop/base/executor.hpp"
 #include "openloop/base/input_error.hpp"
+#include "openloop/base/url.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
@@ -9,7 +10,6 @@
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/http.hpp>
 
-#include <charconv>
 #include <optional>
 
 #include <openssl/ssl.h>
@@ -23,52 +23,27 @@ namespace ssl = net::ssl;
 
 scrape_url parse_scrape_url(std::string_view url) {
     auto bad = [&](std::string_view why) {
-        return input_error("scrape URL '" + std::string(url) + "': " + std::string(why));
+        // The message must not repeat a password it refuses.
+        return input_error("scrape URL '" + redact_userinfo(url) + "': " + std::string(why));
     };
+    url_parts p;
+    switch (parse_url(url, p)) {
+    case url_fault::none: break;
+    case url_fault::no_scheme: throw bad("needs http:// or https://");
+    case url_fault::credentials: throw bad("credentials in the URL are not supported");
+    case url_fault::unclosed_bracket: throw bad("unclosed [ in the host");
+    case url_fault::junk_after_bracket: throw bad("junk after the [host]");
+    case url_fault::no_host: throw bad("no host");
+    case url_fault::empty_port: throw bad("empty port");
+    case url_fault::bad_port: throw bad("port must be 1..65535");
+    }
     scrape_url u;
     u.text = url;
-    std::string_view rest = url;
-    if (rest.starts_with("http://")) {
-        rest.remove_prefix(7);
-    } else if (rest.starts_with("https://")) {
-        u.tls = true;
-        rest.remove_prefix(8);
-    } else {
-        throw bad("needs http:// or https://");
-    }
-    const auto slash = rest.find_first_of("/?");
-    std::string_view authority = rest.substr(0, slash);
-    u.target = slash == std::string_view::npos ? "/metrics" : std::string(rest.substr(slash));
-    if (u.target.front() == '?') u.target.insert(0, "/");
-    if (const auto at = authority.find('@'); at != std::string_view::npos) {
-        // The message must not repeat the password it refuses.
-        throw input_error("scrape URL '" + std::string(url.substr(0, url.size() - rest.size())) + "[redacted]" +
-                          std::string(rest.substr(at)) + "': credentials in the URL are not supported");
-    }
-    std::string_view port;
-    if (authority.starts_with("[")) {
-        const auto close = authority.find(']');
-        if (close == std::string_view::npos) throw bad("unclosed [ in the host");
-        u.host = authority.substr(1, close - 1);
-        const auto after = authority.substr(close + 1);
-        if (!after.empty() && after.front() != ':') throw bad("junk after the [host]");
-        if (!after.empty()) port = after.substr(1);
-    } else {
-        const auto colon = authority.find(':');
-        u.host = authority.substr(0, colon);
-        if (colon != std::string_view::npos) port = authority.substr(colon + 1);
-    }
-    if (u.host.empty()) throw bad("no host");
-    if (port.empty()) {
-        if (authority.ends_with(":")) throw bad("empty port");
-        u.port = u.tls ? "443" : "80";
-    } else {
-        unsigned n = 0;
-        const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), n);
-        if (ec != std::errc{} || end != port.data() + port.size() || n == 0 || n > 65535)
-            throw bad("port must be 1..65535");
-        u.port = port;
-    }
+    u.tls = p.tls;
+    u.host = p.host;
+    u.port = p.port;
+    u.target = p.rest.empty() ? "/metrics" : std::string(p.rest);
+    if (u.target.front() != '/') u.target.insert(0, "/");
     return u;
 }
 

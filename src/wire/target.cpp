@@ -1,6 +1,7 @@
 #include "openloop/wire/target.hpp"
 
-#include <charconv>
+#include "openloop/base/url.hpp"
+
 #include <stdexcept>
 
 namespace openloop {
@@ -11,49 +12,26 @@ std::string target_url::display() const {
 }
 
 target_url parse_target_url(std::string_view url) {
-    target_url t;
     const auto fail = [&](const std::string& why) {
-        return std::invalid_argument("--target '" + std::string(url) + "': " + why);
+        return std::invalid_argument("--target '" + redact_userinfo(url) + "': " + why);
     };
-    std::string_view rest;
-    if (url.rfind("http://", 0) == 0) {
-        rest = url.substr(7);
-    } else if (url.rfind("https://", 0) == 0) {
-        t.tls = true;
-        rest = url.substr(8);
-    } else {
-        throw fail("expected http://HOST[:PORT][/PATH], https://..., or sim:PRESET");
-    }
-    const auto slash = rest.find('/');
-    std::string_view authority = rest.substr(0, slash);
-    std::string_view path = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash);
-    if (authority.find('@') != std::string_view::npos)
+    url_parts u;
+    switch (parse_url(url, u)) {
+    case url_fault::none: break;
+    case url_fault::no_scheme: throw fail("expected http://HOST[:PORT][/PATH], https://..., or sim:PRESET");
+    case url_fault::credentials:
         throw fail("credentials in the URL are not supported; use --header or the API key variable");
-    if (authority.empty()) throw fail("missing host");
-    std::string_view port;
-    if (authority.front() == '[') {
-        const auto close = authority.find(']');
-        if (close == std::string_view::npos) throw fail("unterminated IPv6 address");
-        t.host = std::string(authority.substr(1, close - 1));
-        if (close + 1 < authority.size()) {
-            if (authority[close + 1] != ':') throw fail("unexpected text after the IPv6 address");
-            port = authority.substr(close + 2);
-        }
-    } else {
-        const auto colon = authority.rfind(':');
-        t.host = std::string(authority.substr(0, colon));
-        if (colon != std::string_view::npos) port = authority.substr(colon + 1);
+    case url_fault::unclosed_bracket: throw fail("unterminated IPv6 address");
+    case url_fault::junk_after_bracket: throw fail("unexpected text after the IPv6 address");
+    case url_fault::no_host: throw fail("missing host");
+    case url_fault::empty_port: throw fail("empty port");
+    case url_fault::bad_port: throw fail("bad port '" + std::string(u.port) + "'");
     }
-    if (t.host.empty()) throw fail("missing host");
-    if (!port.empty()) {
-        unsigned p = 0;
-        auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
-        if (ec != std::errc() || end != port.data() + port.size() || p == 0 || p > 65535)
-            throw fail("bad port '" + std::string(port) + "'");
-        t.port = std::string(port);
-    } else {
-        t.port = t.tls ? "443" : "80";
-    }
+    target_url t;
+    t.tls = u.tls;
+    t.host = std::string(u.host);
+    t.port = std::string(u.port);
+    std::string_view path = u.rest;
     while (!path.empty() && path.back() == '/') path.remove_suffix(1);
     if (path.find_first_of("?#") != std::string_view::npos) throw fail("a query or fragment is not allowed");
     t.base_path = std::string(path);

@@ -1,5 +1,7 @@
 #include "openloop/wire/json_body.hpp"
 
+#include "json_body_keys.hpp"
+
 #include <boost/json/basic_parser_impl.hpp>
 
 #include <algorithm>
@@ -13,59 +15,9 @@ namespace json = boost::json;
 
 namespace {
 
-// The containers whose members mean something; everything else is `other`.
-// output, output_item, parts and part: a Responses answer's output items and their content (or summary) parts.
-enum class where : std::uint8_t {
-    other, root, usage, details, error, choices, choice, message, tool_calls, function, data,
-    output, output_item, parts, part,
-};
-
-enum class key : std::uint8_t {
-    other, object, error, usage, prompt_tokens, completion_tokens, details, cached_tokens, choices, message,
-    content, reasoning_content, reasoning, tool_calls, function_call, function, name, arguments, text,
-    finish_reason, data, code, output, summary, type, refusal,
-};
-
-key key_of(std::string_view k) {
-    struct entry {
-        std::string_view name;
-        key id;
-    };
-    static constexpr entry keys[] = {
-        {"object", key::object},
-        {"error", key::error},
-        {"usage", key::usage},
-        {"prompt_tokens", key::prompt_tokens},
-        {"completion_tokens", key::completion_tokens},
-        {"prompt_tokens_details", key::details},
-        {"cached_tokens", key::cached_tokens},
-        {"choices", key::choices},
-        {"message", key::message},
-        {"content", key::content},
-        {"reasoning_content", key::reasoning_content},
-        {"reasoning", key::reasoning},
-        {"tool_calls", key::tool_calls},
-        {"function_call", key::function_call},
-        {"function", key::function},
-        {"name", key::name},
-        {"arguments", key::arguments},
-        {"text", key::text},
-        {"finish_reason", key::finish_reason},
-        {"data", key::data},
-        {"code", key::code},
-        {"output", key::output},
-        {"summary", key::summary},
-        {"type", key::type},
-        {"refusal", key::refusal},
-        // A Responses answer's usage names its figures so.
-        {"input_tokens", key::prompt_tokens},
-        {"output_tokens", key::completion_tokens},
-        {"input_tokens_details", key::details},
-    };
-    for (const entry& e : keys)
-        if (e.name == k) return e.id;
-    return key::other;
-}
+using json_body_keys::key;
+using json_body_keys::key_of;
+using json_body_keys::where;
 
 void add_saturating(std::uint32_t& total, std::size_t n) {
     constexpr std::size_t max = std::numeric_limits<std::uint32_t>::max();

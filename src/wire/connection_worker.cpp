@@ -234,7 +234,7 @@ net::awaitable<bool> connection_worker::serve(Stream& stream) {
         // one: they were all written before any worker resumed. What send()
         // wrote already is not written again.
         exchange_fsm& fsm = fsm_;
-        exchange_action act = fsm.resume(exchange_fsm::begin{.pooled = pooled_, .retried = j.retried});
+        fsm.resume(exchange_fsm::begin{.pooled = pooled_, .retried = j.retried});  // always write first
         const std::string_view first = first_part(j.request);
         boost::system::error_code wec;
         std::size_t wn = 0;
@@ -245,7 +245,7 @@ net::awaitable<bool> connection_worker::serve(Stream& stream) {
             std::tie(wec, wn) = co_await net::async_write(stream, net::buffer(body.data(), body.size()));
         }
         j.written = 0;  // a retry writes it all again, on a fresh connection
-        act = fsm.resume(exchange_fsm::wrote{.ec = wec, .timed_out = clock.fired, .closing = ctx_.closing});
+        exchange_action act = fsm.resume(exchange_fsm::wrote{.ec = wec, .timed_out = clock.fired, .closing = ctx_.closing});
         response_reader& reader = reader_;
         const auto emit = [this](const event& e) { ctx_.emit(e); };
         if (act == exchange_action::read)

@@ -26,22 +26,13 @@ void add_saturating(std::uint32_t& total, std::size_t n) {
 
 constexpr std::size_t max_depth = 64;
 
-struct handler {
-    static constexpr std::size_t max_array_size = static_cast<std::size_t>(-1);
-    static constexpr std::size_t max_object_size = static_cast<std::size_t>(-1);
-    static constexpr std::size_t max_string_size = static_cast<std::size_t>(-1);
-    static constexpr std::size_t max_key_size = static_cast<std::size_t>(-1);
-
+// Where the scan is in the body, and what the end of each container adds up
+// (a choice's or an output item's text, a message's reasoning).
+struct body_shape {
     json_body_info out;
     std::array<where, max_depth + 1> stack{};
     std::size_t depth = 0;
     key pending = key::other;  // the member whose value comes next
-    // A key, and an "object" member's value, as far as these buffers hold them:
-    // longer ones are no name this scanner looks for.
-    std::array<char, 24> key_text{};
-    std::size_t key_len = 0;
-    std::array<char, 16> value_text{};
-    std::size_t value_len = 0;
     bool root_object = false;
     bool bad_shape = false;
     bool error = false;
@@ -51,8 +42,6 @@ struct handler {
     // (which may come after its content) says it is reasoning.
     std::size_t item_chars = 0;
     bool item_reasoning = false;
-
-    void reset() { *this = handler{}; }
 
     where top() const { return depth == 0 ? where::other : stack[depth]; }
 
@@ -170,6 +159,25 @@ struct handler {
         if (w == where::data) ++out.data_items;
         return w == where::choices || w == where::data || w == where::tool_calls || w == where::output || w == where::parts;
     }
+
+};
+
+// What each value means where body_shape says the scan is (usage figures,
+// finish_reason, text, an error), as Boost.JSON's SAX parser reports them.
+struct handler : body_shape {
+    static constexpr std::size_t max_array_size = static_cast<std::size_t>(-1);
+    static constexpr std::size_t max_object_size = static_cast<std::size_t>(-1);
+    static constexpr std::size_t max_string_size = static_cast<std::size_t>(-1);
+    static constexpr std::size_t max_key_size = static_cast<std::size_t>(-1);
+
+    // A key, and an "object" member's value, as far as these buffers hold them:
+    // longer ones are no name this scanner looks for.
+    std::array<char, 24> key_text{};
+    std::size_t key_len = 0;
+    std::array<char, 16> value_text{};
+    std::size_t value_len = 0;
+
+    void reset() { *this = handler{}; }
 
     // A usage figure: as chunk.cpp reads one (12.0 is 12; negative, fractional,
     // beyond int64 or not a number is bad and reads -1).

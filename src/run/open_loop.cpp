@@ -111,7 +111,7 @@ net::awaitable<void> open_loop::run() {
         if (o_.max_concurrency > 0 && (client_.in_flight() >= o_.max_concurrency || !waiting_.empty())) {
             // vLLM's semaphore: it waits its turn, in arrival order; its clock already runs.
             r.offset_ns = intended;
-            waiting_.push_back(std::move(r));
+            waiting_.push(std::move(r));
             continue;
         }
         host_.sent();
@@ -141,8 +141,7 @@ void open_loop::release_waiting() {
             return;
         }
         while (!waiting_.empty() && client_.in_flight() < o_.max_concurrency) {
-            queued_request r = std::move(waiting_.front());
-            waiting_.pop_front();
+            queued_request r = waiting_.pop();
             host_.sent();
             client_.send(r.index, std::move(r.request), r.offset_ns, r.warmup ? std::int64_t{flag_warmup} : 0,
                          to_ns(steady::now()));
@@ -157,7 +156,8 @@ void open_loop::release_waiting() {
 // The run stopped with requests still waiting their turn: each is counted, never sent, as
 // openloop's own cancellation.
 void open_loop::drop_waiting() {
-    for (const queued_request& r : waiting_) {
+    for (std::size_t i = 0; i < waiting_.size(); ++i) {
+        const queued_request& r = waiting_[i];
         const std::int64_t flags = r.warmup ? std::int64_t{flag_warmup} : 0;
         client_.emit(event::started(r.index, r.offset_ns, r.request.input_tokens, r.request.max_tokens, flags));
         client_.emit(event::failure(r.index, to_ns(steady::now()), error_class::cancelled, 0));

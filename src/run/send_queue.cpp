@@ -17,26 +17,17 @@ send_step send_queue::next(std::int64_t now_ns, bool source_open) const {
 }
 
 bool send_queue::has_room() const {
-    return empty() || (count_ < limits_.max_requests && bytes_ < limits_.max_bytes);
+    return empty() || (size() < limits_.max_requests && bytes_ < limits_.max_bytes);
 }
 
+// Past max_requests only if the caller ignored has_room(): the ring grows, in order.
 void send_queue::push(queued_request r) {
-    if (count_ == slots_.size()) {
-        // Past max_requests only if the caller ignored has_room(): grow, in order.
-        std::vector<queued_request> wider(slots_.size() * 2);
-        for (std::size_t i = 0; i < count_; ++i) wider[i] = std::move(slots_[(head_ + i) % slots_.size()]);
-        slots_ = std::move(wider);
-        head_ = 0;
-    }
     bytes_ += r.request.bytes.size();
-    slots_[(head_ + count_) % slots_.size()] = std::move(r);
-    ++count_;
+    slots_.push(std::move(r));
 }
 
 queued_request send_queue::pop() {
-    queued_request r = std::move(slots_[head_]);
-    head_ = (head_ + 1) % slots_.size();
-    --count_;
+    queued_request r = slots_.pop();
     bytes_ -= r.request.bytes.size();
     return r;
 }
@@ -53,7 +44,7 @@ std::int64_t send_queue::wake_margin_ns() const { return std::clamp(late_ns_, li
 
 std::size_t send_queue::due_before(std::int64_t until_ns) const {
     std::size_t n = 0;
-    while (n < count_ && slots_[(head_ + n) % slots_.size()].offset_ns < until_ns) ++n;
+    while (n < slots_.size() && slots_[n].offset_ns < until_ns) ++n;
     return n;
 }
 

@@ -4,6 +4,7 @@
 // refused past --max-inflight, waiting their turn past --max-concurrency.
 
 #include "openloop/base/executor.hpp"
+#include "openloop/base/fifo.hpp"
 #include "openloop/load/arrival.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/run/request_builder.hpp"
@@ -11,8 +12,6 @@
 #include "openloop/run/send_queue.hpp"
 
 #include <boost/asio.hpp>
-
-#include <deque>
 
 namespace openloop {
 
@@ -45,7 +44,7 @@ private:
     request_spec spec_;  // each request's prompt before its body is built: the memory is reused
     // --max-concurrency: arrivals waiting for a request to end, oldest first; offset_ns holds
     // each one's intended send time.
-    std::deque<queued_request> waiting_;
+    fifo<queued_request> waiting_;
     bool schedule_ended_ = false;  // the schedule is over but requests still wait
     bool stopping_ = false;
     offered_load offered_;

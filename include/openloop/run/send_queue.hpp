@@ -7,6 +7,7 @@
 // Pure: the open loop (open_loop.hpp) tells it the time and does the building
 // and the sending.
 
+#include "openloop/base/fifo.hpp"
 #include "openloop/wire/request_writer.hpp"
 
 #include <cstddef>
@@ -63,10 +64,10 @@ public:
     bool has_room() const;
 
     void push(queued_request r);  // in send order
-    const queued_request& front() const { return slots_[head_]; }
+    const queued_request& front() const { return slots_.front(); }
     queued_request pop();
-    bool empty() const { return count_ == 0; }
-    std::size_t size() const { return count_; }
+    bool empty() const { return slots_.empty(); }
+    std::size_t size() const { return slots_.size(); }
     std::size_t bytes() const { return bytes_; }
 
     // How long a build took: the margin follows the longest recent one, decaying
@@ -87,9 +88,7 @@ public:
 
 private:
     send_queue_limits limits_;
-    // A ring of max_requests slots, allocated once (a deque allocated as it moved).
-    std::vector<queued_request> slots_;
-    std::size_t head_ = 0, count_ = 0;
+    fifo<queued_request> slots_;  // max_requests slots, allocated once
     std::size_t bytes_ = 0;
     std::int64_t longest_ns_ = 0;
     std::int64_t late_ns_ = 200'000;

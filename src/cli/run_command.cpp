@@ -107,8 +107,9 @@ run_command parse_run_command(const std::vector<std::string>& args) {
               "failed than --max-error-rate allows, 6 a --threshold failed, 130 interrupted, 2 bad usage,\n"
               "1 other errors.\n"
               "Failing fast: when the first 8 requests to end all failed with the same HTTP 401, 403, 404\n"
-              "or 405, or the same connect or TLS failure, and none succeeded, the run stops at once with\n"
-              "the server's message, writes what it has, and exits 3 (a sweep stops there too).\n\n"
+              "or 405, the same redirect (3xx), or the same connect or TLS failure, and none succeeded, the\n"
+              "run stops at once with the server's message, writes what it has, and exits 3 (a sweep stops\n"
+              "there too).\n\n"
            << value_syntax_help << everything;
         cmd.help = true;
         cmd.help_text = os.str();

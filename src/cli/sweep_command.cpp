@@ -61,7 +61,8 @@ po::options_description sweep_option_group() {
          "long a shard that ended a stage waits for the others; each stage is then judged on all shards' parts "
          "merged, and the next starts together after --cooldown")
         ("abort-inflight", po::value<std::size_t>()->default_value(0),
-         "abort a stage (overloaded) when more requests are in flight; 0 = 10 x rate x max(1 s, low-load E2E)")
+         "abort a stage (overloaded) when more requests are in flight; 0 = 30 x rate x max(1 s, low-load E2E),\n"
+         "at least 64")
         ("users-think-time", po::value<std::string>()->default_value("30s"),
          "think time between one user's requests, for the users-served estimate")
         ("threshold", po::value<std::vector<std::string>>()->composing(),
@@ -205,7 +206,8 @@ sweep_command parse_sweep_command(const std::vector<std::string>& args) {
               "Finds the knee. Each stage is a complete open-loop run (warm-up, then a measured window long enough\n"
               "for its p99 to have a bounded confidence interval) at one offered rate, with the same workload and\n"
               "seed family. Reports the SLO knee (highest rate at which every SLO holds), the saturation knee\n"
-              "(where achieved throughput stops following the offered rate: achieved/offered < 0.95), and what\n"
+              "(where the stage's requests in flight keep growing through its measured window; without that\n"
+              "series, where achieved throughput stops following the offered rate: achieved/offered < 0.95), and what\n"
               "the knee means in requests in flight and users served. Writes sweep.json, sweep.md, sweep.csv and\n"
               "one directory per stage; tools/plot-sweep turns sweep.json into PNG/SVG plots. A stage whose\n"
               "requests fail beyond --max-error-rate is marked 'errors' with its error classes, never 'saturated':\n"

@@ -36,7 +36,7 @@ void request_log::open(const std::string& path, std::string request_id_prefix, b
     out_.open(path);
 }
 
-void request_log::write(std::uint64_t index, const request_timeline& r, const request_end& end) {
+void request_log::ended(std::uint64_t index, const request_timeline& r, const logged_end& end) {
     if (!out_.is_open()) {
         return;
     }

@@ -6,7 +6,7 @@
 
 namespace openloop {
 
-void session_log::write(const session_end_line& s) {
+void session_log::session_ended(const session_end_line& s) {
     if (!file.is_open()) return;
     line_.clear();
     json_line o(line_);

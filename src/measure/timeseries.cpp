@@ -55,11 +55,11 @@ void timeseries::close_window(std::uint64_t in_flight) {
     }
 }
 
-void timeseries::completed(std::int64_t ttft_ns, std::int64_t output_tokens) {
+void timeseries::completed(const request_timeline&, const request_metrics& m) {
     ++completed_;
-    output_tokens_ += output_tokens;
-    if (ttft_ns >= 0) {
-        ttft_.record(ttft_ns);
+    output_tokens_ += m.output_tokens;
+    if (m.ttft >= 0) {
+        ttft_.record(m.ttft);
     }
 }
 

@@ -76,9 +76,9 @@ void window_log::close_window(std::int64_t t, std::uint64_t in_flight) {
     if (t > start) emit(t, in_flight, true);
 }
 
-void window_log::failed(int cls) {
+void window_log::failed(error_class cls) {
     ++failed_;
-    if (cls >= 0 && cls < error_class_count) ++failed_by_class_[static_cast<std::size_t>(cls)];
+    if (static_cast<int>(cls) < error_class_count) ++failed_by_class_[static_cast<std::size_t>(cls)];
 }
 
 void window_log::completed(const request_timeline& r, const request_metrics& m) {

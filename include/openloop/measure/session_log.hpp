@@ -6,6 +6,7 @@
 // cut session had left).
 
 #include "openloop/measure/jsonl_file.hpp"
+#include "openloop/measure/request_sink.hpp"
 
 #include <cstdint>
 #include <string>
@@ -21,12 +22,12 @@ struct session_end_line {
     std::uint8_t flags = 0;  // event.hpp's session_* flags
 };
 
-class session_log {
+class session_log : public request_sink {
 public:
     // The file, opened, flushed, checked and closed by the reporter.
     jsonl_file file;
-    // No-op while not open.
-    void write(const session_end_line& s);
+    // A session's line, as it ends; no-op while not open.
+    void session_ended(const session_end_line& s) override;
 
 private:
     std::string line_;  // reused for every line

@@ -5,6 +5,7 @@
 // origin + (w+1)·window); events that arrive late land in the current one.
 
 #include "openloop/measure/histogram.hpp"
+#include "openloop/measure/request_sink.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -13,7 +14,7 @@
 
 namespace openloop {
 
-class timeseries {
+class timeseries : public request_sink {
 public:
     explicit timeseries(std::chrono::nanoseconds window);
 
@@ -21,19 +22,19 @@ public:
     void open(const std::string& path);
 
     // Windows count from the first origin given; later calls change nothing.
-    void start(std::int64_t origin_ns);
+    void start(std::int64_t origin_ns) override;
     std::int64_t origin_ns() const { return origin_ns_; }  // 0 until started
 
     // Writes a row for every window that ended at or before t.
-    void advance(std::int64_t t, std::uint64_t in_flight);
+    void advance(std::int64_t t, std::uint64_t in_flight) override;
     // Writes the current, partial window (the end of the run).
     void close_window(std::uint64_t in_flight);
 
     // What happened in the current window.
-    void offered() { ++offered_; }
-    void refused() { ++refused_; }
-    void failed() { ++failed_; }
-    void completed(std::int64_t ttft_ns, std::int64_t output_tokens);  // ttft_ns < 0: none
+    void offered() override { ++offered_; }
+    void refused() override { ++refused_; }
+    void failed(error_class) override { ++failed_; }
+    void completed(const request_timeline& r, const request_metrics& m) override;
 
     void flush();
     // Flushes; throws std::runtime_error naming the file when any write failed.

@@ -10,6 +10,7 @@
 #include "openloop/measure/event.hpp"
 #include "openloop/measure/histogram.hpp"
 #include "openloop/measure/request_metrics.hpp"
+#include "openloop/measure/request_sink.hpp"
 #include "openloop/watch/window_signals.hpp"
 
 #include <array>
@@ -31,7 +32,7 @@ struct window_figures {
     std::int64_t ttft_p50 = -1, ttft_p90 = -1, ttft_p99 = -1, itl_p99 = -1, tpot_p99 = -1, e2e_p99 = -1;  // ns
 };
 
-class window_log {
+class window_log : public request_sink {
 public:
     explicit window_log(std::chrono::nanoseconds window);
 
@@ -42,18 +43,18 @@ public:
     // A soak's progress: one line on stderr per closed window.
     void print_windows(bool on) { print_ = on; }
 
-    void start(std::int64_t origin_ns);  // the first call wins
+    void start(std::int64_t origin_ns) override;  // the first call wins
     bool started() const { return origin_ns_ != 0; }
     // Closes (writes) every window that ended at or before t.
-    void advance(std::int64_t t, std::uint64_t in_flight);
+    void advance(std::int64_t t, std::uint64_t in_flight) override;
     // Writes the current, partial window: the end of the run.
     void close_window(std::int64_t t, std::uint64_t in_flight);
 
-    void offered() { ++offered_; }
-    void refused() { ++refused_; }
-    void lag(std::int64_t ns) { lag_.record(ns); }
-    void failed(int error_class);
-    void completed(const request_timeline& r, const request_metrics& m);
+    void offered() override { ++offered_; }
+    void refused() override { ++refused_; }
+    void lag(std::int64_t ns) override { lag_.record(ns); }
+    void failed(error_class cls) override;
+    void completed(const request_timeline& r, const request_metrics& m) override;
 
     const window_figures& last() const { return last_; }
 

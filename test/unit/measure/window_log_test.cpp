@@ -103,9 +103,9 @@ BOOST_AUTO_TEST_CASE(three_windows_on_disk_as_each_closes) {
         log.lag(100'000);
         complete(log, origin + i * ms, i * ms);
     }
-    log.failed(static_cast<int>(error_class::http_5xx));
-    log.failed(static_cast<int>(error_class::http_5xx));
-    log.failed(static_cast<int>(error_class::timeout_idle));
+    log.failed(error_class::http_5xx);
+    log.failed(error_class::http_5xx);
+    log.failed(error_class::timeout_idle);
     log.advance(origin + 999 * ms, 4);
     BOOST_TEST(log.last().index == -1);  // not over yet
     log.advance(origin + 1000 * ms, 4);

@@ -62,7 +62,7 @@ namespace {
 // none without a series. Near capacity a stable queue takes longer than the
 // warm-up to fill to its stationary level: that rise is over by the second
 // half, while a saturated queue keeps growing through it.
-std::vector<double> window_inflight(const run_stats& st) {
+std::vector<double> send_window_inflight(const run_stats& st) {
     std::vector<double> out;
     if (st.inflight_step_ns <= 0 || st.started < 2) return out;
     const std::int64_t from = st.first_intended_ns;
@@ -146,10 +146,10 @@ stage_row make_stage_row(std::size_t index, double offered_rate, int concurrency
         row.slo_results.push_back({o.text, c.observed, c.pass});
     }
     // A shortfall also has to stand out from noise: below capacity the
-    // arrivals-minus-completions of a window is the change in the in-flight
+    // arrivals-minus-completions of a send window is the change in the in-flight
     // count, whose variance is about twice its mean L = rate x mean E2E.
-    const double window = st.steady_window_s;
-    row.deficit = (sent_rate - answered) * window;
+    const double send_window_s = st.steady_window_s;
+    row.deficit = (sent_rate - answered) * send_window_s;
     // Below capacity the latency stays near its low-load value; a stage whose
     // own E2E has run away (a backlog) must not widen its own allowance.
     const double held_e2e_s = queue_correlation_s(row.e2e.mean.value_or(0) / 1000.0, base_e2e_ms / 1000.0);
@@ -161,7 +161,7 @@ stage_row make_stage_row(std::size_t index, double offered_rate, int concurrency
         // The same held E2E is the series' correlation time (queue_correlation_s).
         queue_trend_options qo;
         qo.rate = sent_rate;
-        row.queue = judge_queue(window_inflight(st), static_cast<double>(st.inflight_step_ns) / 1e9, held_e2e_s, qo);
+        row.queue = judge_queue(send_window_inflight(st), static_cast<double>(st.inflight_step_ns) / 1e9, held_e2e_s, qo);
     }
     row.saturated = row.queue.judged ? row.queue.growing : !row.follows;
     row.aborted = overloaded;

@@ -15,7 +15,7 @@
 
 namespace openloop {
 
-// The last closed soak/timeseries window.
+// The last closed soak window (window_log; without a soak, its 10 s windows).
 struct live_window {
     double seconds = 0;  // its length; <= 0: none has closed, and no openloop_window_* is written
     // Percentiles of the requests completed in it, ns; -1: no sample (that gauge is left out).

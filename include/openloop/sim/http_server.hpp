@@ -1,8 +1,8 @@
 #pragma once
 // The simulator's HTTP/1.1 server (TCP or TLS): one coroutine per connection
 // (accepted by listener.hpp) with keep-alive handling as real servers do it
-// (idle timeout, request cap, quirks), the routes, and the streamed
-// completion answers.
+// (idle timeout, request cap, quirks) and the routes; what generates is
+// answered by completion_handler.
 
 #include "openloop/sim/config.hpp"
 

@@ -1,0 +1,351 @@
+#include "openloop/sim/completion_handler.hpp"
+
+#include "openloop/base/clock.hpp"
+#include "openloop/load/tokens.hpp"
+#include "openloop/sim/event_writer.hpp"
+#include "openloop/sim/faults.hpp"
+#include "openloop/sim/openai_api.hpp"
+#include "openloop/sim/response_writer.hpp"
+#include "openloop/sim/responses_writer.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+namespace openloop {
+
+namespace net = boost::asio;
+namespace http = boost::beast::http;
+
+// One completion being answered: what was asked, how it is answered, and how far.
+struct completion_answer {
+    explicit completion_answer(const io_executor& ex) : lr(ex) {}
+
+    completion_request r;
+    log_record rec;
+    live_request lr;  // the engine's side of it
+    fault f = fault::none;
+    std::uint64_t h = 0;   // the seed of its words
+    std::uint64_t id = 0;  // its sequence in the engine
+    int n = 0;             // tokens to generate
+    int sent = 0;          // tokens written
+    bool chat = false, responses = false, length = false, firehose = false;
+    std::string_view finish;
+    event_writer w;
+    responses_writer rw;
+};
+
+completion_handler::completion_handler(const sim_config& cfg, engine_runner& runner, sim_counters& counters)
+    : cfg_(cfg),
+      runner_(runner),
+      counters_(counters),
+      leaks_(cfg_.misbehaviour.leak_limit_bytes),
+      log_(cfg_.log_path),
+      model_json_(boost::json::serialize(boost::json::value(cfg_.served_model_name))),
+      started_ns_(steady_now_ns()),
+      started_unix_(std::chrono::duration_cast<std::chrono::seconds>(
+                        std::chrono::system_clock::now().time_since_epoch()).count()) {}
+
+template <class Stream>
+net::awaitable<bool> completion_handler::complete(Stream& stream, const request& req, std::string_view path,
+                                                  std::int64_t first_byte_ns) {
+    completion_answer a(stream.get_executor());
+    log_record& rec = a.rec;
+    completion_request& r = a.r;
+    a.chat = path == "/v1/chat/completions";
+    a.responses = path == "/v1/responses";
+    rec.first_byte_ns = first_byte_ns;
+    rec.arrival_ns = steady_now_ns();
+    rec.endpoint = a.responses ? "/v1/responses" : a.chat ? "/v1/chat/completions" : "/v1/completions";
+    if (auto id = req.find("x-request-id"); id != req.end()) rec.request_id = std::string(id->value());
+    rec.body_bytes = req.body().size();
+
+    if (auto err = a.responses ? parse_responses(req.body(), cfg_, r) : parse_completion(req.body(), a.chat, cfg_, r)) {
+        if (cfg_.quirks.error_500 && err->status == http::status::bad_request) {
+            err->status = http::status::internal_server_error;
+            err->type = "InternalServerError";
+        }
+        rec.status = static_cast<int>(err->status);
+        rec.outcome = "rejected";
+        rec.end_ns = steady_now_ns();
+        log_.write(rec);
+        co_return co_await sim_io::send(stream, req, err->status, error_body(*err));
+    }
+    // One allocation per request on the io thread: a test server's leak, not a hot path.
+    leaks_.leak(cfg_.misbehaviour.leak_bytes_per_request);
+    counters_.leaked_bytes = leaks_.bytes();
+    counters_.leak_refusals = leaks_.refused();
+    const auto& quirks = cfg_.quirks;
+    if (quirks.html_200)
+        co_return co_await sim_io::send(stream, req, http::status::ok,
+                                        "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Sign in to continue"
+                                        "</body></html>\n",
+                                        "text/html; charset=utf-8");
+    if (quirks.ignore_stream) r.stream = false;
+    if (quirks.ignore_stream_options) r.include_usage = r.continuous_usage = false;
+    if (quirks.always_usage) r.include_usage = true;
+    rec.stream = r.stream;
+    rec.prompt_tokens = r.prompt_tokens;
+    const std::uint64_t index = completion_index_++;
+    a.f = pick_fault(cfg_.faults, cfg_.seed, index);
+    rec.injected = a.f;
+    ++counters_.faults[static_cast<int>(a.f)];
+
+    if (a.f == fault::slow_first_byte) co_await sim_io::sleep_ms(stream, cfg_.faults.slow_first_byte_ms);
+    if (const std::optional<api_error> injected = injected_error(a.f)) {
+        const api_error& e = *injected;
+        rec.status = static_cast<int>(e.status);
+        rec.outcome = "fault";
+        rec.end_ns = steady_now_ns();
+        log_.write(rec);
+        co_return co_await sim_io::send(stream, req, e.status, error_body(e), "application/json",
+                                        a.f == fault::http_429 ? cfg_.faults.retry_after_s : -1);
+    }
+
+    // Greedy sampling without a seed is a function of the prompt; anything else of the request.
+    std::uint64_t prompt_hash = 1;
+    for (auto t : r.token_ids) prompt_hash = mix64(prompt_hash ^ t);
+    const std::uint64_t h = r.seed ? mix64(static_cast<std::uint64_t>(*r.seed) ^ 0x5eedULL)
+                          : r.temperature == 0.0 ? prompt_hash
+                                                 : mix64(cfg_.seed ^ mix64(index));
+    a.h = h;
+    a.n = output_length(r, h);
+    a.length = r.ignore_eos || a.n == r.max_tokens;
+    a.finish = a.length ? "length" : "stop";
+    const std::int64_t created = started_unix_ + (rec.arrival_ns - started_ns_) / 1'000'000'000;
+
+    if (a.responses) {
+        a.rw.id = "resp_" + std::to_string(mix64(h ^ index) >> 16);
+        a.rw.item_id = "msg_" + std::to_string(mix64(h ^ ~index) >> 16);
+        a.rw.model_json = model_json_;
+        a.rw.created_unix = created;
+        a.rw.prompt_tokens = r.prompt_tokens;
+    }
+    event_writer& w = a.w;
+    w.chat = a.chat;
+    w.continuous_usage = r.continuous_usage;
+    if (quirks.absurd_usage) w.absurd_completion = 2147483647;
+    w.prompt_tokens = r.prompt_tokens;
+    w.word_state = h;
+    {
+        std::string id = (a.chat ? "chatcmpl-" : "cmpl-") + std::to_string(mix64(h ^ index) >> 16);
+        w.head = R"({"id":")" + id + R"(","object":")" + (a.chat ? "chat.completion.chunk" : "text_completion") +
+                 R"(","created":)" + std::to_string(created) + R"(,"model":)" + model_json_ + R"(,"choices":)";
+    }
+
+    a.id = next_id_++;
+    a.firehose = cfg_.model.firehose;
+    if (a.firehose) {
+        counters_.prompt_tokens += r.prompt_tokens;
+        ++counters_.streams;
+    } else {
+        runner_.add(a.lr, seq_request{a.id, r.prompt_tokens, a.n, block_hashes(r.token_ids, cfg_.model.block_size)});
+    }
+    bool ok = false;
+    if (r.stream) {
+        ok = co_await stream_answer(stream, req, a);
+    } else {
+        ok = co_await whole_answer(stream, req, a);
+    }
+
+    if (a.firehose) {
+        --counters_.streams;
+        counters_.generated_tokens += a.sent;
+    } else {
+        runner_.remove(a.id, a.lr);
+    }
+    if (ok) ++counters_.success;
+    rec.completion_tokens = a.sent;
+    rec.cached_tokens = a.lr.cached_tokens;
+    rec.end_ns = steady_now_ns();
+    if (cfg_.log_content) {
+        // The words are a function of the request's seed: generated again, as they were
+        // sent (as for a Responses .done event and a non-streamed answer).
+        rec.content = true;
+        rec.body = req.body();
+        rec.output = generated_words(h, a.sent);
+    }
+    log_.write(rec);
+    co_return ok;
+}
+
+// The answer as an SSE stream: a batch of events per engine step, faults
+// injected half-way, the usage and the end as the request and quirks ask.
+template <class Stream>
+net::awaitable<bool> completion_handler::stream_answer(Stream& stream, const request& req, completion_answer& a) {
+    const auto& quirks = cfg_.quirks;
+    const completion_request& r = a.r;
+    log_record& rec = a.rec;
+    event_writer& w = a.w;
+    responses_writer& rw = a.rw;
+    live_request& lr = a.lr;
+    const bool fh = a.firehose;
+    const int n = a.n;
+    int& sent = a.sent;
+    std::string buf, frame;
+    const int per_event = std::max(1, cfg_.model.tokens_per_step);
+    const int half = n / 2;
+    bool stalled = false, corrupted = false;
+    bool ok = co_await sim_io::write_stream_head(stream, req);
+    if (ok) {
+        if (a.responses) rw.opening(buf);
+        // Azure-style filter results come first, as a chunk with no choices.
+        if (!a.responses && quirks.empty_choices_chunk) w.empty_choices(buf);
+        if (a.chat && !a.responses && !quirks.no_role_chunk) w.role(buf);
+        if (!buf.empty()) ok = co_await sim_io::write_chunk(stream, frame, buf);
+    }
+    while (ok && sent < n) {
+        int avail = n - sent;
+        if (!fh) {
+            while (lr.ready == 0) co_await lr.wake.async_wait();
+            avail = lr.ready;
+            lr.ready = 0;
+        }
+        buf.clear();
+        // The tokens of one engine step go out as one event; firehose
+        // coalesces up to 16 ready events into one write.
+        for (int events = 0; avail > 0 && events < (fh ? 16 : 1); ++events) {
+            const int k = fh ? std::min(per_event, avail) : avail;
+            if (a.f == fault::disconnect && sent + k > half) {
+                rec.outcome = "fault";
+                ok = false;
+                break;
+            }
+            if (a.f == fault::bad_chunk && !corrupted && sent + k > half) {
+                if (a.responses) rw.malformed(buf);
+                if (!a.responses) w.malformed(buf);
+                corrupted = true;
+            }
+            if (a.f == fault::stall && !stalled && sent >= half && sent > 0) {
+                stalled = true;
+                if (!buf.empty() && !(co_await sim_io::write_chunk(stream, frame, buf))) {
+                    ok = false;
+                    break;
+                }
+                buf.clear();
+                co_await sim_io::sleep_ms(stream, cfg_.faults.stall_ms);
+            }
+            sent += k;
+            avail -= k;
+            if (quirks.keepalive_comments) buf.append(": keep-alive\n\n");
+            const bool last = sent == n;
+            w.cached_tokens = lr.cached_tokens;
+            if (a.responses) {
+                rw.delta(buf, w, k);
+            } else {
+                w.content(buf, k, sent, last ? a.finish : std::string_view{},
+                          last && r.include_usage && quirks.usage_in_last_chunk);
+            }
+        }
+        if (!ok) break;
+        // Stamped as the bytes are handed to the socket: the client cannot see them earlier.
+        const auto t = steady_now_ns();
+        if (!buf.empty()) ok = co_await sim_io::write_chunk(stream, frame, buf);
+        if (!ok) {
+            rec.outcome = "client_closed";
+            break;
+        }
+        if (rec.first_token_ns < 0) rec.first_token_ns = t;
+        rec.last_token_ns = t;
+        // Let other connections write between our batches of events.
+        if (fh && sent < n) co_await net::post(stream.get_executor(), net::use_awaitable);
+    }
+    if (ok) {
+        buf.clear();
+        w.cached_tokens = rw.cached_tokens = lr.cached_tokens;
+        // A Responses stream has no [DONE]: response.completed, with the usage, is its end.
+        if (a.responses) rw.closing(buf, generated_words(a.h, sent), sent, a.length);
+        if (!a.responses && r.include_usage && !quirks.usage_in_last_chunk) w.final_usage(buf, sent);
+        if (!a.responses && !quirks.no_done) buf.append("data: [DONE]\n\n");
+        if (!buf.empty()) ok = co_await sim_io::write_chunk(stream, frame, buf);
+        if (ok) ok = co_await sim_io::write_all(stream, "0\r\n\r\n");
+        if (!ok) rec.outcome = "client_closed";
+    }
+    co_return ok;
+}
+
+// The answer as one JSON body, once the engine decoded all of it.
+template <class Stream>
+net::awaitable<bool> completion_handler::whole_answer(Stream& stream, const request& req, completion_answer& a) {
+    log_record& rec = a.rec;
+    // A client that hangs up while its answer is decoded frees its slot,
+    // as a streaming one does at its next write.
+    bool gone = false;
+    if (!a.firehose) gone = co_await sim_io::wait_finished(stream, a.lr);
+    a.sent = gone ? 0 : a.n;
+    if (!gone && a.f == fault::stall) co_await sim_io::sleep_ms(stream, cfg_.faults.stall_ms);
+    if (gone) {
+        rec.outcome = "client_closed";
+        co_return false;
+    }
+    if (a.f == fault::disconnect) {
+        rec.outcome = "fault";
+        co_return false;
+    }
+    const std::string text = generated_words(a.h, a.n);
+    a.rw.cached_tokens = a.lr.cached_tokens;
+    std::string s = a.responses ? a.rw.body(text, a.n, a.length)
+                                : completion_response(a.chat, (a.chat ? "chatcmpl-" : "cmpl-") + std::to_string(a.id),
+                                                      started_unix_, cfg_.served_model_name, text, a.finish,
+                                                      a.r.prompt_tokens, a.n, a.lr.cached_tokens);
+    if (a.f == fault::bad_chunk) s.resize(s.size() / 2);
+    const bool ok = co_await sim_io::send(stream, req, http::status::ok, std::move(s));
+    rec.first_token_ns = rec.last_token_ns = steady_now_ns();
+    if (!ok) rec.outcome = "client_closed";
+    co_return ok;
+}
+
+template <class Stream>
+net::awaitable<bool> completion_handler::embed(Stream& stream, const request& req, std::int64_t first_byte_ns) {
+    log_record rec;
+    rec.first_byte_ns = first_byte_ns;
+    rec.arrival_ns = steady_now_ns();
+    rec.endpoint = "/v1/embeddings";
+    if (auto id = req.find("x-request-id"); id != req.end()) rec.request_id = std::string(id->value());
+    rec.body_bytes = req.body().size();
+    embedding_request r;
+    if (auto err = parse_embedding(req.body(), cfg_, r)) {
+        rec.status = static_cast<int>(err->status);
+        rec.outcome = "rejected";
+        rec.end_ns = steady_now_ns();
+        log_.write(rec);
+        co_return co_await sim_io::send(stream, req, err->status, error_body(*err));
+    }
+    rec.prompt_tokens = r.prompt_tokens;
+    live_request lr(stream.get_executor());
+    const std::uint64_t id = next_id_++;
+    bool gone = false;
+    if (cfg_.model.firehose) {
+        counters_.prompt_tokens += r.prompt_tokens;
+    } else {
+        runner_.add(lr, seq_request{id, r.prompt_tokens, 1, block_hashes(r.token_ids, cfg_.model.block_size)});
+        gone = co_await sim_io::wait_finished(stream, lr);
+        runner_.remove(id, lr);
+    }
+    bool ok = !gone;
+    if (ok) {
+        ok = co_await sim_io::send(stream, req, http::status::ok,
+                                   embedding_response(cfg_.served_model_name, started_unix_, r));
+        rec.first_token_ns = rec.last_token_ns = steady_now_ns();
+    }
+    if (ok) ++counters_.success;
+    if (!ok) rec.outcome = "client_closed";
+    rec.cached_tokens = lr.cached_tokens;
+    rec.end_ns = steady_now_ns();
+    log_.write(rec);
+    co_return ok;
+}
+
+template net::awaitable<bool> completion_handler::complete(tcp_stream&, const request&, std::string_view, std::int64_t);
+template net::awaitable<bool> completion_handler::complete(tls_stream&, const request&, std::string_view, std::int64_t);
+template net::awaitable<bool> completion_handler::embed(tcp_stream&, const request&, std::int64_t);
+template net::awaitable<bool> completion_handler::embed(tls_stream&, const request&, std::int64_t);
+
+}  // namespace openloop

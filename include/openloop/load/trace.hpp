@@ -1,7 +1,7 @@
 #pragma once
-// Production request traces: parsing, selection (window, speed, count) and
-// conversion of an entry into a request whose prompt reproduces the trace's
-// shared prefixes. Pure logic; load_trace only reads the file.
+// Production request traces: parsing, and conversion of an entry into a
+// request whose prompt reproduces the trace's shared prefixes (the selection:
+// trace_selection.hpp). Pure logic; load_trace only reads the file.
 //
 // Every format is a column mapping (trace_columns.hpp) read by one parser:
 // the built-in formats are its presets, auto-detected from the first line:
@@ -32,6 +32,8 @@
 // the pages it has read past.
 
 #include "openloop/load/trace_columns.hpp"
+#include "openloop/load/trace_entry.hpp"
+#include "openloop/load/trace_selection.hpp"
 #include "openloop/load/workload.hpp"
 
 #include <cstddef>
@@ -42,30 +44,6 @@
 #include <vector>
 
 namespace openloop {
-
-// Tokens per hash block in Mooncake traces.
-inline constexpr int trace_block_tokens = 512;
-
-struct trace_entry {
-    std::int64_t at_ns = 0;
-    int input_tokens = 0;
-    int output_tokens = 0;
-    std::vector<std::uint64_t> hash_ids;  // prefix blocks, empty when unknown
-    std::string prompt;   // literal prompt text (prompt=), empty when none
-    std::string session;  // conversation / session id (session=), empty when none
-
-    friend bool operator==(const trace_entry&, const trace_entry&) = default;
-};
-
-struct trace_selection {
-    std::int64_t start_ns = 0;  // window, in trace time (before speed)
-    std::int64_t end_ns = -1;
-    double speed = 1.0;
-    std::size_t max_count = 0;
-    // > 0: the speed that makes the selection's mean rate this many
-    // requests/s, keeping its shape (speed is then ignored).
-    double rate = 0;
-};
 
 struct trace_parse_options {
     trace_format format = trace_format::auto_detect;
@@ -103,29 +81,6 @@ trace_format detect_trace_format(std::string_view text, std::string_view name);
 trace parse_trace(std::string_view text, std::string_view name, const trace_parse_options& options = {});
 // Reads path and parses it; errors name the path.
 trace load_trace(const std::string& path, const trace_parse_options& options = {});
-
-// Entries with start_ns <= at_ns < end_ns (end_ns < 0: no end), rebased so
-// start_ns becomes 0 (gaps from the window start are kept).
-std::vector<trace_entry> window_trace(std::vector<trace_entry> entries, std::int64_t start_ns,
-                                      std::int64_t end_ns);
-// at_ns divided by speed (> 0, else std::invalid_argument): 2 replays twice as fast.
-std::vector<trace_entry> scale_trace(std::vector<trace_entry> entries, double speed);
-// The first max_count entries (0: all).
-std::vector<trace_entry> limit_trace(std::vector<trace_entry> entries, std::size_t max_count);
-
-// Requests per second of entries' own time: (n - 1) / span; 0 when fewer
-// than two or all at one time.
-double trace_mean_rate(const std::vector<trace_entry>& entries);
-
-struct trace_pick {
-    std::vector<trace_entry> entries;
-    double speed = 1.0;  // the speed applied
-};
-// Window, then count, then speed (which commute). A rate with a selection of
-// fewer than two requests, or all at one time, throws std::invalid_argument.
-trace_pick pick_trace(std::vector<trace_entry> entries, const trace_selection& selection);
-// pick_trace's entries.
-std::vector<trace_entry> select_trace(std::vector<trace_entry> entries, const trace_selection& selection);
 
 // The request for entry: a prompt of exactly input_tokens tokens (as builder
 // counts them) in which each hash block id h contributes the content of a

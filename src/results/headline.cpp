@@ -8,21 +8,21 @@ namespace openloop {
 
 namespace {
 
-struct figure {
+struct headline_metric {
     std::string_view name;     // as the table says it
     const histogram* h = nullptr;  // null: throughput
 };
 
-std::optional<figure> figure_of(const run_result& r) {
+std::optional<headline_metric> headline_metric_of(const run_result& r) {
     const std::string& m = r.context.headline;
     const run_stats& s = r.stats;
     if (m.empty()) return std::nullopt;
-    if (m == "ttft") return figure{"TTFT", &s.ttft};
-    if (m == "itl") return figure{"ITL", &s.itl};
-    if (m == "tpot") return figure{"TPOT", &s.tpot};
-    if (m == "e2e") return figure{"E2E", &s.e2e};
-    if (m == "session") return figure{"session latency", &s.sessions.latency};
-    return figure{"throughput", nullptr};
+    if (m == "ttft") return headline_metric{"TTFT", &s.ttft};
+    if (m == "itl") return headline_metric{"ITL", &s.itl};
+    if (m == "tpot") return headline_metric{"TPOT", &s.tpot};
+    if (m == "e2e") return headline_metric{"E2E", &s.e2e};
+    if (m == "session") return headline_metric{"session latency", &s.sessions.latency};
+    return headline_metric{"throughput", nullptr};
 }
 
 constexpr double percentiles[] = {50, 90, 99};
@@ -37,7 +37,7 @@ void check_headline(std::string_view metric) {
 }
 
 std::string headline_line(const run_result& r) {
-    const auto f = figure_of(r);
+    const auto f = headline_metric_of(r);
     if (!f) return {};
     std::string line = "headline       " + std::string(f->name);
     if (!f->h) {
@@ -51,7 +51,7 @@ std::string headline_line(const run_result& r) {
 }
 
 std::optional<boost::json::object> headline_json(const run_result& r) {
-    const auto f = figure_of(r);
+    const auto f = headline_metric_of(r);
     if (!f) return std::nullopt;
     boost::json::object o{{"metric", r.context.headline}};
     if (!f->h) {

@@ -17,7 +17,7 @@ namespace {
 
 // What each known figure is and how much change counts (trend_options'
 // min_change and min_change_fraction over the judged span).
-struct figure {
+struct soak_figure {
     const char* key;
     const char* label;
     const char* unit;
@@ -27,7 +27,7 @@ struct figure {
     bool check_step;
 };
 
-constexpr figure figures[] = {
+constexpr soak_figure figures[] = {
     {"server_rss_mib", "server RSS (/proc)", "MiB", 16, 0.02, true, false},
     {"signals.server_rss_mib", "server RSS (/metrics)", "MiB", 16, 0.02, true, false},
     {"signals.gpu_memory_used_mib", "GPU memory", "MiB", 64, 0.02, true, false},
@@ -52,8 +52,8 @@ void put_percentiles(soak_window_row& row, const json::object& o, const char* fi
         put(row, std::string(prefix) + "_" + q + "_ms", p->get_object().if_contains(q));
 }
 
-const figure* known(const std::string& key) {
-    for (const figure& f : figures)
+const soak_figure* known(const std::string& key) {
+    for (const soak_figure& f : figures)
         if (key == f.key) return &f;
     return nullptr;
 }
@@ -108,7 +108,7 @@ soak_report judge_soak(const soak_windows& w, std::size_t warmup) {
     // their order, then every other scraped signal as first seen.
     std::vector<std::string> keys;
     std::unordered_map<std::string, std::size_t> column;
-    for (const figure& f : figures) {
+    for (const soak_figure& f : figures) {
         column.emplace(f.key, keys.size());
         keys.emplace_back(f.key);
     }
@@ -141,7 +141,7 @@ soak_report judge_soak(const soak_windows& w, std::size_t warmup) {
         points.reserve(n);
         for (std::size_t row = 0; row < n; ++row)
             points.push_back({(first + static_cast<std::ptrdiff_t>(row))->t_end_s / 3600, values[c][row]});
-        const figure* f = known(key);
+        const soak_figure* f = known(key);
         soak_verdict v;
         v.key = key;
         v.label = f ? f->label : key.substr(8);

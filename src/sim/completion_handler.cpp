@@ -24,24 +24,6 @@ namespace openloop {
 namespace net = boost::asio;
 namespace http = boost::beast::http;
 
-// One completion being answered: what was asked, how it is answered, and how far.
-struct completion_answer {
-    explicit completion_answer(const io_executor& ex) : lr(ex) {}
-
-    completion_request r;
-    log_record rec;
-    live_request lr;  // the engine's side of it
-    fault f = fault::none;
-    std::uint64_t h = 0;   // the seed of its words
-    std::uint64_t id = 0;  // its sequence in the engine
-    int n = 0;             // tokens to generate
-    int sent = 0;          // tokens written
-    bool chat = false, responses = false, length = false, firehose = false;
-    std::string_view finish;
-    event_writer w;
-    responses_writer rw;
-};
-
 completion_handler::completion_handler(const sim_config& cfg, engine_runner& runner, sim_counters& counters)
     : cfg_(cfg),
       runner_(runner),
@@ -54,7 +36,7 @@ completion_handler::completion_handler(const sim_config& cfg, engine_runner& run
                         std::chrono::system_clock::now().time_since_epoch()).count()) {}
 
 template <class Stream>
-net::awaitable<bool> completion_handler::complete(Stream& stream, const request& req, std::string_view path,
+net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http_request& req, std::string_view path,
                                                   std::int64_t first_byte_ns) {
     completion_answer a(stream.get_executor());
     log_record& rec = a.rec;
@@ -150,9 +132,9 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const request&
     }
     bool ok = false;
     if (r.stream) {
-        ok = co_await stream_answer(stream, req, a);
+        ok = co_await write_streamed_answer(stream, req, a, cfg_);
     } else {
-        ok = co_await whole_answer(stream, req, a);
+        ok = co_await write_whole_answer(stream, req, a, cfg_, started_unix_);
     }
 
     if (a.firehose) {
@@ -176,134 +158,8 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const request&
     co_return ok;
 }
 
-// The answer as an SSE stream: a batch of events per engine step, faults
-// injected half-way, the usage and the end as the request and quirks ask.
 template <class Stream>
-net::awaitable<bool> completion_handler::stream_answer(Stream& stream, const request& req, completion_answer& a) {
-    const auto& quirks = cfg_.quirks;
-    const completion_request& r = a.r;
-    log_record& rec = a.rec;
-    event_writer& w = a.w;
-    responses_writer& rw = a.rw;
-    live_request& lr = a.lr;
-    const bool fh = a.firehose;
-    const int n = a.n;
-    int& sent = a.sent;
-    std::string buf, frame;
-    const int per_event = std::max(1, cfg_.model.tokens_per_step);
-    const int half = n / 2;
-    bool stalled = false, corrupted = false;
-    bool ok = co_await sim_io::write_stream_head(stream, req);
-    if (ok) {
-        if (a.responses) rw.opening(buf);
-        // Azure-style filter results come first, as a chunk with no choices.
-        if (!a.responses && quirks.empty_choices_chunk) w.empty_choices(buf);
-        if (a.chat && !a.responses && !quirks.no_role_chunk) w.role(buf);
-        if (!buf.empty()) ok = co_await sim_io::write_chunk(stream, frame, buf);
-    }
-    while (ok && sent < n) {
-        int avail = n - sent;
-        if (!fh) {
-            while (lr.ready == 0) co_await lr.wake.async_wait();
-            avail = lr.ready;
-            lr.ready = 0;
-        }
-        buf.clear();
-        // The tokens of one engine step go out as one event; firehose
-        // coalesces up to 16 ready events into one write.
-        for (int events = 0; avail > 0 && events < (fh ? 16 : 1); ++events) {
-            const int k = fh ? std::min(per_event, avail) : avail;
-            if (a.f == fault::disconnect && sent + k > half) {
-                rec.outcome = "fault";
-                ok = false;
-                break;
-            }
-            if (a.f == fault::bad_chunk && !corrupted && sent + k > half) {
-                if (a.responses) rw.malformed(buf);
-                if (!a.responses) w.malformed(buf);
-                corrupted = true;
-            }
-            if (a.f == fault::stall && !stalled && sent >= half && sent > 0) {
-                stalled = true;
-                if (!buf.empty() && !(co_await sim_io::write_chunk(stream, frame, buf))) {
-                    ok = false;
-                    break;
-                }
-                buf.clear();
-                co_await sim_io::sleep_ms(stream, cfg_.faults.stall_ms);
-            }
-            sent += k;
-            avail -= k;
-            if (quirks.keepalive_comments) buf.append(": keep-alive\n\n");
-            const bool last = sent == n;
-            w.cached_tokens = lr.cached_tokens;
-            if (a.responses) {
-                rw.delta(buf, w, k);
-            } else {
-                w.content(buf, k, sent, last ? a.finish : std::string_view{},
-                          last && r.include_usage && quirks.usage_in_last_chunk);
-            }
-        }
-        if (!ok) break;
-        // Stamped as the bytes are handed to the socket: the client cannot see them earlier.
-        const auto t = steady_now_ns();
-        if (!buf.empty()) ok = co_await sim_io::write_chunk(stream, frame, buf);
-        if (!ok) {
-            rec.outcome = "client_closed";
-            break;
-        }
-        if (rec.first_token_ns < 0) rec.first_token_ns = t;
-        rec.last_token_ns = t;
-        // Let other connections write between our batches of events.
-        if (fh && sent < n) co_await net::post(stream.get_executor(), net::use_awaitable);
-    }
-    if (ok) {
-        buf.clear();
-        w.cached_tokens = rw.cached_tokens = lr.cached_tokens;
-        // A Responses stream has no [DONE]: response.completed, with the usage, is its end.
-        if (a.responses) rw.closing(buf, generated_words(a.h, sent), sent, a.length);
-        if (!a.responses && r.include_usage && !quirks.usage_in_last_chunk) w.final_usage(buf, sent);
-        if (!a.responses && !quirks.no_done) buf.append("data: [DONE]\n\n");
-        if (!buf.empty()) ok = co_await sim_io::write_chunk(stream, frame, buf);
-        if (ok) ok = co_await sim_io::write_all(stream, "0\r\n\r\n");
-        if (!ok) rec.outcome = "client_closed";
-    }
-    co_return ok;
-}
-
-// The answer as one JSON body, once the engine decoded all of it.
-template <class Stream>
-net::awaitable<bool> completion_handler::whole_answer(Stream& stream, const request& req, completion_answer& a) {
-    log_record& rec = a.rec;
-    // A client that hangs up while its answer is decoded frees its slot,
-    // as a streaming one does at its next write.
-    bool gone = false;
-    if (!a.firehose) gone = co_await sim_io::wait_finished(stream, a.lr);
-    a.sent = gone ? 0 : a.n;
-    if (!gone && a.f == fault::stall) co_await sim_io::sleep_ms(stream, cfg_.faults.stall_ms);
-    if (gone) {
-        rec.outcome = "client_closed";
-        co_return false;
-    }
-    if (a.f == fault::disconnect) {
-        rec.outcome = "fault";
-        co_return false;
-    }
-    const std::string text = generated_words(a.h, a.n);
-    a.rw.cached_tokens = a.lr.cached_tokens;
-    std::string s = a.responses ? a.rw.body(text, a.n, a.length)
-                                : completion_response(a.chat, (a.chat ? "chatcmpl-" : "cmpl-") + std::to_string(a.id),
-                                                      started_unix_, cfg_.served_model_name, text, a.finish,
-                                                      a.r.prompt_tokens, a.n, a.lr.cached_tokens);
-    if (a.f == fault::bad_chunk) s.resize(s.size() / 2);
-    const bool ok = co_await sim_io::send(stream, req, http::status::ok, std::move(s));
-    rec.first_token_ns = rec.last_token_ns = steady_now_ns();
-    if (!ok) rec.outcome = "client_closed";
-    co_return ok;
-}
-
-template <class Stream>
-net::awaitable<bool> completion_handler::embed(Stream& stream, const request& req, std::int64_t first_byte_ns) {
+net::awaitable<bool> completion_handler::embed(Stream& stream, const sim_http_request& req, std::int64_t first_byte_ns) {
     log_record rec;
     rec.first_byte_ns = first_byte_ns;
     rec.arrival_ns = steady_now_ns();
@@ -343,9 +199,9 @@ net::awaitable<bool> completion_handler::embed(Stream& stream, const request& re
     co_return ok;
 }
 
-template net::awaitable<bool> completion_handler::complete(tcp_stream&, const request&, std::string_view, std::int64_t);
-template net::awaitable<bool> completion_handler::complete(tls_stream&, const request&, std::string_view, std::int64_t);
-template net::awaitable<bool> completion_handler::embed(tcp_stream&, const request&, std::int64_t);
-template net::awaitable<bool> completion_handler::embed(tls_stream&, const request&, std::int64_t);
+template net::awaitable<bool> completion_handler::complete(tcp_stream&, const sim_http_request&, std::string_view, std::int64_t);
+template net::awaitable<bool> completion_handler::complete(tls_stream&, const sim_http_request&, std::string_view, std::int64_t);
+template net::awaitable<bool> completion_handler::embed(tcp_stream&, const sim_http_request&, std::int64_t);
+template net::awaitable<bool> completion_handler::embed(tls_stream&, const sim_http_request&, std::int64_t);
 
 }  // namespace openloop

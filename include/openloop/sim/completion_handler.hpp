@@ -1,11 +1,13 @@
 #pragma once
 // The simulator's answers to what it generates for: completions, chat
-// completions and Responses requests (streamed as SSE, or one JSON body;
-// faults injected and quirks applied) and embeddings requests, each decoded
-// by the engine in real time (engine_runner) and written to the request log.
+// completions and Responses requests (parsed, faults picked and quirks
+// applied; the body written by completion_body) and embeddings requests, each
+// decoded by the engine in real time (engine_runner) and written to the
+// request log.
 // http_server routes the requests here; defined for plain and TLS streams.
 
 #include "openloop/base/executor.hpp"
+#include "openloop/sim/completion_body.hpp"
 #include "openloop/sim/config.hpp"
 #include "openloop/sim/engine_runner.hpp"
 #include "openloop/sim/metrics.hpp"
@@ -13,8 +15,6 @@
 #include "openloop/sim/request_log.hpp"
 
 #include <boost/asio/awaitable.hpp>
-#include <boost/beast/http/message.hpp>
-#include <boost/beast/http/string_body.hpp>
 
 #include <cstdint>
 #include <string>
@@ -22,35 +22,26 @@
 
 namespace openloop {
 
-struct completion_answer;
-
 class completion_handler {
 public:
-    using request = boost::beast::http::request<boost::beast::http::string_body>;
-
     // Opens the request log (throws std::runtime_error when it cannot).
     completion_handler(const sim_config& cfg, engine_runner& runner, sim_counters& counters);
 
     // path: /v1/chat/completions, /v1/completions or /v1/responses. Each
     // returns whether the connection may serve another request.
     template <class Stream>
-    boost::asio::awaitable<bool> complete(Stream& stream, const request& req, std::string_view path,
+    boost::asio::awaitable<bool> complete(Stream& stream, const sim_http_request& req, std::string_view path,
                                           std::int64_t first_byte_ns);
     // One prefill pass through the engine (its single output token
     // discarded), then the whole answer. Faults are not injected.
     template <class Stream>
-    boost::asio::awaitable<bool> embed(Stream& stream, const request& req, std::int64_t first_byte_ns);
+    boost::asio::awaitable<bool> embed(Stream& stream, const sim_http_request& req, std::int64_t first_byte_ns);
 
     void flush_log() { log_.flush(); }
     const std::string& model_json() const { return model_json_; }  // the served model's name as JSON
     std::int64_t started_unix() const { return started_unix_; }
 
 private:
-    template <class Stream>
-    boost::asio::awaitable<bool> stream_answer(Stream& stream, const request& req, completion_answer& a);
-    template <class Stream>
-    boost::asio::awaitable<bool> whole_answer(Stream& stream, const request& req, completion_answer& a);
-
     const sim_config& cfg_;
     engine_runner& runner_;
     sim_counters& counters_;

@@ -187,7 +187,7 @@ struct reporter::impl {
         progress_figures f;
         f.elapsed_s = origin != 0 && now > origin ? static_cast<double>(now - origin) / 1e9 : 0.0;
         f.sent = stats.started + stats.warmup_started;
-        f.in_flight = recorder_.live_count();
+        f.in_flight = recorder_.in_flight_with_warmup();
         f.completed = stats.completed;
         f.failed = stats.failed;
         f.ttft_p50_ms = ms(stats.ttft.percentile(50));

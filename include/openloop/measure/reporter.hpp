@@ -1,8 +1,9 @@
 #pragma once
-// The reporter thread: drains the event ring, assembles each request's
-// timeline, hands finished timelines to request_metrics (the metric
-// definitions), streams requests.jsonl and timeseries.csv to disk, and prints
-// the live progress line. It may be slow without slowing the sender.
+// The reporter thread: drains the event ring into request_recorder (each
+// request's timeline, its metrics, run_stats), whose sinks stream
+// requests.jsonl, timeseries.csv and a soak's windows to disk; flushes them,
+// prints the live progress line and publishes the live metrics text. It may
+// be slow without slowing the sender.
 
 #include "openloop/measure/event.hpp"
 #include "openloop/watch/metrics_endpoint.hpp"

@@ -41,7 +41,7 @@ public:
 
     const run_stats& stats() const { return stats_; }
     std::uint64_t measured_in_flight() const { return measured_inflight_; }
-    std::size_t live_count() const { return live_.size(); }  // warm-up requests included
+    std::size_t in_flight_with_warmup() const { return live_.size(); }
 
 private:
     void sample_inflight(std::int64_t t);

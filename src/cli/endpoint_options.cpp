@@ -29,17 +29,18 @@ po::options_description endpoint_options() {
 
 void require_streamed(const run_options& o, std::string_view metric, std::string_view flag) {
     if (streams(o) || !stream_metric(metric)) return;
-    const std::string why = o.endpoint == "embeddings" ? "embeddings are not streamed" : "--no-stream answers are not streamed";
+    const std::string why = o.endpoint == endpoint_kind::embeddings ? "embeddings are not streamed" : "--no-stream answers are not streamed";
     throw usage_error(std::string(flag) + " " + std::string(metric) + ": " + why +
                       ", so they have no TTFT, TPOT or ITL; use e2e");
 }
 
 void fill_endpoint(const po::variables_map& vm, run_options& o) {
-    o.endpoint = vm["endpoint"].as<std::string>();
-    if (endpoint_path(o.endpoint).empty())
-        throw usage_error("--endpoint must be chat, completions, responses or embeddings, got '" + o.endpoint + "'");
+    const std::string endpoint = vm["endpoint"].as<std::string>();
+    const auto kind = parse_endpoint(endpoint);
+    if (!kind) throw usage_error("--endpoint must be chat, completions, responses or embeddings, got '" + endpoint + "'");
+    o.endpoint = *kind;
     o.stream = !vm["no-stream"].as<bool>();
-    const bool embeddings = o.endpoint == "embeddings";
+    const bool embeddings = o.endpoint == endpoint_kind::embeddings;
     if (embeddings) {
         // Each of these shapes generation, which an embeddings request has none of.
         for (const char* flag : {"output-len", "ignore-eos", "temperature", "sampling-seed", "no-continuous-usage"}) {
@@ -49,7 +50,7 @@ void fill_endpoint(const po::variables_map& vm, run_options& o) {
         }
     } else if (!o.stream && vm["no-continuous-usage"].as<bool>()) {
         throw usage_error("--no-continuous-usage asks a stream for less usage; with --no-stream there is no stream");
-    } else if (o.endpoint == "responses" && vm["no-continuous-usage"].as<bool>()) {
+    } else if (o.endpoint == endpoint_kind::responses && vm["no-continuous-usage"].as<bool>()) {
         throw usage_error("--no-continuous-usage asks a stream for less usage; a Responses stream has no stream "
                           "options: its usage comes once, in response.completed");
     }

@@ -373,11 +373,8 @@ void fill_load(const po::variables_map& vm, run_command& cmd, bool for_sweep) {
 void fill_workload(const po::variables_map& vm, run_command& cmd) {
     auto& o = cmd.options;
     auto& w = o.workload;
-    w.input_len = vm["input-len"].as<std::string>();
-    w.output_len = vm["output-len"].as<std::string>();
-    // Read here too, so a bad spelling is a usage error before any server starts.
-    length_dist::parse(w.input_len, "--input-len");
-    length_dist::parse(w.output_len, "--output-len");
+    w.input_len = length_dist::parse(vm["input-len"].as<std::string>(), "--input-len");
+    w.output_len = length_dist::parse(vm["output-len"].as<std::string>(), "--output-len");
     w.prefix_len = vm["prefix-len"].as<int>();
     w.prefix_groups = vm["prefix-groups"].as<int>();
     if (w.prefix_len < 0) throw usage_error("--prefix-len must not be negative");
@@ -397,11 +394,14 @@ void fill_workload(const po::variables_map& vm, run_command& cmd) {
     if (o.sampling_seed < -1) throw usage_error("--sampling-seed must be -1 (send none) or a seed >= 0");
     o.continuous_usage = !vm["no-continuous-usage"].as<bool>();
     if (vm.count("extra-body")) {
-        o.extra_body = vm["extra-body"].as<std::string>();
         boost::json::error_code ec;
-        const auto extra = boost::json::parse(o.extra_body, ec);
+        const auto extra = boost::json::parse(vm["extra-body"].as<std::string>(), ec);
         if (ec) throw usage_error("--extra-body is not JSON (" + ec.message() + "); give an object, e.g. '{\"top_p\": 0.9}'");
         if (!extra.is_object()) throw usage_error("--extra-body must be a JSON object, e.g. '{\"top_p\": 0.9}'");
+        // request_body marks its own fields with this and cuts them out of the serialized template.
+        if (boost::json::serialize(extra).find("@@openloop-") != std::string::npos)
+            throw usage_error("--extra-body may not contain \"@@openloop-\": openloop marks its own fields with it");
+        o.extra_body = extra.as_object();
     }
     try {
         o.tokenizer = parse_tokenizer(vm["tokenizer"].as<std::string>());

@@ -63,7 +63,7 @@ void fill_sessions(const po::variables_map& vm, run_command& cmd, bool for_sweep
     } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
     }
-    if (o.endpoint != "chat")
+    if (o.endpoint != endpoint_kind::chat)
         throw usage_error("sessions (--turns, --conversations) need --endpoint chat: a session's history is a list of messages");
     if (!o.stream) throw usage_error("sessions stream their answers: drop --no-stream (each answer goes back as it streamed)");
     if (o.concurrency > 0)

@@ -78,17 +78,15 @@ void fill_trace(const po::variables_map& vm, run_command& cmd) {
         if (vm.count(name) && !trace) throw usage_error(std::string("--") + name + " applies to a --trace only");
     if (vm["loop"].as<bool>() && !trace)
         throw usage_error("--loop applies to a --trace only (other sources run until --duration or --num-requests)");
-    w.trace_format = vm["trace-format"].as<std::string>();
     try {
-        parse_trace_format(w.trace_format);
+        w.trace_kind = parse_trace_format(vm["trace-format"].as<std::string>());
     } catch (const std::invalid_argument& e) {
         throw usage_error(std::string("--trace-format: ") + e.what());
     }
     if (vm.count("trace-columns")) {
         if (given(vm, "trace-format"))
             throw usage_error("give --trace-format or --trace-columns, not both: a format is a preset mapping");
-        w.trace_columns = vm["trace-columns"].as<std::string>();
-        parse_trace_columns(w.trace_columns);  // a bad spelling fails before any server starts
+        w.trace_mapping = parse_trace_columns(vm["trace-columns"].as<std::string>());
     }
     if (vm.count("trace-delimiter")) w.trace_delimiter = delimiter(vm["trace-delimiter"].as<std::string>());
     w.trace_speed = vm["trace-speed"].as<double>();

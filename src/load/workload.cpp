@@ -126,6 +126,13 @@ length_dist length_dist::parse(std::string_view spec, std::string_view what) {
     return d;
 }
 
+length_dist length_dist::fixed(int n) {
+    length_dist d;
+    d.min_ = d.max_ = n;
+    d.a_ = n;
+    return d;
+}
+
 template <class Rng>
 int length_dist::draw(Rng& rng) const {
     double x = 0;
@@ -205,8 +212,8 @@ struct workload::state {
 workload::workload(const workload_config& config) : state_(std::make_unique<state>()) {
     state& s = *state_;
     s.config = config;
-    s.input = length_dist::parse(config.input_len, "--input-len");
-    s.output = length_dist::parse(config.output_len, "--output-len");
+    s.input = config.input_len;
+    s.output = config.output_len;
 
     const int sources = int(!config.prompts_file.empty()) + int(!config.sharegpt_file.empty()) +
                         int(!config.trace_file.empty());
@@ -233,8 +240,8 @@ workload::workload(const workload_config& config) : state_(std::make_unique<stat
     } else if (!config.trace_file.empty()) {
         s.kind = state::source::trace;
         trace_parse_options options;
-        options.format = parse_trace_format(config.trace_format);
-        if (!config.trace_columns.empty()) options.columns = parse_trace_columns(config.trace_columns);
+        options.format = config.trace_kind;
+        options.columns = config.trace_mapping;
         options.delimiter = config.trace_delimiter;
         options.skip_bad_rows = config.trace_skip_bad_rows;
         trace_selection& selection = options.selection;

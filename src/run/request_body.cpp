@@ -6,7 +6,6 @@
 #include <boost/json.hpp>
 
 #include <charconv>
-#include <stdexcept>
 
 namespace openloop {
 
@@ -32,18 +31,10 @@ void append_int(std::string& out, std::int64_t v) {
 
 request_body::request_body(const run_options& o)
     : o_(o),
-      chat_(o.endpoint == "chat"),
-      responses_(o.endpoint == "responses"),
-      embeddings_(o.endpoint == "embeddings") {
-    if (o.extra_body.empty()) return;
-    json::error_code ec;
-    auto extra = json::parse(o.extra_body, ec);
-    if (ec || !extra.is_object())
-        throw std::runtime_error("--extra-body must be a JSON object, e.g. '{\"top_p\": 0.9}'");
-    extra_ = extra.as_object();
-    if (json::serialize(extra_).find("@@openloop-") != std::string::npos)
-        throw std::runtime_error("--extra-body may not contain \"@@openloop-\": openloop marks its own fields with it");
-}
+      extra_(o.extra_body),
+      chat_(o.endpoint == endpoint_kind::chat),
+      responses_(o.endpoint == endpoint_kind::responses),
+      embeddings_(o.endpoint == endpoint_kind::embeddings) {}
 
 void request_body::generation_fields(json::object& body) const {
     body[responses_ ? "max_output_tokens" : "max_tokens"] = max_mark.substr(1, max_mark.size() - 2);

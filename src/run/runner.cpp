@@ -89,14 +89,6 @@ void hold_stop_signals() {
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
-std::string_view endpoint_path(std::string_view endpoint) {
-    if (endpoint == "chat") return "/chat/completions";
-    if (endpoint == "completions") return "/completions";
-    if (endpoint == "embeddings") return "/embeddings";
-    if (endpoint == "responses") return "/responses";
-    return {};
-}
-
 namespace {
 
 // A trace whose rows carry session ids replays its conversations (trace_sessions.hpp): the
@@ -110,7 +102,7 @@ run_options with_trace_sessions(const run_options& asked, const workload& w) {
     const auto refuse = [&](const std::string& why) {
         throw input_error(file + ": its rows carry session ids, so they replay as conversations, which " + why);
     };
-    if (o.endpoint != "chat") refuse("need --endpoint chat (a session's history is a list of messages)");
+    if (o.endpoint != endpoint_kind::chat) refuse("need --endpoint chat (a session's history is a list of messages)");
     if (!o.stream) refuse("stream their answers: drop --no-stream");
     if (o.concurrency > 0 || o.max_concurrency > 0)
         refuse("arrive at the trace's times: drop --concurrency / --max-concurrency (bound with --max-inflight)");
@@ -134,7 +126,7 @@ calibration_result choose_tokenizer(const run_options& o, workload& w, const cli
     calibration_request cr;
     cr.choice = o.tokenizer;
     // A Responses input is rendered with the chat template, as a chat message is.
-    cr.chat = o.endpoint == "chat" || o.endpoint == "responses";
+    cr.chat = o.endpoint == endpoint_kind::chat || o.endpoint == endpoint_kind::responses;
     cr.model = model;
     cr.root = server_root(co.target.base_path);
     cr.vocab_size = o.vocab_size;
@@ -169,13 +161,10 @@ run_outcome run_load(const run_options& asked) {
     release_stop_signals();  // one held meanwhile (hold_stop_signals) reaches the set now
     workload w(asked.workload);
     const run_options o = with_trace_sessions(asked, w);
-    const std::string_view path = endpoint_path(o.endpoint);
-    if (path.empty())
-        throw std::runtime_error("--endpoint must be chat, completions, responses or embeddings, got '" + o.endpoint + "'");
     client_options co;
     co.target = parse_target_url(o.url);
     const std::string base = co.target.base_path.empty() ? "/v1" : co.target.base_path;
-    co.path = base + std::string(path);
+    co.path = base + std::string(endpoint_path(o.endpoint));
     co.streamed = streams(o);
     co.headers = o.headers;
     if (const char* key = std::getenv(o.api_key_env.c_str()); key && *key)
@@ -236,7 +225,7 @@ run_outcome run_load(const run_options& asked) {
     ro.slo = o.slo;
     ro.steady_throughput = o.steady_throughput;
     ro.session_stride = session_plan(o.sessions).stride();
-    ro.generates = o.endpoint != "embeddings";
+    ro.generates = o.endpoint != endpoint_kind::embeddings;
     // A --start-at run's windows begin with its schedule, so the shards' windows line up.
     const auto run_start =
         clock.start_at_ns >= 0 ? steady::time_point(std::chrono::nanoseconds(clock.origin_steady_ns)) : steady::now();

@@ -5,10 +5,12 @@
 
 #include "openloop/load/rag.hpp"
 #include "openloop/load/tokenizer.hpp"
+#include "openloop/load/trace_columns.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -57,6 +59,8 @@ public:
     // Throws std::invalid_argument naming spec and the accepted syntax; what
     // (e.g. "input_len") prefixes the message when given.
     static length_dist parse(std::string_view spec, std::string_view what = {});
+    // Always n tokens (n >= 1): the spelling "N".
+    static length_dist fixed(int n);
 
     int sample(std::mt19937_64& rng) const;
     int sample(request_rng& rng) const;
@@ -93,9 +97,10 @@ struct request_spec {
 };
 
 struct workload_config {
-    // Synthetic prompts (used when no file or trace is given).
-    std::string input_len = "512";
-    std::string output_len = "128";  // also for prompt files without a length
+    // Synthetic prompts (used when no file or trace is given); parsed from
+    // --input-len / --output-len by cli/, never read from text here.
+    length_dist input_len = length_dist::fixed(512);
+    length_dist output_len = length_dist::fixed(128);  // also for prompt files without a length
     // A shared prefix of prefix_len tokens, counted inside input_len; request i
     // takes group i mod prefix_groups (prefix_groups <= 0 means one group).
     int prefix_len = 0;
@@ -121,8 +126,8 @@ struct workload_config {
     // A trace (see trace.hpp): each request gets the entry's lengths, time
     // and prefix blocks.
     std::string trace_file;
-    std::string trace_format = "auto";
-    std::string trace_columns;          // a --trace-columns mapping instead of a format
+    trace_format trace_kind = trace_format::auto_detect;
+    std::optional<trace_columns> trace_mapping;  // a --trace-columns mapping instead of a format
     char trace_delimiter = 0;           // CSV delimiter; 0: detected
     bool trace_skip_bad_rows = false;
     double trace_speed = 1.0;           // > 1 replays faster

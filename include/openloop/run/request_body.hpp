@@ -24,7 +24,7 @@ namespace openloop {
 
 class request_body {
 public:
-    // Throws std::runtime_error when --extra-body is not a JSON object.
+    // o.extra_body was checked by cli/ (an object, without openloop's marks).
     explicit request_body(const run_options& o);
 
     // Appends spec's body to out.
@@ -46,7 +46,7 @@ private:
     bool text_only() const { return chat_ || responses_; }
 
     const run_options& o_;
-    boost::json::object extra_;
+    const boost::json::object& extra_;
     bool chat_;
     bool responses_;
     bool embeddings_;

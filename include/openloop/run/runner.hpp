@@ -9,6 +9,7 @@
 #include "openloop/load/session.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/results/run_result.hpp"
+#include "openloop/run/endpoint.hpp"
 #include "openloop/run/environment.hpp"
 #include "openloop/watch/server_watch.hpp"
 #include "openloop/run/stage_end.hpp"
@@ -30,7 +31,7 @@ struct run_options {
     // Where: url is resolved by the caller (a sim:PRESET target is started first).
     std::string url;
     std::string target_label;   // as the user gave it, for the report
-    std::string endpoint = "chat";  // "chat", "completions", "responses" or "embeddings"
+    endpoint_kind endpoint = endpoint_kind::chat;
     // --no-stream: "stream": false, each answer one JSON body (no TTFT or ITL);
     // embeddings are never streamed, whatever this says.
     bool stream = true;
@@ -50,7 +51,7 @@ struct run_options {
     double temperature = 0.0;
     std::int64_t sampling_seed = 0;  // sent as "seed"; < 0: not sent
     bool continuous_usage = true;    // ask for usage on every chunk (per-chunk token counts)
-    std::string extra_body;          // JSON object merged into every request body
+    boost::json::object extra_body;  // --extra-body, parsed by cli/: merged into every request body
     // --turns, --think-time: each arrival starts a multi-turn session (load/session.hpp).
     session_config sessions;
     // A --trace whose rows carry session ids replays them as sessions (trace_sessions.hpp);
@@ -128,11 +129,8 @@ struct run_outcome {
     double stage_window_s = 0;  // how long the stage sent, measured
 };
 
-// The API path of --endpoint under the base path ("/chat/completions"); empty
-// for an endpoint openloop does not know.
-std::string_view endpoint_path(std::string_view endpoint);
 // Whether the run's answers are SSE streams: not with --no-stream, never for embeddings.
-inline bool streams(const run_options& o) { return o.stream && o.endpoint != "embeddings"; }
+inline bool streams(const run_options& o) { return o.stream && o.endpoint != endpoint_kind::embeddings; }
 
 // Runs to completion (or interruption) on the calling thread; throws
 // std::runtime_error for setup problems (bad target, bad --extra-body, ...).

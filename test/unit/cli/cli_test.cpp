@@ -84,7 +84,7 @@ BOOST_AUTO_TEST_CASE(run_defaults_bound_the_run) {
     BOOST_TEST(cmd.target == "sim:cpu-small");
     BOOST_TEST(cmd.options.duration_s == 60.0);  // no run is endless
     BOOST_TEST(cmd.options.num_requests == 0u);
-    BOOST_TEST(cmd.options.endpoint == "chat");
+    BOOST_TEST((cmd.options.endpoint == endpoint_kind::chat));
     BOOST_TEST(cmd.options.temperature == 0.0);
     BOOST_TEST(cmd.options.continuous_usage);
     BOOST_TEST(cmd.options.out_dir.empty());
@@ -105,7 +105,7 @@ BOOST_AUTO_TEST_CASE(command_line_wins_over_the_scenario) {
     BOOST_TEST(cmd.options.arrival.rate == 3.0);
     BOOST_TEST((cmd.options.arrival.kind == arrival_kind::gamma));
     BOOST_TEST(cmd.options.arrival.burstiness == 0.5);
-    BOOST_TEST(cmd.options.workload.input_len == "64");
+    BOOST_TEST(cmd.options.workload.input_len.describe() == "64");
     BOOST_TEST(cmd.options.ignore_eos);
 }
 
@@ -285,4 +285,39 @@ BOOST_AUTO_TEST_CASE(sweep_slos_define_goodput_and_stage_length) {
     BOOST_CHECK_THROW(parse_sweep_command({"--factor", "1"}), usage_error);
     const auto ladder = parse_sweep_command({"--concurrency", "1,2,4,8"});
     BOOST_TEST(ladder.options.concurrency.size() == 4u);
+}
+
+// Flags whose values later layers use are parsed here, once, into typed values: a bad one is a
+// usage error from cli/ (exit 2), never an exception from the run.
+BOOST_AUTO_TEST_CASE(values_are_typed_once_in_cli) {
+    const auto cmd = parse_run_command({"--out", "-", "--input-len", "uniform:10:20", "--output-len", "7",
+                                        "--endpoint", "completions", "--extra-body", R"({"top_p": 0.9})"});
+    BOOST_TEST((cmd.options.workload.input_len.type() == length_dist::kind::uniform));
+    BOOST_TEST(cmd.options.workload.input_len.max() == 20);
+    BOOST_TEST(cmd.options.workload.output_len.describe() == "7");
+    BOOST_TEST((cmd.options.endpoint == endpoint_kind::completions));
+    BOOST_TEST(cmd.options.extra_body.at("top_p") == 0.9);
+    const auto traced = parse_run_command({"--out", "-", "--trace", "t.csv", "--trace-columns", "time=t,input=i,output=o"});
+    BOOST_TEST_REQUIRE(traced.options.workload.trace_mapping.has_value());
+    BOOST_TEST(traced.options.workload.trace_mapping->time.at(0) == "t");
+    BOOST_TEST((parse_run_command({"--out", "-", "--trace", "t.csv", "--trace-format", "azure"}).options.workload.trace_kind ==
+                trace_format::azure));
+
+    const auto message = [](const std::vector<std::string>& args) -> std::string {
+        try {
+            parse_run_command(args);
+        } catch (const usage_error& e) {
+            return e.what();
+        }
+        return "no error";
+    };
+    BOOST_TEST(message({"--output-len", "uniform:0:4"}).find("\"uniform:0:4\" for --output-len") != std::string::npos);
+    BOOST_TEST(message({"--trace", "t.csv", "--trace-format", "parquet"}).find("--trace-format") != std::string::npos);
+    BOOST_TEST(message({"--trace", "t.csv", "--trace-columns", "time=t"}).find("--trace-columns") != std::string::npos);
+    BOOST_TEST(message({"--extra-body", "[1]"}) == "--extra-body must be a JSON object, e.g. '{\"top_p\": 0.9}'");
+    BOOST_TEST(message({"--extra-body", "{"}).find("--extra-body is not JSON") == 0u);
+    BOOST_TEST(message({"--extra-body", R"({"note":"@@openloop-prompt@@"})"}) ==
+               "--extra-body may not contain \"@@openloop-\": openloop marks its own fields with it");
+    BOOST_TEST(message({"--endpoint", "anthropic"}) ==
+               "--endpoint must be chat, completions, responses or embeddings, got 'anthropic'");
 }

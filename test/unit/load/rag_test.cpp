@@ -111,8 +111,8 @@ BOOST_AUTO_TEST_CASE(bad_settings_name_their_flag) {
 BOOST_AUTO_TEST_CASE(the_workload_builds_rag_prompts_with_input_len_as_the_question) {
     workload_config wc;
     wc.rag = corpus(20, 2);
-    wc.input_len = "10";
-    wc.output_len = "7";
+    wc.input_len = length_dist::parse("10");
+    wc.output_len = length_dist::parse("7");
     wc.seed = 4;
     workload w(wc);
     request_spec s;

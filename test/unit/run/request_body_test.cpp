@@ -43,7 +43,7 @@ BOOST_AUTO_TEST_CASE(chat_asks_for_a_stream_with_usage_on_every_chunk) {
 
 BOOST_AUTO_TEST_CASE(completions_send_text_or_token_ids) {
     run_options o;
-    o.endpoint = "completions";
+    o.endpoint = endpoint_kind::completions;
     o.sampling_seed = -1;
     o.continuous_usage = false;
     const json::object text = body_of(o, spec("a b c", 3));
@@ -58,7 +58,7 @@ BOOST_AUTO_TEST_CASE(completions_send_text_or_token_ids) {
 
 BOOST_AUTO_TEST_CASE(responses_send_the_prompt_as_input_with_max_output_tokens) {
     run_options o;
-    o.endpoint = "responses";
+    o.endpoint = endpoint_kind::responses;
     o.ignore_eos = true;
     request_spec ids = spec("tell me \"more\"", 9);
     ids.prompt_ids = {5, 17};  // text only, as for chat: the Responses API takes no token ids
@@ -87,7 +87,7 @@ BOOST_AUTO_TEST_CASE(ignore_eos_holds_the_length_with_min_tokens) {
 BOOST_AUTO_TEST_CASE(extra_body_fields_win_over_ours) {
     run_options o;
     o.ignore_eos = true;
-    o.extra_body = R"({"top_p":0.9,"temperature":0.7,"seed":3,"min_tokens":1,"stream_options":{"include_usage":false}})";
+    o.extra_body = json::parse(R"({"top_p":0.9,"temperature":0.7,"seed":3,"min_tokens":1,"stream_options":{"include_usage":false}})").as_object();
     const json::object b = body_of(o, spec("x", 12));
     BOOST_TEST(b.at("top_p") == 0.9);
     BOOST_TEST(b.at("temperature") == 0.7);
@@ -95,19 +95,11 @@ BOOST_AUTO_TEST_CASE(extra_body_fields_win_over_ours) {
     BOOST_TEST(b.at("min_tokens") == 1);
     BOOST_TEST(json::serialize(b.at("stream_options")) == R"({"include_usage":false})");
     // What the run must control stays ours.
-    o.extra_body = R"({"stream":false,"max_tokens":1,"model":"other"})";
+    o.extra_body = json::parse(R"({"stream":false,"max_tokens":1,"model":"other"})").as_object();
     const json::object forced = body_of(o, spec("x", 12));
     BOOST_TEST(forced.at("stream") == true);
     BOOST_TEST(forced.at("max_tokens") == 12);
     BOOST_TEST(forced.at("model") == "m");
-}
-
-BOOST_AUTO_TEST_CASE(extra_body_must_be_an_object) {
-    run_options o;
-    for (const char* bad : {"[1]", "{", "3"}) {
-        o.extra_body = bad;
-        BOOST_CHECK_THROW(request_body{o}, std::runtime_error);
-    }
 }
 
 // Prompts reach the body as Boost.JSON would write them, whatever they hold.
@@ -132,7 +124,7 @@ BOOST_AUTO_TEST_CASE(prompt_text_is_escaped) {
 BOOST_AUTO_TEST_CASE(each_request_fills_the_template_with_its_own_parts) {
     run_options o;
     o.ignore_eos = true;
-    o.endpoint = "completions";
+    o.endpoint = endpoint_kind::completions;
     const request_body body(o);
     for (int i = 1; i < 5; ++i) {
         request_spec s = spec("p" + std::to_string(i), 10 * i);
@@ -147,8 +139,6 @@ BOOST_AUTO_TEST_CASE(each_request_fills_the_template_with_its_own_parts) {
             BOOST_TEST(b.at("prompt").as_string() == "p" + std::to_string(i));
         }
     }
-    o.extra_body = R"({"note":"@@openloop-prompt@@"})";
-    BOOST_CHECK_THROW(request_body{o}, std::runtime_error);
 }
 
 BOOST_AUTO_TEST_CASE(a_later_turn_carries_the_conversation_before_its_message) {

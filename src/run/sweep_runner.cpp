@@ -6,6 +6,7 @@
 #include "openloop/results/sweep_table.hpp"
 #include "openloop/run/result_dir.hpp"
 #include "openloop/run/shard_barrier.hpp"
+#include "openloop/run/sweep_plan.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -30,14 +31,7 @@ bool cool_down(double seconds) {
 
 sweep_result run_sweep(const sweep_options& opt) {
     const bool closed = !opt.concurrency.empty();
-    // The highest percentile any SLO judges (p99 when there are none) sets
-    // how many samples a stage needs.
-    double top_pct = 0;
-    for (const auto& s : opt.slos) {
-        if (s.stat.size() > 1 && s.stat[0] == 'p') top_pct = std::max(top_pct, std::stod(s.stat.substr(1)));
-    }
-    if (top_pct == 0) top_pct = 99.0;
-    const std::uint64_t min_samples = opt.min_samples > 0 ? opt.min_samples : samples_for_percentile(top_pct);
+    const std::uint64_t min_samples = stage_min_samples(opt);
     std::filesystem::path out(opt.out_dir);
     if (!opt.out_dir.empty()) std::filesystem::create_directories(out);
 
@@ -81,60 +75,9 @@ sweep_result run_sweep(const sweep_options& opt) {
 
     auto run_stage = [&](double rate, int concurrency) -> bool {
         const std::size_t index = rows.size();
-        run_options o = opt.base;
-        o.trace_sessions = false;  // a stage is judged on single requests at its rate
-        o.concurrency = concurrency;
-        o.arrival.rate = closed ? 1.0 : rate;
-        o.arrival.seed = opt.base.arrival.seed + index;  // one family: same workload, fresh arrivals
-        // Fresh prompts too: stage k resending stage 0's prompts would be served
-        // from a prefix cache (vLLM's is on by default) at a capacity no real
-        // traffic gets. Shared prefixes (--prefix-len) stay the same.
-        o.workload.unique_from = static_cast<std::uint64_t>(index) << 40;
-        o.arrival.profile.clear();
-        if (!o.workload.trace_file.empty() && !o.workload.trace_lengths_only) {
-            // A stage replays the trace's own gaps scaled to the stage's rate, lap
-            // after lap until its bounds: sent once at its recorded speed, a short
-            // trace ended every stage early at one rate whatever the stage's.
-            if (!closed) o.workload.trace_rate = rate;
-            o.workload.trace_loop = true;
-        }
-        o.arrival.count_block = opt.rate_block;
-        o.warmup_requests = 0;
-        o.warmup_s = warmup;
-        // At least stage_s and at least min_samples measured requests.
-        o.duration_s = opt.stage_s;
-        o.num_requests = min_samples;
-        o.all_bounds = true;
-        if (closed) {
-            o.duration_s = 0;
-            o.num_requests = std::max<std::uint64_t>(min_samples, static_cast<std::uint64_t>(concurrency) * 4);
-        }
-        if (!closed) {
-            stage_end_options se;
-            se.min_s = opt.stage_s;
-            se.min_requests = min_samples;
-            se.rate = rate;
-            se.base_e2e_s = e2e_base_s;
-            se.max_extension = opt.max_extension;
-            o.stage_end = se;
-        }
-        o.steady_throughput = true;
-        if (opt.base.drain_s == 0) o.drain_s = std::max(30.0, 4 * warmup);
-        o.overload_inflight = opt.abort_inflight > 0
-                                  ? opt.abort_inflight
-                                  : static_cast<std::size_t>(std::max(64.0, 30 * (closed ? concurrency : rate) *
-                                                                                std::max(1.0, e2e_base_s)));
-        o.start_at_ns = next_start_ns;
-        const std::string dir = stage_dir_name(index, rate, concurrency);
-        o.out_dir = opt.out_dir.empty() ? "" : (out / dir).string();
-        if (shard.sharded()) {
-            // Every shard's part of the stage ends where the global schedule's window does: a fixed
-            // window (the queue's own end rule would end each part at another time).
-            o.stage_end.reset();
-            o.overload_inflight = (o.overload_inflight + shard.count - 1) / shard.count;
-            o.out_dir = barrier.part_dir(dir).string();
-        }
-        o.config["sweep_stage"] = index;
+        const stage_plan plan = plan_stage(opt, min_samples, {index, rate, concurrency, warmup, e2e_base_s, next_start_ns});
+        const run_options& o = plan.options;
+        const std::string& dir = plan.dir;
         if (closed) {
             std::fprintf(stderr, "stage %zu: concurrency %d, %llu requests after %.0f s warm-up\n", index, concurrency,
                          static_cast<unsigned long long>(o.num_requests), warmup);
@@ -209,7 +152,7 @@ sweep_result run_sweep(const sweep_options& opt) {
         // The next stage's warm-up should cover this stage's latency, so the
         // measured window starts in steady state.
         const bool good = row.good();
-        if (good) warmup = std::min(60.0, std::max(opt.warmup_s, 1.5 * row.e2e.p90.value_or(0) / 1000.0));
+        warmup = next_warmup_s(opt, warmup, good, row.e2e.p90.value_or(0) / 1000.0);
         rows.push_back(std::move(row));
         // Every request refused the same way (fail_fast.hpp): higher rates would only repeat it.
         if (outcome.stopped_early) result.stopped_early = outcome.result.context.partial_reason;

@@ -8,6 +8,7 @@
 #include "openloop/base/clock.hpp"
 #include "openloop/measure/ring.hpp"
 #include "openloop/measure/resource_usage.hpp"
+#include "openloop/run/layer_options.hpp"
 #include "openloop/run/result_dir.hpp"
 #include "openloop/run/run_description.hpp"
 #include "openloop/run/run_driver.hpp"
@@ -23,7 +24,6 @@
 
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -161,23 +161,8 @@ run_outcome run_load(const run_options& asked) {
     release_stop_signals();  // one held meanwhile (hold_stop_signals) reaches the set now
     workload w(asked.workload);
     const run_options o = with_trace_sessions(asked, w);
-    client_options co;
-    co.target = parse_target_url(o.url);
-    const std::string base = co.target.base_path.empty() ? "/v1" : co.target.base_path;
-    co.path = base + std::string(endpoint_path(o.endpoint));
-    co.streamed = streams(o);
-    co.headers = o.headers;
-    if (const char* key = std::getenv(o.api_key_env.c_str()); key && *key)
-        co.headers.emplace_back("Authorization", std::string("Bearer ") + key);
-    co.ca_file = o.ca_file;
-    co.insecure = o.insecure;
-    co.connect_timeout = o.connect_timeout;
-    co.first_token_timeout = o.first_token_timeout;
-    co.idle_timeout = o.idle_timeout;
-    co.total_timeout = o.total_timeout;
-    co.max_body = o.max_body;
-    co.spare_connections = o.concurrency > 0 ? 0 : std::min(o.spare_connections, o.max_inflight);
-    co.keep_alive_idle = o.keep_alive_idle;
+    const client_options co = client_options_for(o);
+    const std::string base = api_base(co.target);
 
     server_watch watch(o.watch);  // a bad --scrape URL fails here, before any request
     spsc_ring<event> ring(o.ring_capacity);
@@ -217,22 +202,11 @@ run_outcome run_load(const run_options& asked) {
         note_start(ctx, clock);
         result_dir(o.out_dir).write_run_json(ctx);
     }
-    reporter_options ro;
-    ro.out_dir = o.out_dir;
-    ro.progress = o.progress;
-    ro.request_id_prefix = o.request_id_prefix;
-    ro.chunk_gaps = o.log_chunk_gaps;
-    ro.slo = o.slo;
-    ro.steady_throughput = o.steady_throughput;
-    ro.session_stride = session_plan(o.sessions).stride();
-    ro.generates = o.endpoint != endpoint_kind::embeddings;
+    reporter_options ro = reporter_options_for(o);
     // A --start-at run's windows begin with its schedule, so the shards' windows line up.
     const auto run_start =
         clock.start_at_ns >= 0 ? steady::time_point(std::chrono::nanoseconds(clock.origin_steady_ns)) : steady::now();
     ro.run_start_ns = to_ns(run_start);
-    ro.soak_window = o.soak_window;
-    ro.window_lines = o.window_lines;
-    ro.live = o.live.get();
     ro.lost_events = [&cl] { return cl.lost_events(); };
     // Its fidelity report holds the sends against the trace's times: not for --trace-lengths-only.
     // A trace's sessions send later turns when their answers allow, not at their rows' times.

@@ -1,0 +1,30 @@
+#pragma once
+// Each layer's own options, built once from a run's resolved options by one
+// function each, instead of copied field by field where they are used: the
+// client's (wire/) and the reporter's (measure/). What only the running run
+// knows (its start on the clock, the ring's lost events, the trace's entries,
+// the server watch) the runner adds to the reporter's.
+
+#include "openloop/measure/reporter.hpp"
+#include "openloop/run/runner.hpp"
+#include "openloop/wire/client_options.hpp"
+#include "openloop/wire/target.hpp"
+
+#include <string>
+
+namespace openloop {
+
+// The API's base path: the target's, or /v1 when it gave none.
+std::string api_base(const target_url& target);
+
+// Where and how the client sends: o.url parsed (resolved by the caller), the
+// endpoint's path, the headers with the key of o.api_key_env as a Bearer
+// token when it is set, TLS, timeouts and limits; a closed loop keeps no spare
+// connections, an open one at most max_inflight.
+client_options client_options_for(const run_options& o);
+
+// What the run's options decide of the reporter: files, progress, SLOs,
+// windows, whether requests generate, a sessions run's index stride.
+reporter_options reporter_options_for(const run_options& o);
+
+}  // namespace openloop

@@ -1,0 +1,48 @@
+#include "openloop/run/layer_options.hpp"
+
+#include "openloop/load/session.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace openloop {
+
+std::string api_base(const target_url& target) { return target.base_path.empty() ? "/v1" : target.base_path; }
+
+client_options client_options_for(const run_options& o) {
+    client_options co;
+    co.target = parse_target_url(o.url);
+    co.path = api_base(co.target) + std::string(endpoint_path(o.endpoint));
+    co.streamed = streams(o);
+    co.headers = o.headers;
+    if (const char* key = std::getenv(o.api_key_env.c_str()); key && *key)
+        co.headers.emplace_back("Authorization", std::string("Bearer ") + key);
+    co.ca_file = o.ca_file;
+    co.insecure = o.insecure;
+    co.connect_timeout = o.connect_timeout;
+    co.first_token_timeout = o.first_token_timeout;
+    co.idle_timeout = o.idle_timeout;
+    co.total_timeout = o.total_timeout;
+    co.max_body = o.max_body;
+    co.spare_connections = o.concurrency > 0 ? 0 : std::min(o.spare_connections, o.max_inflight);
+    co.keep_alive_idle = o.keep_alive_idle;
+    return co;
+}
+
+reporter_options reporter_options_for(const run_options& o) {
+    reporter_options ro;
+    ro.out_dir = o.out_dir;
+    ro.progress = o.progress;
+    ro.request_id_prefix = o.request_id_prefix;
+    ro.chunk_gaps = o.log_chunk_gaps;
+    ro.slo = o.slo;
+    ro.steady_throughput = o.steady_throughput;
+    ro.session_stride = session_plan(o.sessions).stride();
+    ro.generates = o.endpoint != endpoint_kind::embeddings;
+    ro.soak_window = o.soak_window;
+    ro.window_lines = o.window_lines;
+    ro.live = o.live.get();
+    return ro;
+}
+
+}  // namespace openloop

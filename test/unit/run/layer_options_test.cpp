@@ -1,0 +1,70 @@
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/run/layer_options.hpp"
+
+#include <cstdlib>
+
+using namespace openloop;
+
+BOOST_AUTO_TEST_CASE(the_client_sends_to_the_endpoint_with_the_key_as_a_bearer_token) {
+    run_options o;
+    o.url = "http://127.0.0.1:8000";
+    o.endpoint = endpoint_kind::responses;
+    o.headers = {{"X-Tenant", "blue"}};
+    o.api_key_env = "OPENLOOP_LAYER_OPTIONS_TEST_KEY";
+    o.idle_timeout = std::chrono::milliseconds(1500);
+    o.max_body = 4096;
+    o.spare_connections = 8;
+    o.max_inflight = 3;
+    ::setenv(o.api_key_env.c_str(), "sk-test", 1);
+    const client_options co = client_options_for(o);
+    ::unsetenv(o.api_key_env.c_str());
+    BOOST_TEST(co.path == "/v1/responses");  // /v1 when the URL gave no path
+    BOOST_TEST(co.streamed);
+    BOOST_TEST_REQUIRE(co.headers.size() == 2u);
+    BOOST_TEST(co.headers[0].first == "X-Tenant");
+    BOOST_TEST(co.headers[1].first == "Authorization");
+    BOOST_TEST(co.headers[1].second == "Bearer sk-test");
+    BOOST_TEST(co.idle_timeout.count() == 1500);
+    BOOST_TEST(co.max_body == 4096u);
+    BOOST_TEST(co.spare_connections == 3u);  // never more spares than may be in flight
+    BOOST_TEST(client_options_for(o).headers.size() == 1u);  // no key set: no Authorization
+
+    o.url = "https://api.example.com/openai/v1";
+    o.endpoint = endpoint_kind::embeddings;
+    o.concurrency = 4;
+    const client_options closed = client_options_for(o);
+    BOOST_TEST(closed.path == "/openai/v1/embeddings");
+    BOOST_TEST(!closed.streamed);  // embeddings are never streamed
+    BOOST_TEST(closed.spare_connections == 0u);  // a closed loop's workers hold their own connections
+}
+
+BOOST_AUTO_TEST_CASE(the_reporter_gets_what_the_run_decides) {
+    run_options o;
+    o.out_dir = "out";
+    o.progress = true;
+    o.request_id_prefix = "x-";
+    o.log_chunk_gaps = true;
+    o.slo.ttft_ms = 500;
+    o.steady_throughput = true;
+    o.soak_window = std::chrono::seconds(60);
+    o.window_lines = true;
+    reporter_options ro = reporter_options_for(o);
+    BOOST_TEST(ro.out_dir == "out");
+    BOOST_TEST(ro.progress);
+    BOOST_TEST(ro.request_id_prefix == "x-");
+    BOOST_TEST(ro.chunk_gaps);
+    BOOST_TEST(ro.slo.ttft_ms == 500.0);
+    BOOST_TEST(ro.steady_throughput);
+    BOOST_TEST(ro.soak_window.count() == 60'000'000'000);
+    BOOST_TEST(ro.window_lines);
+    BOOST_TEST(ro.generates);
+    BOOST_TEST(ro.session_stride == 0);
+    BOOST_TEST(ro.live == nullptr);
+
+    o.endpoint = endpoint_kind::embeddings;
+    o.sessions.turns = "uniform:2:6";
+    ro = reporter_options_for(o);
+    BOOST_TEST(!ro.generates);  // embeddings generate nothing
+    BOOST_TEST(ro.session_stride == 6);  // turn k of session s is request s * 6 + k
+}

@@ -1,6 +1,9 @@
 #pragma once
-// The options `run` and `sweep` share, in the groups --help shows: target,
-// load, workload, timeouts and limits, results.
+// The options `run`, `sweep` and `soak` share, in the groups --help shows:
+// target (target_options), endpoint, load and workload (load_options), RAG,
+// sessions, trace, timeouts and limits and results (result_options), server
+// signals; each group names its flags in one place and parses them into typed
+// values there.
 
 #include "openloop/cli/run_command.hpp"
 

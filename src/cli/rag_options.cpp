@@ -40,7 +40,7 @@ void fill_rag(const po::variables_map& vm, run_options& o) {
     } catch (const input_error& e) {
         throw usage_error(e.what());
     }
-    if (o.sessions.enabled())
+    if (o.sessions)
         throw usage_error("--rag-docs with sessions: a session's turns are chat messages; give one or the other");
 }
 

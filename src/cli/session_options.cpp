@@ -44,22 +44,23 @@ void fill_sessions(const po::variables_map& vm, run_command& cmd, bool for_sweep
     if (for_sweep) throw usage_error("--turns and --conversations are for run and soak; a sweep's stages send single requests");
     if (recorded && vm.count("turns"))
         throw usage_error("give --turns or --conversations, not both: a recorded conversation has its own turns");
-    o.sessions.think_time = vm["think-time"].as<std::string>();
-    o.sessions.seed = o.workload.seed;
+    session_config config;
+    config.think_time = vm["think-time"].as<std::string>();
+    config.seed = o.workload.seed;
     if (recorded) {
-        o.sessions.conversations_file = vm["conversations"].as<std::string>();
+        config.conversations_file = vm["conversations"].as<std::string>();
         if (!o.workload.prompts_file.empty() || !o.workload.sharegpt_file.empty())
             throw usage_error("--conversations is the sessions' source: drop --prompts / --sharegpt");
-        auto file = std::make_shared<conversation_file>(read_conversations(o.sessions.conversations_file, max_session_turns));
+        auto file = std::make_shared<conversation_file>(read_conversations(config.conversations_file, max_session_turns));
         if (file->skipped > 0)
             std::fprintf(stderr, "openloop: --conversations %s: skipped %zu entries without an answered user turn\n",
-                         o.sessions.conversations_file.c_str(), file->skipped);
-        o.sessions.conversations = std::move(file);
+                         config.conversations_file.c_str(), file->skipped);
+        config.conversations = std::move(file);
     } else {
-        o.sessions.turns = vm["turns"].as<std::string>();
+        config.turns = vm["turns"].as<std::string>();
     }
     try {
-        session_plan check(o.sessions);
+        o.sessions = std::make_shared<const session_plan>(config);
     } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
     }

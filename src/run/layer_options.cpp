@@ -1,7 +1,5 @@
 #include "openloop/run/layer_options.hpp"
 
-#include "openloop/load/session.hpp"
-
 #include <algorithm>
 #include <cstdlib>
 
@@ -37,7 +35,7 @@ reporter_options reporter_options_for(const run_options& o) {
     ro.chunk_gaps = o.log_chunk_gaps;
     ro.slo = o.slo;
     ro.steady_throughput = o.steady_throughput;
-    ro.session_stride = session_plan(o.sessions).stride();
+    ro.session_stride = o.sessions ? o.sessions->stride() : 0;
     ro.generates = o.endpoint != endpoint_kind::embeddings;
     ro.soak_window = o.soak_window;
     ro.window_lines = o.window_lines;

@@ -22,7 +22,7 @@ run_context describe_run(const run_options& o, const std::string& target, const 
     char words[160];
     if (o.concurrency > 0) {
         std::snprintf(words, sizeof words, "%d workers back to back", o.concurrency);
-    } else if (trace && o.sessions.traced) {
+    } else if (trace && o.sessions && o.sessions->traced_count() > 0) {
         std::snprintf(words, sizeof words, "trace replay x%g", trace_speed);  // its turns follow their answers
     } else if (trace) {
         std::snprintf(words, sizeof words, "trace replay x%g, %.3g req/s offered", trace_speed, ctx.request_rate);
@@ -35,13 +35,13 @@ run_context describe_run(const run_options& o, const std::string& target, const 
         std::snprintf(words, sizeof words, "%s %g req/s", std::string(to_string(o.arrival.kind)).c_str(), o.arrival.rate);
     }
     ctx.arrival = words;
-    if (o.sessions.enabled()) {
+    if (o.sessions) {
         // The schedule is of sessions; their turns follow their answers, so no request rate is offered as such.
         ctx.mode = "sessions";
         ctx.request_rate = 0;
         std::string text = ctx.arrival;
         if (const auto at = text.find(" req/s"); at != std::string::npos) text.replace(at, 6, " sessions/s");
-        ctx.arrival = text + ", " + session_plan(o.sessions).describe();
+        ctx.arrival = text + ", " + o.sessions->describe();
     }
     if (o.shard.sharded()) ctx.shard = std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count);
     ctx.clock.start_at_ns = o.start_at_ns;

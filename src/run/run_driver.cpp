@@ -52,7 +52,7 @@ void run_driver::start(std::string model, const start_clock& clock) {
 // loop (--concurrency) or the open loop.
 std::unique_ptr<scheduler> run_driver::make_scheduler() {
     scheduler_host& host = *this;
-    if (o_.sessions.enabled()) return std::make_unique<session_loop>(o_, io_, client_, workload_, requests_, host);
+    if (o_.sessions) return std::make_unique<session_loop>(o_, io_, client_, workload_, requests_, host);
     if (o_.concurrency > 0) return std::make_unique<closed_loop>(o_, io_, client_, workload_, requests_, host);
     return std::make_unique<open_loop>(o_, io_, client_, workload_, requests_, host);
 }

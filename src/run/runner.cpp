@@ -96,7 +96,7 @@ namespace {
 run_options with_trace_sessions(const run_options& asked, const workload& w) {
     run_options o = asked;
     const auto& entries = w.trace_entries();
-    if (!o.trace_sessions || o.sessions.enabled() || o.workload.trace_lengths_only || !has_session_ids(entries))
+    if (!o.trace_sessions || o.sessions || o.workload.trace_lengths_only || !has_session_ids(entries))
         return o;
     const std::string& file = o.workload.trace_file;
     const auto refuse = [&](const std::string& why) {
@@ -106,8 +106,10 @@ run_options with_trace_sessions(const run_options& asked, const workload& w) {
     if (!o.stream) refuse("stream their answers: drop --no-stream");
     if (o.concurrency > 0 || o.max_concurrency > 0)
         refuse("arrive at the trace's times: drop --concurrency / --max-concurrency (bound with --max-inflight)");
-    o.sessions.seed = o.workload.seed;
-    o.sessions.traced = std::make_shared<trace_sessions>(group_trace_sessions(entries, max_session_turns, file));
+    session_config traced;
+    traced.seed = o.workload.seed;
+    traced.traced = std::make_shared<trace_sessions>(group_trace_sessions(entries, max_session_turns, file));
+    o.sessions = std::make_shared<const session_plan>(traced);
     return o;
 }
 
@@ -210,7 +212,7 @@ run_outcome run_load(const run_options& asked) {
     ro.lost_events = [&cl] { return cl.lost_events(); };
     // Its fidelity report holds the sends against the trace's times: not for --trace-lengths-only.
     // A trace's sessions send later turns when their answers allow, not at their rows' times.
-    if (!w.trace_entries().empty() && !o.workload.trace_lengths_only && !o.sessions.enabled())
+    if (!w.trace_entries().empty() && !o.workload.trace_lengths_only && !o.sessions)
         ro.trace = &w.trace_entries();
     if (watch.enabled()) ro.signals = [&watch] { return watch.latest(); };
     reporter rep(ring, ro);

@@ -21,7 +21,7 @@ steady::time_point at(std::int64_t ns) { return steady::time_point(std::chrono::
 
 session_loop::session_loop(const run_options& o, boost::asio::io_context& io, client& cl, workload& w,
                            request_builder& requests, scheduler_host& host)
-    : o_(o), bounds_(bounds_of(o)), plan_(o.sessions), io_(io), client_(cl), workload_(w), requests_(requests),
+    : o_(o), bounds_(bounds_of(o)), plan_(*o.sessions), io_(io), client_(cl), workload_(w), requests_(requests),
       host_(host), timer_(io) {}
 
 void session_loop::start(steady::time_point origin) {

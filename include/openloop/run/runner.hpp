@@ -52,8 +52,10 @@ struct run_options {
     std::int64_t sampling_seed = 0;  // sent as "seed"; < 0: not sent
     bool continuous_usage = true;    // ask for usage on every chunk (per-chunk token counts)
     boost::json::object extra_body;  // --extra-body, parsed by cli/: merged into every request body
-    // --turns, --think-time: each arrival starts a multi-turn session (load/session.hpp).
-    session_config sessions;
+    // --turns / --conversations with --think-time: each arrival starts a multi-turn session
+    // (load/session.hpp), planned once by cli/ (or by run_load for a trace's sessions); null:
+    // single requests.
+    std::shared_ptr<const session_plan> sessions;
     // A --trace whose rows carry session ids replays them as sessions (trace_sessions.hpp);
     // false: each row a single request, as a sweep's stages send.
     bool trace_sessions = true;

@@ -51,7 +51,7 @@ private:
 
     const run_options& o_;
     const schedule_bounds bounds_;
-    const session_plan plan_;
+    const session_plan& plan_;  // the run options' (o_)
     boost::asio::io_context& io_;
     client& client_;
     workload& workload_;

@@ -1,5 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
+#include "openloop/load/session.hpp"
 #include "openloop/run/layer_options.hpp"
 
 #include <cstdlib>
@@ -63,7 +64,9 @@ BOOST_AUTO_TEST_CASE(the_reporter_gets_what_the_run_decides) {
     BOOST_TEST(ro.live == nullptr);
 
     o.endpoint = endpoint_kind::embeddings;
-    o.sessions.turns = "uniform:2:6";
+    session_config sessions;
+    sessions.turns = "uniform:2:6";
+    o.sessions = std::make_shared<const session_plan>(sessions);
     ro = reporter_options_for(o);
     BOOST_TEST(!ro.generates);  // embeddings generate nothing
     BOOST_TEST(ro.session_stride == 6);  // turn k of session s is request s * 6 + k

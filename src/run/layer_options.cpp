@@ -27,6 +27,18 @@ client_options client_options_for(const run_options& o) {
     return co;
 }
 
+body_options body_options_for(const run_options& o) {
+    body_options b;
+    b.endpoint = o.endpoint;
+    b.stream = o.stream;
+    b.ignore_eos = o.ignore_eos;
+    b.temperature = o.temperature;
+    b.sampling_seed = o.sampling_seed;
+    b.continuous_usage = o.continuous_usage;
+    b.extra_body = o.extra_body;
+    return b;
+}
+
 reporter_options reporter_options_for(const run_options& o) {
     reporter_options ro;
     ro.out_dir = o.out_dir;

@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include <charconv>
+#include <utility>
 
 namespace openloop {
 
@@ -29,21 +30,20 @@ void append_int(std::string& out, std::int64_t v) {
 
 }  // namespace
 
-request_body::request_body(const run_options& o)
-    : o_(o),
-      extra_(o.extra_body),
-      chat_(o.endpoint == endpoint_kind::chat),
-      responses_(o.endpoint == endpoint_kind::responses),
-      embeddings_(o.endpoint == endpoint_kind::embeddings) {}
+request_body::request_body(body_options o)
+    : o_(std::move(o)),
+      chat_(o_.endpoint == endpoint_kind::chat),
+      responses_(o_.endpoint == endpoint_kind::responses),
+      embeddings_(o_.endpoint == endpoint_kind::embeddings) {}
 
 void request_body::generation_fields(json::object& body) const {
     body[responses_ ? "max_output_tokens" : "max_tokens"] = max_mark.substr(1, max_mark.size() - 2);
-    if (!extra_.contains("temperature")) body["temperature"] = o_.temperature;
-    if (o_.sampling_seed >= 0 && !extra_.contains("seed")) body["seed"] = o_.sampling_seed;
+    if (!o_.extra_body.contains("temperature")) body["temperature"] = o_.temperature;
+    if (o_.sampling_seed >= 0 && !o_.extra_body.contains("seed")) body["seed"] = o_.sampling_seed;
     if (o_.ignore_eos) {
         // min_tokens holds the length where a server honours it but not ignore_eos.
         body["ignore_eos"] = true;
-        if (!extra_.contains("min_tokens")) body["min_tokens"] = max_mark.substr(1, max_mark.size() - 2);
+        if (!o_.extra_body.contains("min_tokens")) body["min_tokens"] = max_mark.substr(1, max_mark.size() - 2);
     }
     // A non-streamed answer carries its usage anyway: stream_options would be refused.
     body["stream"] = o_.stream;
@@ -51,11 +51,11 @@ void request_body::generation_fields(json::object& body) const {
     if (!o_.stream || responses_) return;
     json::object so{{"include_usage", true}};
     if (o_.continuous_usage) so["continuous_usage_stats"] = true;
-    if (!extra_.contains("stream_options")) body["stream_options"] = std::move(so);
+    if (!o_.extra_body.contains("stream_options")) body["stream_options"] = std::move(so);
 }
 
 request_body::body_template request_body::make_template(const std::string& model, bool ids) const {
-    json::object body = extra_;
+    json::object body = o_.extra_body;
     body["model"] = model;
     if (embeddings_) {
         // Nothing is generated: no lengths, sampling or stream options to send.

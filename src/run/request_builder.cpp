@@ -1,12 +1,14 @@
 #include "openloop/run/request_builder.hpp"
 
+#include "openloop/run/layer_options.hpp"
+
 #include "openloop/run/runner.hpp"
 
 #include <utility>
 
 namespace openloop {
 
-request_builder::request_builder(const run_options& o, const client_options& co) : o_(o), co_(co), body_(o) {}
+request_builder::request_builder(const run_options& o, const client_options& co) : o_(o), co_(co), body_(body_options_for(o)) {}
 
 prepared_request request_builder::build(const request_spec& spec, std::uint64_t index) {
     prepared_request p;

@@ -135,7 +135,8 @@ BOOST_AUTO_TEST_CASE(run_flags) {
     flag("--goodput", {"ttft=0", "ttft=fast", "speed=1s"});
     flag("--input-len", {"0", "abc", "uniform:5", "uniform:9:3", "lognormal:0:1"});
     flag("--output-len", {"-3", "normal:x:1"});
-    flag("--extra-body", {"{", "[1]", "\"text\""});
+    // openloop's own marks inside are refused by cli/ too, before any simulator starts.
+    flag("--extra-body", {"{", "[1]", "\"text\"", R"({"note": "@@openloop-prompt@@"})"});
     flag("--target", {"ftp://x", "sim:nope", "http://"});
     flag("--endpoint", {"embedding", "tokenize"});
     flag("--turns", {"0", "lognormal:4:0.5", "uniform:3", "5000"});

@@ -1,11 +1,12 @@
 #pragma once
 // Each layer's own options, built once from a run's resolved options by one
 // function each, instead of copied field by field where they are used: the
-// client's (wire/) and the reporter's (measure/). What only the running run
+// client's (wire/), the reporter's (measure/) and the request bodies'. What only the running run
 // knows (its start on the clock, the ring's lost events, the trace's entries,
 // the server watch) the runner adds to the reporter's.
 
 #include "openloop/measure/reporter.hpp"
+#include "openloop/run/request_body.hpp"
 #include "openloop/run/runner.hpp"
 #include "openloop/wire/client_options.hpp"
 #include "openloop/wire/target.hpp"
@@ -22,6 +23,9 @@ std::string api_base(const target_url& target);
 // token when it is set, TLS, timeouts and limits; a closed loop keeps no spare
 // connections, an open one at most max_inflight.
 client_options client_options_for(const run_options& o);
+
+// How every request's body is made: endpoint, streaming, sampling, --extra-body.
+body_options body_options_for(const run_options& o);
 
 // What the run's options decide of the reporter: files, progress, SLOs,
 // windows, whether requests generate, a sessions run's index stride.

@@ -13,19 +13,31 @@
 // in its own parts. Pure: no sockets, no clocks.
 
 #include "openloop/load/workload.hpp"
-#include "openloop/run/runner.hpp"
+#include "openloop/run/endpoint.hpp"
 
 #include <boost/json/object.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace openloop {
 
+// What of a run shapes its bodies (run/layer_options builds it from the run's options).
+struct body_options {
+    endpoint_kind endpoint = endpoint_kind::chat;
+    bool stream = true;             // false: "stream": false (--no-stream)
+    bool ignore_eos = false;        // with min_tokens = max_tokens
+    double temperature = 0.0;
+    std::int64_t sampling_seed = 0;  // sent as "seed"; < 0: not sent
+    bool continuous_usage = true;    // stream_options.continuous_usage_stats
+    // --extra-body, checked by cli/ (an object, without openloop's marks); its fields win.
+    boost::json::object extra_body;
+};
+
 class request_body {
 public:
-    // o.extra_body was checked by cli/ (an object, without openloop's marks).
-    explicit request_body(const run_options& o);
+    explicit request_body(body_options o);
 
     // Appends spec's body to out.
     void append(std::string& out, const request_spec& spec, const std::string& model) const;
@@ -45,8 +57,7 @@ private:
     // Chat and Responses prompts are text: token ids are for completions and embeddings.
     bool text_only() const { return chat_ || responses_; }
 
-    const run_options& o_;
-    const boost::json::object& extra_;
+    const body_options o_;
     bool chat_;
     bool responses_;
     bool embeddings_;

@@ -71,3 +71,22 @@ BOOST_AUTO_TEST_CASE(the_reporter_gets_what_the_run_decides) {
     BOOST_TEST(!ro.generates);  // embeddings generate nothing
     BOOST_TEST(ro.session_stride == 6);  // turn k of session s is request s * 6 + k
 }
+
+BOOST_AUTO_TEST_CASE(the_bodies_get_the_endpoint_sampling_and_extra_body) {
+    run_options o;
+    o.endpoint = endpoint_kind::completions;
+    o.stream = false;
+    o.ignore_eos = true;
+    o.temperature = 0.7;
+    o.sampling_seed = -1;
+    o.continuous_usage = false;
+    o.extra_body["top_p"] = 0.9;
+    const body_options b = body_options_for(o);
+    BOOST_TEST((b.endpoint == endpoint_kind::completions));
+    BOOST_TEST(!b.stream);
+    BOOST_TEST(b.ignore_eos);
+    BOOST_TEST(b.temperature == 0.7);
+    BOOST_TEST(b.sampling_seed == -1);
+    BOOST_TEST(!b.continuous_usage);
+    BOOST_TEST(b.extra_body.at("top_p") == 0.9);
+}

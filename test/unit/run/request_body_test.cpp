@@ -14,7 +14,7 @@ namespace json = boost::json;
 
 namespace {
 
-json::object body_of(const run_options& o, const request_spec& spec) {
+json::object body_of(const body_options& o, const request_spec& spec) {
     return json::parse(request_body(o).json(spec, "m")).as_object();
 }
 
@@ -28,7 +28,7 @@ request_spec spec(std::string prompt, int max_tokens) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(chat_asks_for_a_stream_with_usage_on_every_chunk) {
-    run_options o;
+    body_options o;
     const json::object b = body_of(o, spec("hello there", 7));
     BOOST_TEST(json::serialize(b.at("messages")) == R"([{"role":"user","content":"hello there"}])");
     BOOST_TEST(b.at("model") == "m");
@@ -42,7 +42,7 @@ BOOST_AUTO_TEST_CASE(chat_asks_for_a_stream_with_usage_on_every_chunk) {
 }
 
 BOOST_AUTO_TEST_CASE(completions_send_text_or_token_ids) {
-    run_options o;
+    body_options o;
     o.endpoint = endpoint_kind::completions;
     o.sampling_seed = -1;
     o.continuous_usage = false;
@@ -57,7 +57,7 @@ BOOST_AUTO_TEST_CASE(completions_send_text_or_token_ids) {
 }
 
 BOOST_AUTO_TEST_CASE(responses_send_the_prompt_as_input_with_max_output_tokens) {
-    run_options o;
+    body_options o;
     o.endpoint = endpoint_kind::responses;
     o.ignore_eos = true;
     request_spec ids = spec("tell me \"more\"", 9);
@@ -77,7 +77,7 @@ BOOST_AUTO_TEST_CASE(responses_send_the_prompt_as_input_with_max_output_tokens) 
 }
 
 BOOST_AUTO_TEST_CASE(ignore_eos_holds_the_length_with_min_tokens) {
-    run_options o;
+    body_options o;
     o.ignore_eos = true;
     const json::object b = body_of(o, spec("x", 12));
     BOOST_TEST(b.at("ignore_eos") == true);
@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_CASE(ignore_eos_holds_the_length_with_min_tokens) {
 }
 
 BOOST_AUTO_TEST_CASE(extra_body_fields_win_over_ours) {
-    run_options o;
+    body_options o;
     o.ignore_eos = true;
     o.extra_body = json::parse(R"({"top_p":0.9,"temperature":0.7,"seed":3,"min_tokens":1,"stream_options":{"include_usage":false}})").as_object();
     const json::object b = body_of(o, spec("x", 12));
@@ -104,7 +104,7 @@ BOOST_AUTO_TEST_CASE(extra_body_fields_win_over_ours) {
 
 // Prompts reach the body as Boost.JSON would write them, whatever they hold.
 BOOST_AUTO_TEST_CASE(prompt_text_is_escaped) {
-    run_options o;
+    body_options o;
     std::string all;
     for (int c = 1; c < 256; ++c) all.push_back(static_cast<char>(c));
     for (const std::string& p : {std::string("plain words"), std::string("quote \" backslash \\ slash /"),
@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(prompt_text_is_escaped) {
 
 // The template is made once per model; each request fills in its own parts.
 BOOST_AUTO_TEST_CASE(each_request_fills_the_template_with_its_own_parts) {
-    run_options o;
+    body_options o;
     o.ignore_eos = true;
     o.endpoint = endpoint_kind::completions;
     const request_body body(o);
@@ -142,7 +142,7 @@ BOOST_AUTO_TEST_CASE(each_request_fills_the_template_with_its_own_parts) {
 }
 
 BOOST_AUTO_TEST_CASE(a_later_turn_carries_the_conversation_before_its_message) {
-    run_options o;
+    body_options o;
     conversation history;
     history.add("user") = "first \"question\"";
     history.add("assistant") = "an answer\nover lines";

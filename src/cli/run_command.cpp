@@ -67,7 +67,7 @@ run_outcome run_parsed(run_command& cmd) {
         std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
     // Kept alive for the run: a sim: target's simulator stops with it.
     auto target = resolve_target(cmd);
-    cmd.options.url = target.url;
+    cmd.options.target = target.url;
     start_live_metrics(cmd.options);
     raise_fd_limit();
     return run_load(cmd.options);

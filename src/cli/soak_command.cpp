@@ -107,10 +107,10 @@ int soak_main(const std::vector<std::string>& args) {
     if (o.insecure)
         std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
     auto target = resolve_target(cmd.run);
-    o.url = target.url;
+    o.target = target.url;
     // The simulator openloop started is a server we can watch without being told how.
     if (target.sim && !o.watch.enabled()) {
-        o.watch.scrape_urls.push_back(target.url + "/metrics");
+        o.watch.scrape_urls.push_back(target.sim->url + "/metrics");
         o.watch.server_pid = target.sim->process.pid();
     }
     start_live_metrics(o);

@@ -159,7 +159,7 @@ int sweep_main(const std::vector<std::string>& args) {
     if (cmd.run.options.insecure)
         std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
     auto target = resolve_target(cmd.run);
-    cmd.options.base.url = target.url;
+    cmd.options.base.target = target.url;
     start_live_metrics(cmd.options.base);
     raise_fd_limit();
     const auto result = run_sweep(cmd.options);

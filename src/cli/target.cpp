@@ -11,7 +11,7 @@ namespace openloop {
 resolved_target resolve_target(const run_command& cmd) {
     resolved_target r;
     if (cmd.target.rfind("sim:", 0) != 0) {
-        r.url = cmd.target;
+        r.url = cmd.options.target;  // parsed with the flags
         return r;
     }
     const std::string preset = cmd.target.substr(4);
@@ -25,7 +25,7 @@ resolved_target resolve_target(const run_command& cmd) {
     std::vector<std::string> args{"--preset", preset, "--seed", std::to_string(cmd.seed)};
     args.insert(args.end(), cmd.sim_args.begin(), cmd.sim_args.end());
     r.sim.emplace(start_sim(self_executable(), args));
-    r.url = r.sim->url;
+    r.url = parse_target_url(r.sim->url);
     return r;
 }
 

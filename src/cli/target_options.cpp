@@ -77,9 +77,10 @@ po::options_description target_options() {
 void fill_target(const po::variables_map& vm, run_command& cmd) {
     auto& o = cmd.options;
     cmd.target = vm["target"].as<std::string>();
+    // A sim:PRESET target gets its URL when the simulator has started (resolve_target).
     if (cmd.target.rfind("sim:", 0) != 0) {
         try {
-            parse_target_url(cmd.target);
+            o.target = parse_target_url(cmd.target);
         } catch (const std::invalid_argument& e) {
             throw usage_error(e.what());
         }

@@ -9,7 +9,7 @@ std::string api_base(const target_url& target) { return target.base_path.empty()
 
 client_options client_options_for(const run_options& o) {
     client_options co;
-    co.target = parse_target_url(o.url);
+    co.target = o.target;
     co.path = api_base(co.target) + std::string(endpoint_path(o.endpoint));
     co.streamed = streams(o);
     co.headers = o.headers;

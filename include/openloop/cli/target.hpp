@@ -4,6 +4,7 @@
 
 #include "openloop/cli/child_process.hpp"
 #include "openloop/cli/run_command.hpp"
+#include "openloop/wire/target.hpp"
 
 #include <optional>
 #include <string>
@@ -12,7 +13,7 @@ namespace openloop {
 
 struct resolved_target {
     std::optional<sim_child> sim;  // stops the simulator when it goes
-    std::string url;
+    target_url url;  // the URL given, or the simulator's
 };
 
 // Throws usage_error for an unknown preset, std::runtime_error when the simulator does not start.

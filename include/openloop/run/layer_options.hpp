@@ -18,7 +18,7 @@ namespace openloop {
 // The API's base path: the target's, or /v1 when it gave none.
 std::string api_base(const target_url& target);
 
-// Where and how the client sends: o.url parsed (resolved by the caller), the
+// Where and how the client sends: o.target (resolved by the caller), the
 // endpoint's path, the headers with the key of o.api_key_env as a Bearer
 // token when it is set, TLS, timeouts and limits; a closed loop keeps no spare
 // connections, an open one at most max_inflight.

@@ -12,6 +12,7 @@
 #include "openloop/run/endpoint.hpp"
 #include "openloop/run/environment.hpp"
 #include "openloop/watch/server_watch.hpp"
+#include "openloop/wire/target.hpp"
 #include "openloop/run/stage_end.hpp"
 
 #include <boost/json/object.hpp>
@@ -28,8 +29,8 @@
 namespace openloop {
 
 struct run_options {
-    // Where: url is resolved by the caller (a sim:PRESET target is started first).
-    std::string url;
+    // Where: resolved and parsed by the caller (a sim:PRESET target is started first).
+    target_url target;
     std::string target_label;   // as the user gave it, for the report
     endpoint_kind endpoint = endpoint_kind::chat;
     // --no-stream: "stream": false, each answer one JSON body (no TTFT or ITL);

@@ -47,7 +47,7 @@ struct sweep_result {
     std::string shards_lost;    // sharded: a shard did not finish a stage in time (the sweep stopped there)
 };
 
-// Runs every stage against options.base.url (already resolved); writes each
+// Runs every stage against options.base.target (already resolved); writes each
 // stage's results under out_dir/stage-NN and the sweep report beside them.
 sweep_result run_sweep(const sweep_options& options);
 

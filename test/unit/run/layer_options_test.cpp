@@ -9,7 +9,7 @@ using namespace openloop;
 
 BOOST_AUTO_TEST_CASE(the_client_sends_to_the_endpoint_with_the_key_as_a_bearer_token) {
     run_options o;
-    o.url = "http://127.0.0.1:8000";
+    o.target = parse_target_url("http://127.0.0.1:8000");
     o.endpoint = endpoint_kind::responses;
     o.headers = {{"X-Tenant", "blue"}};
     o.api_key_env = "OPENLOOP_LAYER_OPTIONS_TEST_KEY";
@@ -31,7 +31,7 @@ BOOST_AUTO_TEST_CASE(the_client_sends_to_the_endpoint_with_the_key_as_a_bearer_t
     BOOST_TEST(co.spare_connections == 3u);  // never more spares than may be in flight
     BOOST_TEST(client_options_for(o).headers.size() == 1u);  // no key set: no Authorization
 
-    o.url = "https://api.example.com/openai/v1";
+    o.target = parse_target_url("https://api.example.com/openai/v1");
     o.endpoint = endpoint_kind::embeddings;
     o.concurrency = 4;
     const client_options closed = client_options_for(o);

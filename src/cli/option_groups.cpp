@@ -10,6 +10,7 @@
 #include "openloop/cli/target_options.hpp"
 #include "openloop/cli/trace_options.hpp"
 #include "openloop/cli/usage.hpp"
+#include "openloop/load/workload.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -37,6 +38,7 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sw
         fill_endpoint(vm, cmd.options);
         fill_sessions(vm, cmd, for_sweep);
         fill_rag(vm, cmd.options);
+        check_workload_config(cmd.options.workload);  // the rules between the workload's flags, before any server starts
         cmd.options.watch = fill_signals(vm);
         if (vm.count("metrics-listen")) cmd.options.metrics_listen = vm["metrics-listen"].as<std::string>();
     } catch (const input_error& e) {

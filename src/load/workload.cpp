@@ -209,28 +209,30 @@ struct workload::state {
     std::int64_t period_ns = 0;  // shift of at_ns per lap over the trace
 };
 
-workload::workload(const workload_config& config) : state_(std::make_unique<state>()) {
-    state& s = *state_;
-    s.config = config;
-    s.input = config.input_len;
-    s.output = config.output_len;
-
+void check_workload_config(const workload_config& config) {
     const int sources = int(!config.prompts_file.empty()) + int(!config.sharegpt_file.empty()) +
                         int(!config.trace_file.empty());
     if (sources > 1) throw input_error("give at most one of --prompts, --sharegpt and --trace");
     if (config.prefix_len < 0) throw input_error("--prefix-len must be >= 0");
     if (config.prefix_len > 0 && sources > 0)
         throw input_error("--prefix-len applies to synthetic prompts only, not to prompt files or traces");
-    if (config.prefix_len > 0 && config.prefix_len >= s.input.max())
+    if (config.prefix_len > 0 && config.prefix_len >= config.input_len.max())
         throw input_error("--prefix-len (" + std::to_string(config.prefix_len) +
-                          ") must be less than the largest --input-len (" + s.input.describe() +
+                          ") must be less than the largest --input-len (" + config.input_len.describe() +
                           "): the prefix is counted inside the input length");
-
     if (config.rag.enabled()) {
         if (sources > 0) throw input_error("--rag-docs builds synthetic prompts: drop --prompts, --sharegpt or --trace");
         if (config.prefix_len > 0) throw input_error("--rag-docs has its own shared parts: drop --prefix-len");
-        s.rag.emplace(config.rag);
     }
+}
+
+workload::workload(const workload_config& config) : state_(std::make_unique<state>()) {
+    state& s = *state_;
+    s.config = config;
+    s.input = config.input_len;
+    s.output = config.output_len;
+    check_workload_config(config);
+    if (config.rag.enabled()) s.rag.emplace(config.rag);
     if (!config.prompts_file.empty()) {
         s.kind = state::source::prompts;
         s.items = load_prompts(config.prompts_file);

@@ -115,7 +115,7 @@ BOOST_AUTO_TEST_CASE(run_flags) {
     flag("--max-inflight", {"0", "-5"});
     flag("--concurrency", {"0", "-1", "two"});
     flag("--warmup", {"-1", "later"});
-    flag("--prefix-len", {"-1", "x"});
+    flag("--prefix-len", {"-1", "x", "512"});  // 512: not shorter than the default --input-len
     flag("--prefix-groups", {"0", "-1"});
     flag("--trace-speed", {"0", "-1", "nan"});
     flag("--vocab-size", {"5", "-1"});

@@ -166,6 +166,12 @@ struct trace_info {
     double span_s = 0;         // first to last selected request, after speed
 };
 
+// The rules between a configuration's fields (one source at most; a shared
+// prefix shorter than every prompt, synthetic prompts only; RAG prompts
+// synthetic, without --prefix-len): throws input_error naming the flags.
+// workload's constructor checks them; cli/ checks them first, with the flags.
+void check_workload_config(const workload_config& config);
+
 // The stderr line for a trace's skipped rows ("" when none): "openloop:
 // trace FILE: skipped N bad rows (lines 4, 9, ...): first: FILE:4: ...".
 std::string skipped_rows_warning(const trace_info& info);

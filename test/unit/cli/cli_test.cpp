@@ -318,6 +318,10 @@ BOOST_AUTO_TEST_CASE(values_are_typed_once_in_cli) {
     BOOST_TEST(message({"--extra-body", "{"}).find("--extra-body is not JSON") == 0u);
     BOOST_TEST(message({"--extra-body", R"({"note":"@@openloop-prompt@@"})"}) ==
                "--extra-body may not contain \"@@openloop-\": openloop marks its own fields with it");
+    // The rules between the workload's flags are cli/'s too, in load/'s words.
+    BOOST_TEST(message({"--prefix-len", "512"}).find("--prefix-len (512) must be less than the largest --input-len (512)") ==
+               0u);
+    BOOST_TEST(message({"--rag-docs", "10", "--prefix-len", "8"}).find("--rag-docs has its own shared parts") == 0u);
     BOOST_TEST(message({"--endpoint", "anthropic"}) ==
                "--endpoint must be chat, completions, responses or embeddings, got 'anthropic'");
 }

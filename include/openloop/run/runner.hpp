@@ -135,8 +135,10 @@ struct run_outcome {
 // Whether the run's answers are SSE streams: not with --no-stream, never for embeddings.
 inline bool streams(const run_options& o) { return o.stream && o.endpoint != endpoint_kind::embeddings; }
 
-// Runs to completion (or interruption) on the calling thread; throws
-// std::runtime_error for setup problems (bad target, bad --extra-body, ...).
+// Runs to completion (or interruption) on the calling thread. The options were
+// checked by cli/; what only the run finds throws: input_error for a bad input
+// file (a prompt file, a trace and what its rows ask), std::runtime_error for
+// setup problems (a server that cannot be reached, an --out that cannot be made).
 // A SIGINT or SIGTERM from its start on ends it as interrupted, results written.
 run_outcome run_load(const run_options& options);
 

@@ -115,4 +115,10 @@ double parse_fraction(std::string_view text, std::string_view field) {
     return v;
 }
 
+std::string shortest_text(double v) {
+    char buf[32];
+    auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, ec == std::errc{} ? ptr : buf);
+}
+
 }  // namespace openloop

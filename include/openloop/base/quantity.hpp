@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace openloop {
@@ -51,5 +52,8 @@ double parse_duration_s(std::string_view text, std::string_view field);
 double parse_duration_ms(std::string_view text, std::string_view field);
 
 double parse_fraction(std::string_view text, std::string_view field);
+
+// The shortest text that reads back as v (as_number's inverse), e.g. 0.5, 1e-05.
+std::string shortest_text(double v);
 
 }  // namespace openloop

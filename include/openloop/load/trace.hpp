@@ -33,6 +33,7 @@
 
 #include "openloop/load/trace_columns.hpp"
 #include "openloop/load/trace_entry.hpp"
+#include "openloop/load/trace_request.hpp"
 #include "openloop/load/trace_selection.hpp"
 #include "openloop/load/workload.hpp"
 
@@ -81,20 +82,5 @@ trace_format detect_trace_format(std::string_view text, std::string_view name);
 trace parse_trace(std::string_view text, std::string_view name, const trace_parse_options& options = {});
 // Reads path and parses it; errors name the path.
 trace load_trace(const std::string& path, const trace_parse_options& options = {});
-
-// The request for entry: a prompt of exactly input_tokens tokens (as builder
-// counts them) in which each hash block id h contributes the content of a
-// block derived from (seed, h), so requests sharing leading hash_ids share
-// exactly those prefix tokens (a final partial block is a prefix of its full
-// block); the rest is unique to index.
-// An entry with a literal prompt sends that text (its blocks unused), with
-// input_tokens as its intended length.
-// max_tokens = output_tokens; at_ns from the entry. Lengths below 1 become 1,
-// since servers reject empty prompts and max_tokens 0.
-request_spec trace_request(const trace_entry& entry, std::uint64_t seed, std::uint64_t index,
-                           const prompt_builder& builder = {});
-// The same into out, whose memory is reused.
-void trace_request(const trace_entry& entry, std::uint64_t seed, std::uint64_t index, const prompt_builder& builder,
-                   request_spec& out);
 
 }  // namespace openloop

@@ -129,6 +129,10 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME unit_grafana_dashboard COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_grafana_dashboard.py
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(unit_grafana_dashboard PROPERTIES LABELS unit TIMEOUT 60)
+  # docs/architecture.md's rules a script can check: includes down the flow, file and class sizes.
+  add_test(NAME unit_tree_shape COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_tree_shape.py
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(unit_tree_shape PROPERTIES LABELS unit TIMEOUT 60)
   add_test(NAME unit_plot_compare COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_plot_compare.py
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(unit_plot_compare PROPERTIES LABELS unit TIMEOUT 300)

@@ -122,9 +122,15 @@ BOOST_AUTO_TEST_CASE(later_turns_carry_the_exact_history_and_find_it_cached) {
         BOOST_TEST(num(r.at("output_tokens")) == 24);
     }
 
-    // By the last turn a sixth of the prompt is new: in isolation its TTFT per prompt token is a sixth
-    // of the first turn's; without the cache the fixed cost per step is all that would lower it (to 0.85).
-    BOOST_TEST(p50(turn(summary, 6), "ttft_per_prompt_token_ms") < 0.5 * p50(turn(summary, 1), "ttft_per_prompt_token_ms"));
+    // By the last turn a sixth of the prompt is new: the server found all of the turn before's
+    // prompt cached, to a 16-token block (its answer was decoded, not prefilled). What that saves
+    // in time is judged against the run without the cache below, which shared the machine with
+    // this one. Within one run, turn 6 and turn 1 meet different traffic (turn 6 shares the
+    // engine's steps with other sessions' later turns, and the simulator handles a history six
+    // times as long), which under a sanitized build on a loaded machine weighed as much as the
+    // saving: turn 6's TTFT per prompt token came out 0.57 of turn 1's (0.25 unloaded).
+    BOOST_TEST(turn(summary, 6).at("mean_cached_tokens").to_number<double>() >=
+               turn(summary, 5).at("mean_prompt_tokens").to_number<double>() - 16);
 
     // Without the cache the long histories are prefilled anew: the last turn's TTFT is several times the cached one's.
     const json::object uncached = conversation_summary(dir, "uncached", without_cache.get());

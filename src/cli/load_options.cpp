@@ -72,11 +72,19 @@ po::options_description workload_options() {
         ("prompts", po::value<std::string>(), "JSONL file, one {\"prompt\": \"...\"} per line")
         ("sharegpt", po::value<std::string>(), "ShareGPT JSON file (first human turn as prompt, reply length as max_tokens)")
         ("tokenizer", po::value<std::string>()->default_value("auto"),
-         "how a length in tokens becomes a prompt: server (calibrated against the server's own tokenize endpoint, "
-         "chat template included, so usage.prompt_tokens equals --input-len; vLLM, SGLang, llama.cpp, TGI), "
-         "ids (token-id prompts, exact; --endpoint completions), sentencepiece:FILE (a local SentencePiece "
-         "tokenizer.model: Llama 1/2, Mistral, Gemma, T5; no chat template), words (one word per token), or auto "
-         "(server where offered, else words). The summary reports intended vs the server's counts")
+         "how a length in tokens becomes a prompt, so that usage.prompt_tokens equals --input-len: "
+         "server (calibrated against the server's tokenize endpoint, chat template included: vLLM, SGLang, "
+         "llama.cpp, TGI); hf:PATH (a Hugging Face tokenizer.json or its model directory: Llama 2/3, Qwen, "
+         "DeepSeek, Gemma, Mistral, GPT-2, BERT...) or tiktoken:FILE (cl100k_base, o200k_base), the chat "
+         "template's tokens learned from two max_tokens-1 requests' usage; usage (no file: every word's cost "
+         "measured from the usage of 138 small requests before the run, cached); ids (token-id prompts, exact; "
+         "--endpoint completions); sentencepiece:FILE (a SentencePiece tokenizer.model; no chat template); words "
+         "(one word per token). auto tries, in order: the server's tokenize endpoint, --tokenizer-file or a "
+         "--model that is a local directory with a tokenizer.json, the server's usage counts, and words with a "
+         "warning. The summary reports intended vs the server's counts")
+        ("tokenizer-file", po::value<std::string>(),
+         "--tokenizer auto's local tokenizer when the server offers no tokenize endpoint: a tokenizer.json, its "
+         "model directory, or a .tiktoken file")
         ("vocab-size", po::value<std::int64_t>()->default_value(0),
          "--tokenizer ids: the model's vocabulary size; 0 reads it from GET /v1/models (llama.cpp lists it)")
         ("tokenizer-cache", po::value<std::string>(),
@@ -196,6 +204,17 @@ void fill_workload(const po::variables_map& vm, run_command& cmd) {
     try {
         o.tokenizer = parse_tokenizer(vm["tokenizer"].as<std::string>());
     } catch (const std::invalid_argument& e) {
+        throw usage_error(e.what());
+    }
+    if (vm.count("tokenizer-file")) {
+        if (o.tokenizer.type != tokenizer_choice::kind::automatic)
+            throw usage_error("--tokenizer-file goes with --tokenizer auto (hf:PATH and tiktoken:FILE name their own file)");
+        o.tokenizer.model_file = vm["tokenizer-file"].as<std::string>();
+    }
+    try {
+        // Once, before any server is asked anything: a bad file is a usage error, and sweep stages share it.
+        o.loaded_tokenizer = load_local_tokenizer(o.tokenizer, o.model);
+    } catch (const std::runtime_error& e) {
         throw usage_error(e.what());
     }
     o.vocab_size = vm["vocab-size"].as<std::int64_t>();

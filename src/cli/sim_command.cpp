@@ -89,11 +89,15 @@ void fill_sim_command(const po::variables_map& vm, sim_command& cmd) {
     c.keep_alive_max_requests = vm["keep-alive-max-requests"].as<int>();
     if (c.keep_alive_max_requests < 0) throw usage_error("sim: --keep-alive-max-requests must not be negative");
     const auto tokenizer = vm["tokenizer"].as<std::string>();
-    if (auto kind = sim_tokenizer_from_name(tokenizer)) {
-        c.tokenizer = *kind;
-    } else {
-        throw usage_error("sim: unknown --tokenizer '" + tokenizer + "' (choose words or subword)");
+    std::optional<sim_tokenizer> chosen;
+    try {
+        chosen = sim_tokenizer_from_name(tokenizer);
+    } catch (const std::exception& e) {
+        throw usage_error(std::string("sim: ") + e.what());
     }
+    if (!chosen) throw usage_error("sim: unknown --tokenizer '" + tokenizer + "' (choose words, subword, hf:PATH or tiktoken:FILE)");
+    c.tokenizer = std::move(*chosen);
+    c.tokenize_endpoint = !vm["no-tokenize"].as<bool>();
 
     if (vm.count("quirk")) {
         for (const auto& q : vm["quirk"].as<std::vector<std::string>>())
@@ -199,8 +203,12 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
          "limit; 0: none")
         ("tokenizer", po::value<std::string>()->default_value("words"),
          "how prompts are counted: words (a token is a whitespace-separated word, as openloop's synthetic "
-         "prompts are built) or subword (1-3 tokens a word by its length, BOS on text prompts, chat template "
-         "tokens: 1 BOS + 4 per message + 3 for the generation prompt)")
+         "prompts are built), subword (1-3 tokens a word by its length, BOS on text prompts, chat template "
+         "tokens: 1 BOS + 4 per message + 3 for the generation prompt), or a real model's tokenizer counting "
+         "the text inside subword's template: hf:PATH (a Hugging Face tokenizer.json or its directory) or "
+         "tiktoken:FILE")
+        ("no-tokenize", po::bool_switch(), "serve no POST /tokenize (404), like a hosted API or a gateway: clients "
+         "must count from usage.prompt_tokens")
         ("exit-with-parent", po::bool_switch(), "exit when the parent process goes (used when openloop starts the simulator)");
 
     po::options_description model("Cost model (each overrides the preset)", help_width, help_width / 2);

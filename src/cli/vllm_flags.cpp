@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -24,7 +25,7 @@ const std::set<std::string> switches = {"--save-result", "--save-detailed", "--i
 // Accepted, with nothing to do in openloop.
 const std::map<std::string, std::string> ignored = {
     {"--disable-tqdm", "openloop prints progress on stderr (--progress off silences it)"},
-    {"--trust-remote-code", "openloop loads no model code: it counts tokens with the server's tokenize endpoint"},
+    {"--trust-remote-code", "openloop runs no model code: it reads tokenizer.json natively"},
     {"--ready-check-timeout-sec", "openloop checks the server once before the run"},
     {"--disable-shuffle", "openloop reads a dataset in file order"},
 };
@@ -178,9 +179,16 @@ vllm_translation translate_vllm_args(const std::vector<std::string>& args, const
     const std::string model = f.get("--model", "");
     const std::string served = f.get("--served-model-name", model);
     if (!served.empty()) a.insert(a.end(), {"--model", served});
-    if (f.has("--tokenizer"))
-        t.notes.push_back("--tokenizer " + f.get("--tokenizer", "") +
-                          ": openloop counts tokens with the server's own tokenize endpoint, not a local tokenizer");
+    // vLLM loads --tokenizer (else --model) locally; openloop asks the server first and keeps a
+    // local directory as the fallback for a server without a tokenize endpoint.
+    const std::string tokenizer = f.get("--tokenizer", model);
+    std::error_code ec;
+    if (!tokenizer.empty() && std::filesystem::is_regular_file(std::filesystem::path(tokenizer) / "tokenizer.json", ec))
+        a.insert(a.end(), {"--tokenizer-file", tokenizer});
+    else if (f.has("--tokenizer"))
+        t.notes.push_back("--tokenizer " + tokenizer +
+                          ": openloop counts tokens with the server's tokenize endpoint, else its usage counts (a local "
+                          "model directory would be read as --tokenizer-file)");
 
     // What: the dataset and its lengths.
     const std::string dataset = f.get("--dataset-name", "random");

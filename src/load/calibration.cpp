@@ -1,14 +1,14 @@
 #include "openloop/load/calibration.hpp"
 
+#include "openloop/load/calibration_cache.hpp"
 #include "openloop/load/sentencepiece_counter.hpp"
+#include "openloop/load/usage_calibration.hpp"
 
 #include <boost/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace openloop {
@@ -62,50 +62,6 @@ std::optional<tokenize_dialect> detect_dialect(const calibration_request& r, con
     return std::nullopt;
 }
 
-// Keyed by model and vocabulary, and by the server's count of a probe text:
-// one model name served with another tokenizer gets a cache of its own.
-std::string cache_key(tokenize_dialect d, const calibration_request& r, int fingerprint) {
-    std::string material = std::string(dialect_name(d)) + '\n' + r.model + '\n' + (r.chat ? "chat" : "text") + '\n' +
-                           std::to_string(fingerprint) + '\n';
-    for (std::size_t i = 0; i < vocab_size_words; ++i) material.append(vocab_word(i)).push_back(' ');
-    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
-    for (unsigned char c : material) h = (h ^ c) * 0x100000001b3ULL;
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return hex;
-}
-
-std::optional<prompt_builder> load_cached(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    std::stringstream text;
-    text << in.rdbuf();
-    json::error_code ec;
-    const json::value v = json::parse(text.str(), ec);
-    if (ec || !v.is_object()) return std::nullopt;
-    try {
-        return prompt_builder::from_json(v.get_object());
-    } catch (const std::exception&) {
-        return std::nullopt;  // an unreadable cache is recalibrated, not fatal
-    }
-}
-
-void store_cached(const std::string& dir, const std::string& path, const prompt_builder& b, std::string& note) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp);
-        out << json::serialize(b.to_json()) << '\n';
-        if (!out) {
-            note += " (could not write the cache in " + dir + ")";
-            return;
-        }
-    }
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) note += " (could not write the cache in " + dir + ": " + ec.message() + ")";
-}
-
 // llama.cpp lists the vocabulary size in its model metadata.
 std::int64_t vocab_from_models(const std::string& body) {
     json::error_code ec;
@@ -119,6 +75,32 @@ std::int64_t vocab_from_models(const std::string& body) {
     return n && n->is_int64() ? n->get_int64() : 0;
 }
 
+// auto's order once the server offers no tokenize endpoint: a local
+// tokenizer, then the server's usage counts, then words with a warning.
+calibration_result without_tokenize_endpoint(const calibration_request& r, const http_post_fn& post, const std::string& why) {
+    std::string tried = why;
+    if (r.local) {
+        try {
+            return local_costs(r, post);
+        } catch (const std::exception& e) {
+            tried += "; " + std::string(e.what());
+        }
+    }
+    try {
+        calibration_result out = usage_costs(r, post);
+        out.note = "openloop: " + why + "; counting with the server's usage instead\n" + out.note;
+        return out;
+    } catch (const std::exception& e) {
+        tried += "; no usage counts either: " + std::string(e.what());
+    }
+    calibration_result out;
+    out.label = "words (no tokenize endpoint, no usage counts)";
+    out.note = "openloop: WARNING: " + tried + ". Prompts are one word per token (--tokenizer words), which real "
+               "tokenizers count as 1.2-1.8 tokens: lengths will be off by that much. Give hf:PATH or tiktoken:FILE "
+               "for exact lengths; the summary reports the server's counts beside the intended";
+    return out;
+}
+
 calibration_result server_costs(const calibration_request& r, const http_post_fn& post, bool required) {
     calibration_result out;
     std::string unreachable;
@@ -127,21 +109,19 @@ calibration_result server_costs(const calibration_request& r, const http_post_fn
         const std::string why = unreachable.empty() ? "the target offers no tokenize endpoint (tried vLLM/SGLang, "
                                                       "llama.cpp and TGI shapes under '" + r.root + "/')"
                                                     : "no answer from the tokenize endpoint: " + unreachable;
-        if (required) throw std::runtime_error("--tokenizer server: " + why + "; use --tokenizer ids (completions) or words");
-        out.label = "words (no tokenize endpoint)";
-        out.note = "openloop: " + why + "; prompts are one word per token (--tokenizer words), and the summary "
-                   "reports the server's counts beside them";
-        return out;
+        if (required)
+            throw std::runtime_error("--tokenizer server: " + why +
+                                     "; use --tokenizer usage, hf:PATH, tiktoken:FILE, ids (completions) or words");
+        return without_tokenize_endpoint(r, post, why);
     }
     const token_counter count = [&](std::string_view text) { return count_with(*dialect, r, post, text); };
     out.label = "server (" + std::string(dialect_name(*dialect)) + (r.chat ? " chat template)" : " prompt)");
     std::string path;
-    if (!r.cache_dir.empty()) {
-        const int fingerprint = count("Calibrating openloop: a probe of subword splits, 12345 characterisation.").value_or(-1);
-        path = (std::filesystem::path(r.cache_dir) / ("tokenizer-" + cache_key(*dialect, r, fingerprint) + ".json")).string();
-    }
+    if (!r.cache_dir.empty())
+        path = calibration_cache_path(r.cache_dir, dialect_name(*dialect), r.model, r.chat,
+                                      count(calibration_probe_text).value_or(-1));
     if (!path.empty()) {
-        if (auto cached = load_cached(path)) {
+        if (auto cached = load_cached_calibration(path)) {
             out.builder = std::move(*cached);
             out.check = verify(out.builder, count, r.verify_samples, 1);
             out.from_cache = out.check.exact == out.check.samples;
@@ -150,7 +130,7 @@ calibration_result server_costs(const calibration_request& r, const http_post_fn
     if (!out.from_cache) {
         out.builder = calibrate(count, out.label).with_trailing(measure_trailing(*dialect, r, post));
         out.check = verify(out.builder, count, r.verify_samples, 1);
-        if (!path.empty()) store_cached(r.cache_dir, path, out.builder, out.note);
+        if (!path.empty()) store_cached_calibration(path, out.builder, out.note);
     }
     char line[256];
     std::snprintf(line, sizeof line, "openloop: tokenizer %s%s: %d of %d sample prompts counted exactly by the server",
@@ -205,6 +185,9 @@ calibration_result calibrate_tokenizer(const calibration_request& r, const http_
         out.check = verify(out.builder, count, r.verify_samples, 1);
         return out;
     }
+    case kind::hf:
+    case kind::tiktoken: return local_costs(r, post);
+    case kind::usage: return usage_costs(r, post);
     case kind::server: return server_costs(r, post, true);
     case kind::automatic: return server_costs(r, post, false);
     }

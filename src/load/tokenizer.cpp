@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <utility>
 #include <stdexcept>
 
 namespace openloop {
@@ -28,22 +29,27 @@ std::array<int, vocab_size_words> read_costs(const boost::json::object& o, std::
 }  // namespace
 
 tokenizer_choice parse_tokenizer(std::string_view text) {
+    using kind = tokenizer_choice::kind;
+    static constexpr std::pair<std::string_view, kind> plain[] = {
+        {"auto", kind::automatic}, {"server", kind::server}, {"usage", kind::usage}, {"ids", kind::ids},
+        {"words", kind::words}};
+    static constexpr std::pair<std::string_view, kind> with_file[] = {
+        {"hf:", kind::hf}, {"tiktoken:", kind::tiktoken}, {"sentencepiece:", kind::sentencepiece}};
     tokenizer_choice c;
-    if (text == "auto") return c;
-    if (text == "server") {
-        c.type = tokenizer_choice::kind::server;
-    } else if (text == "ids") {
-        c.type = tokenizer_choice::kind::ids;
-    } else if (text == "words") {
-        c.type = tokenizer_choice::kind::words;
-    } else if (text.rfind("sentencepiece:", 0) == 0 && text.size() > 14) {
-        c.type = tokenizer_choice::kind::sentencepiece;
-        c.model_file = std::string(text.substr(14));
-    } else {
-        throw std::invalid_argument("--tokenizer '" + std::string(text) +
-                                    "': expected auto, server, ids, words or sentencepiece:FILE.model");
-    }
-    return c;
+    for (const auto& [name, type] : plain)
+        if (text == name) {
+            c.type = type;
+            return c;
+        }
+    for (const auto& [prefix, type] : with_file)
+        if (text.size() > prefix.size() && text.substr(0, prefix.size()) == prefix) {
+            c.type = type;
+            c.model_file = std::string(text.substr(prefix.size()));
+            return c;
+        }
+    throw std::invalid_argument("--tokenizer '" + std::string(text) +
+                                "': expected auto, server, usage, ids, words, hf:PATH (a tokenizer.json or its "
+                                "model directory), tiktoken:FILE.tiktoken or sentencepiece:FILE.model");
 }
 
 prompt_builder prompt_builder::with_costs(std::array<int, vocab_size_words> first,

@@ -134,6 +134,10 @@ calibration_result choose_tokenizer(const run_options& o, workload& w, const cli
     cr.vocab_size = o.vocab_size;
     cr.models_path = base + "/models";
     cr.cache_dir = o.tokenizer_cache;
+    cr.api_base = base;
+    cr.extra_body = o.extra_body;
+    cr.say = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    cr.local = o.loaded_tokenizer;
     try {
         tokenizer = calibrate_tokenizer(
             cr,

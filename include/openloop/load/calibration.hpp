@@ -5,11 +5,15 @@
 // a few sample prompts against the server's count. Socket-free: HTTP calls
 // go through the functions the caller gives, so it is tested with fakes.
 
+#include "openloop/load/local_tokenizer.hpp"
 #include "openloop/load/tokenize_endpoint.hpp"
 #include "openloop/load/tokenizer.hpp"
 
+#include <boost/json/object.hpp>
+
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +29,12 @@ struct calibration_request {
     std::string models_path = "/v1/models";
     std::string cache_dir;       // empty: no cache
     int verify_samples = 8;
+    std::string api_base = "/v1";         // where usage probes go: {api_base}/chat/completions
+    boost::json::object extra_body;       // --extra-body, sent with usage probes too
+    // hf:, tiktoken:, or auto's local file, loaded by the caller (off the io thread).
+    std::shared_ptr<const local_tokenizer> local;
+    // A line for stderr before calls the user should know of (usage's probe requests).
+    std::function<void(const std::string&)> say = [](const std::string&) {};
 };
 
 struct calibration_result {
@@ -40,6 +50,8 @@ using http_get_fn = std::function<std::string(const std::string& path)>;        
 
 // Throws std::runtime_error with what to do instead when the choice cannot
 // be honoured (no tokenize endpoint under --tokenizer server, ids on chat, ...).
+// auto tries, in order: the server's tokenize endpoint, r.local, the
+// server's usage counts, and words with a warning.
 calibration_result calibrate_tokenizer(const calibration_request& request, const http_post_fn& post,
                                        const http_get_fn& get);
 

@@ -44,4 +44,12 @@ std::unique_ptr<local_tokenizer> load_hf_tokenizer(const std::string& path);
 // std::runtime_error naming the file and line.
 std::unique_ptr<local_tokenizer> load_tiktoken(const std::string& file);
 
+struct tokenizer_choice;
+// The local tokenizer a --tokenizer choice asks for: hf: and tiktoken: their
+// file; auto the --tokenizer-file (a .tiktoken file by its name, else
+// Hugging Face), else a --model that is a local directory holding a
+// tokenizer.json (as vLLM serves a model by its path). Null when none.
+// Throws what the loaders throw.
+std::shared_ptr<const local_tokenizer> load_local_tokenizer(const tokenizer_choice& choice, const std::string& model);
+
 }  // namespace openloop

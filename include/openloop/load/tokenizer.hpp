@@ -29,10 +29,11 @@ inline constexpr std::size_t vocab_size_words = 64;  // vocab_word(i) for i belo
 
 // --tokenizer as the user gave it.
 struct tokenizer_choice {
-    enum class kind { automatic, server, ids, words, sentencepiece } type = kind::automatic;
-    std::string model_file;  // sentencepiece: the .model file
+    enum class kind { automatic, server, ids, words, sentencepiece, hf, tiktoken, usage } type = kind::automatic;
+    std::string model_file;  // sentencepiece, hf, tiktoken: the file; auto: --tokenizer-file, when given
 };
-// "auto", "server", "ids", "words" or "sentencepiece:FILE"; throws std::invalid_argument.
+// "auto", "server", "usage", "ids", "words", "hf:PATH", "tiktoken:FILE" or
+// "sentencepiece:FILE"; throws std::invalid_argument.
 tokenizer_choice parse_tokenizer(std::string_view text);
 
 // Builds prompt content of an exact token length, deterministically from a seed.

@@ -4,6 +4,7 @@
 // thread and the results. `openloop run` is one call; a sweep is many.
 
 #include "openloop/load/arrival.hpp"
+#include "openloop/load/local_tokenizer.hpp"
 #include "openloop/load/shard.hpp"
 #include "openloop/measure/reporter.hpp"
 #include "openloop/load/session.hpp"
@@ -46,6 +47,7 @@ struct run_options {
     // What each request carries.
     workload_config workload;
     tokenizer_choice tokenizer;     // how lengths in tokens become prompts
+    std::shared_ptr<const local_tokenizer> loaded_tokenizer;  // its local file, loaded once by cli/; may be null
     std::int64_t vocab_size = 0;    // --tokenizer ids; 0: from GET /v1/models
     std::string tokenizer_cache;    // calibration cache directory; empty: none
     bool ignore_eos = false;

@@ -28,7 +28,8 @@ struct sim_config {
     std::string tls_cert;  // PEM; with tls_key, serve HTTPS only
     std::string tls_key;
     std::size_t max_request_bytes = 64u << 20;
-    sim_tokenizer_kind tokenizer = sim_tokenizer_kind::words;
+    sim_tokenizer tokenizer;
+    bool tokenize_endpoint = true;  // false: POST /tokenize is 404, as behind a hosted API or gateway
     // An idle connection (no byte of a next request, or of the first one after
     // the handshake) is closed after this long, as uvicorn (vLLM, SGLang) and
     // cpp-httplib (llama.cpp) do after 5 s; 0 never closes it.

@@ -7,20 +7,34 @@
 // token, and a chat prompt gets its template's role headers and end-of-turn
 // tokens. Pure functions: no sockets, no clocks.
 
+#include "openloop/load/local_tokenizer.hpp"
+
 #include <boost/json/fwd.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace openloop {
 
-enum class sim_tokenizer_kind { words, subword };
+enum class sim_tokenizer_kind { words, subword, local };
 
-// The kind named NAME (as in --tokenizer NAME); nullopt when unknown.
-std::optional<sim_tokenizer_kind> sim_tokenizer_from_name(std::string_view name);
+// local: a real model's tokenizer (hf:PATH, tiktoken:FILE) counts the text,
+// and the template around it is subword's.
+struct sim_tokenizer {
+    sim_tokenizer(sim_tokenizer_kind k = sim_tokenizer_kind::words, std::shared_ptr<const local_tokenizer> l = {})  // NOLINT: a kind is a tokenizer
+        : kind(k), local(std::move(l)) {}
+    sim_tokenizer_kind kind;
+    std::shared_ptr<const local_tokenizer> local;
+};
+
+// The tokenizer named NAME (as in --tokenizer NAME): words, subword, hf:PATH
+// or tiktoken:FILE; nullopt when unknown. Throws what loading a file throws.
+std::optional<sim_tokenizer> sim_tokenizer_from_name(std::string_view name);
 
 // Template tokens under subword (words adds none). Llama-3-like: every chat
 // prompt starts with BOS; a message is a role header (start, role, end) before
@@ -43,7 +57,7 @@ int subword_tokens(std::string_view word);
 // text_token_ids (64-bit word hashes). Under subword: piece k of word w has id
 // hash(w, k) in the text range, so equal prefixes give equal ids and the
 // prefix cache sees them.
-std::vector<std::uint64_t> sim_token_ids(sim_tokenizer_kind kind, std::string_view text);
+std::vector<std::uint64_t> sim_token_ids(const sim_tokenizer& tok, std::string_view text);
 
 // The prompt ids of a request body: chat "messages" (content a string, null,
 // or a list of parts whose "text" counts) laid out by the chat template, or a
@@ -53,13 +67,13 @@ std::vector<std::uint64_t> sim_token_ids(sim_tokenizer_kind kind, std::string_vi
 // prompt, and for chat before the template's own BOS, doubling it as vLLM
 // does; add_generation_prompt (default true) ends a chat prompt with the
 // assistant's header. False with err when the prompt is malformed.
-bool request_prompt_ids(sim_tokenizer_kind kind, const boost::json::object& body, bool chat,
+bool request_prompt_ids(const sim_tokenizer& tok, const boost::json::object& body, bool chat,
                         std::vector<std::uint64_t>& ids, std::string& err);
 
 // The ids POST /tokenize asks for, vLLM's two shapes: {"prompt": str} counted
 // as a completion with that prompt, {"messages": [...]} as a chat request with
 // those messages, each with the same defaults, so count == usage.prompt_tokens.
-bool tokenize_request_ids(sim_tokenizer_kind kind, const boost::json::object& body, std::vector<std::uint64_t>& ids,
+bool tokenize_request_ids(const sim_tokenizer& tok, const boost::json::object& body, std::vector<std::uint64_t>& ids,
                           std::string& err);
 
 // An id as /tokenize shows it: a small non-negative integer (words ids are

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -203,4 +206,16 @@ BOOST_AUTO_TEST_CASE(openloop_flags_pass_through_and_bad_ones_are_named) {
     BOOST_TEST(!looks_like_vllm_args({"run", "--rate", "1"}));
     BOOST_TEST(!looks_like_vllm_args({"--help"}));
     BOOST_TEST(!looks_like_vllm_args({}));
+}
+
+// vLLM loads --tokenizer (else --model) locally: a local model directory
+// becomes openloop's fallback tokenizer for a server without /tokenize.
+BOOST_AUTO_TEST_CASE(a_local_model_directory_becomes_the_tokenizer_file) {
+    const auto dir = std::filesystem::temp_directory_path() / ("openloop-vllm-tok-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "tokenizer.json") << "{}";
+    BOOST_TEST(value(tr({"--model", dir.string()}), "--tokenizer-file") == dir.string());
+    BOOST_TEST(value(tr({"--model", "m", "--tokenizer", dir.string()}), "--tokenizer-file") == dir.string());
+    BOOST_TEST(!has(tr({"--model", "org/m", "--tokenizer", "org/m"}), "--tokenizer-file"));
+    std::filesystem::remove_all(dir);
 }

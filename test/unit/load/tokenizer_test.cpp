@@ -48,7 +48,15 @@ BOOST_AUTO_TEST_CASE(parses_every_choice_and_rejects_the_rest) {
     const auto sp = parse_tokenizer("sentencepiece:/m/tokenizer.model");
     BOOST_TEST(int(sp.type) == int(tokenizer_choice::kind::sentencepiece));
     BOOST_TEST(sp.model_file == "/m/tokenizer.model");
+    BOOST_TEST(int(parse_tokenizer("usage").type) == int(tokenizer_choice::kind::usage));
+    const auto hf = parse_tokenizer("hf:/models/llama3");
+    BOOST_TEST(int(hf.type) == int(tokenizer_choice::kind::hf));
+    BOOST_TEST(hf.model_file == "/models/llama3");
+    const auto tt = parse_tokenizer("tiktoken:o200k_base.tiktoken");
+    BOOST_TEST(int(tt.type) == int(tokenizer_choice::kind::tiktoken));
+    BOOST_TEST(tt.model_file == "o200k_base.tiktoken");
     BOOST_CHECK_THROW(parse_tokenizer("tiktoken"), std::invalid_argument);
+    BOOST_CHECK_THROW(parse_tokenizer("hf:"), std::invalid_argument);
     BOOST_CHECK_THROW(parse_tokenizer("sentencepiece:"), std::invalid_argument);
 }
 

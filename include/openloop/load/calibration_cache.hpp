@@ -1,0 +1,30 @@
+#pragma once
+// Word costs measured against a server, kept between runs: measuring them
+// takes 129 calls, checking a cached set 8. A cache belongs to one way of
+// counting (a tokenize dialect, or the server's usage), one model, chat or
+// text prompts, and the server's count of a probe text, so one model name
+// served with another tokenizer gets a cache of its own.
+
+#include "openloop/load/tokenizer.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace openloop {
+
+// The file for these keys under dir.
+std::string calibration_cache_path(const std::string& dir, std::string_view source, const std::string& model, bool chat,
+                                   int fingerprint);
+
+// The text whose count is the fingerprint: subword splits and digits tell tokenizers apart.
+inline constexpr std::string_view calibration_probe_text =
+    "Calibrating openloop: a probe of subword splits, 12345 characterisation.";
+
+// nullopt when the file is missing or unreadable: a bad cache is measured again, not fatal.
+std::optional<prompt_builder> load_cached_calibration(const std::string& path);
+
+// Writes atomically; a failure is appended to note, not thrown (the run goes on).
+void store_cached_calibration(const std::string& path, const prompt_builder& b, std::string& note);
+
+}  // namespace openloop

@@ -1,0 +1,58 @@
+#include "openloop/load/calibration_cache.hpp"
+
+#include <boost/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace openloop {
+
+namespace json = boost::json;
+
+std::string calibration_cache_path(const std::string& dir, std::string_view source, const std::string& model, bool chat,
+                                   int fingerprint) {
+    std::string material = std::string(source) + '\n' + model + '\n' + (chat ? "chat" : "text") + '\n' +
+                           std::to_string(fingerprint) + '\n';
+    for (std::size_t i = 0; i < vocab_size_words; ++i) material.append(vocab_word(i)).push_back(' ');
+    std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+    for (unsigned char c : material) h = (h ^ c) * 0x100000001b3ULL;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return (std::filesystem::path(dir) / ("tokenizer-" + std::string(hex) + ".json")).string();
+}
+
+std::optional<prompt_builder> load_cached_calibration(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) return std::nullopt;
+    std::stringstream text;
+    text << in.rdbuf();
+    json::error_code ec;
+    const json::value v = json::parse(text.str(), ec);
+    if (ec || !v.is_object()) return std::nullopt;
+    try {
+        return prompt_builder::from_json(v.get_object());
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+void store_cached_calibration(const std::string& path, const prompt_builder& b, std::string& note) {
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp);
+        out << json::serialize(b.to_json()) << '\n';
+        if (!out) {
+            note += " (could not write the cache in " + dir + ")";
+            return;
+        }
+    }
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) note += " (could not write the cache in " + dir + ": " + ec.message() + ")";
+}
+
+}  // namespace openloop

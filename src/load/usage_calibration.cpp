@@ -1,0 +1,103 @@
+#include "openloop/load/usage_calibration.hpp"
+
+#include "openloop/load/calibration_cache.hpp"
+#include "openloop/load/usage_probe.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace openloop {
+namespace {
+
+// The server's count of a prompt whose content is text; throws with the probe's problem.
+int server_count(const calibration_request& r, const http_post_fn& post, std::string_view text) {
+    const http_call call = usage_probe_call(r.api_base, r.model, text, r.chat, r.extra_body);
+    const auto [status, body] = post(call);
+    const usage_answer a = read_usage_answer(status, body);
+    if (!a.prompt_tokens) throw std::runtime_error("POST " + call.path + " with max_tokens 1: " + a.problem);
+    return *a.prompt_tokens;
+}
+
+std::string check_line(const std::string& label, const char* how, const calibration_check& c) {
+    char line[320];
+    std::snprintf(line, sizeof line, "openloop: tokenizer %s%s: %d of %d sample prompts counted exactly by the server",
+                  label.c_str(), how, c.exact, c.samples);
+    std::string out = line;
+    if (!c.first_miss.empty()) out += " (" + c.first_miss + ")";
+    return out;
+}
+
+}  // namespace
+
+calibration_result usage_costs(const calibration_request& r, const http_post_fn& post) {
+    calibration_result out;
+    out.label = std::string("usage (the server's prompt_tokens") + (r.chat ? ", chat template included)" : ")");
+    const token_counter count = [&](std::string_view text) -> std::optional<int> { return server_count(r, post, text); };
+    const int fingerprint = server_count(r, post, calibration_probe_text);
+    const std::string path =
+        r.cache_dir.empty() ? "" : calibration_cache_path(r.cache_dir, "usage", r.model, r.chat, fingerprint);
+    if (!path.empty()) {
+        if (auto cached = load_cached_calibration(path)) {
+            out.builder = std::move(*cached);
+            out.check = verify(out.builder, count, r.verify_samples, 1);
+            out.from_cache = out.check.exact == out.check.samples;
+        }
+    }
+    if (!out.from_cache) {
+        r.say("openloop: --tokenizer usage: measuring word costs from the server's usage.prompt_tokens: " +
+              std::to_string(usage_probe_requests - 1) + " requests of max_tokens 1 before the run" +
+              (path.empty() ? std::string() : ", cached for later runs"));
+        out.builder = calibrate(count, out.label);
+        out.check = verify(out.builder, count, r.verify_samples, 1);
+        if (!path.empty()) store_cached_calibration(path, out.builder, out.note);
+    }
+    out.note = check_line(out.label, out.from_cache ? ", cached" : ", calibrated", out.check) + out.note;
+    return out;
+}
+
+calibration_result local_costs(const calibration_request& r, const http_post_fn& post) {
+    if (!r.local) throw std::logic_error("local_costs: no local tokenizer loaded");
+    const local_tokenizer& tok = *r.local;
+    // A completion prompt gets what the post-processor adds (BOS); a chat
+    // prompt's specials come from its template, which the probes measure.
+    const auto local_count = [&](std::string_view text) {
+        return static_cast<int>(tok.encode(text, !r.chat).size());
+    };
+    calibration_result out;
+    out.label = tok.description();
+    // Two contents of different lengths: the same difference means the server
+    // adds a constant around the content, as a template does.
+    std::string longer;
+    append_words(longer, 48, 7);
+    std::optional<int> short_added, long_added;
+    std::string why_not;
+    try {
+        short_added = server_count(r, post, vocab_word(0)) - local_count(vocab_word(0));
+        long_added = server_count(r, post, longer) - local_count(longer);
+    } catch (const std::exception& e) {
+        why_not = e.what();
+    }
+    if (why_not.empty() && (*short_added != *long_added || *short_added < 0))
+        throw std::runtime_error("--tokenizer " + out.label + ": the server counts " +
+                                 std::to_string(*long_added + local_count(longer)) + " tokens for a prompt it counts as " +
+                                 std::to_string(local_count(longer)) + ", and " + std::to_string(*short_added) +
+                                 " more than it for a one-word prompt: is it the served model's tokenizer?");
+    const int added = short_added.value_or(0);
+    const token_counter count = [&](std::string_view text) -> std::optional<int> { return local_count(text) + added; };
+    if (r.chat) out.label += why_not.empty() ? " + " + std::to_string(added) + " chat template tokens from the server's usage"
+                                             : " (no chat template)";
+    out.builder = calibrate(count, out.label);
+    if (!why_not.empty()) {
+        out.check = verify(out.builder, count, r.verify_samples, 1);
+        out.note = "openloop: tokenizer " + out.label + ": the server's usage gives no count (" + why_not + "), so " +
+                   (r.chat ? "the chat template's tokens are not counted" : "lengths are the local tokenizer's count") +
+                   "; the summary reports the server's counts beside them";
+        return out;
+    }
+    const token_counter server = [&](std::string_view text) -> std::optional<int> { return server_count(r, post, text); };
+    out.check = verify(out.builder, server, r.verify_samples, 1);
+    out.note = check_line(out.label, "", out.check);
+    return out;
+}
+
+}  // namespace openloop

@@ -1,0 +1,200 @@
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/load/calibration.hpp"
+#include "openloop/load/usage_calibration.hpp"
+#include "openloop/load/usage_probe.hpp"
+#include "test_http.hpp"
+
+#include <boost/json.hpp>
+
+// Lengths for servers without a tokenize endpoint: the probes' request and
+// answer, and the usage, local and auto calibrations against fake servers
+// that count with a known tokenizer and template.
+
+using namespace openloop;
+namespace json = boost::json;
+
+namespace {
+
+// A tokenizer that is not one word per token: a word of n letters is ceil(n / 3) tokens.
+int subword_count(std::string_view text) {
+    int n = 0;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && text[i] == ' ') ++i;
+        std::size_t j = i;
+        while (j < text.size() && text[j] != ' ') ++j;
+        if (j > i) n += static_cast<int>((j - i + 2) / 3);
+        i = j;
+    }
+    return n;
+}
+
+// The same tokenizer, local: one BOS when asked for specials.
+class subword_tokenizer : public local_tokenizer {
+public:
+    std::vector<std::int32_t> encode(std::string_view text, bool add_special) const override {
+        std::vector<std::int32_t> ids(static_cast<std::size_t>(subword_count(text) + (add_special ? 1 : 0)), 7);
+        return ids;
+    }
+    std::string decode(std::span<const std::int32_t>, bool) const override { return {}; }
+    std::size_t vocab_size() const override { return 100; }
+    std::string description() const override { return "subword test tokenizer"; }
+};
+
+// An OpenAI-shaped server whose usage counts the content with subword_count
+// (or one per word) plus `added` template tokens, and which has no /tokenize.
+struct fake_server {
+    int added = 0;
+    bool usage = true;
+    bool words = false;
+    int posts = 0;
+    std::pair<int, std::string> operator()(const http_call& c) {
+        ++posts;
+        if (c.path == "/tokenize" || c.path == "/apply-template" || c.path == "/chat_tokenize") return {404, R"({"detail":"Not Found"})"};
+        const auto body = json::parse(c.body).as_object();
+        BOOST_TEST(body.at("max_tokens").as_int64() == 1);
+        BOOST_TEST(!body.at("stream").as_bool());
+        const std::string text(c.path == "/v1/chat/completions"
+                                   ? body.at("messages").as_array()[0].as_object().at("content").as_string()
+                                   : body.at("prompt").as_string());
+        const int content = words ? static_cast<int>(std::count(text.begin(), text.end(), ' ')) + 1 : subword_count(text);
+        json::object answer{{"id", "x"}, {"choices", json::array{}}};
+        if (usage) answer["usage"] = json::object{{"prompt_tokens", content + added}, {"completion_tokens", 1}};
+        return {200, json::serialize(answer)};
+    }
+};
+
+const http_get_fn no_get = [](const std::string&) -> std::string { throw std::runtime_error("no GET expected"); };
+
+calibration_request request(std::string_view choice) {
+    calibration_request r;
+    r.choice = parse_tokenizer(choice);
+    r.model = "m";
+    r.cache_dir = "";
+    return r;
+}
+
+// Builds prompts of assorted lengths and counts how many the server counts as intended.
+int exact_of(const calibration_result& c, fake_server& server, int n) {
+    int exact = 0;
+    for (int i = 0; i < n; ++i) {
+        std::string text;
+        std::vector<std::int32_t> ids;
+        const int want = 20 + 37 * i;
+        c.builder.append(text, ids, want, static_cast<std::uint64_t>(i));
+        const auto [status, body] = server(usage_probe_call("/v1", "m", text, true, {}));
+        if (read_usage_answer(status, body).prompt_tokens == want) ++exact;
+    }
+    return exact;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_probe_asks_for_one_token_and_keeps_the_runs_template_switches) {
+    const json::object extra{{"chat_template_kwargs", json::object{{"enable_thinking", false}}},
+                             {"max_tokens", 500},
+                             {"stream", true},
+                             {"top_p", 0.5}};
+    const http_call chat = usage_probe_call("/v1", "m", "hello there", true, extra);
+    BOOST_TEST(chat.path == "/v1/chat/completions");
+    const auto body = json::parse(chat.body).as_object();
+    BOOST_TEST(body.at("messages").as_array()[0].as_object().at("content").as_string() == "hello there");
+    BOOST_TEST(body.at("max_tokens").as_int64() == 1);
+    BOOST_TEST(!body.at("stream").as_bool());
+    BOOST_TEST(body.contains("chat_template_kwargs"));
+    BOOST_TEST(body.at("top_p").as_double() == 0.5);
+    const http_call text = usage_probe_call("/gw/v1", "m", "hello", false, {});
+    BOOST_TEST(text.path == "/gw/v1/completions");
+    BOOST_TEST(json::parse(text.body).as_object().at("prompt").as_string() == "hello");
+}
+
+BOOST_AUTO_TEST_CASE(an_answer_gives_its_prompt_tokens_or_says_why_not) {
+    BOOST_TEST(*read_usage_answer(200, R"({"usage":{"prompt_tokens":42}})").prompt_tokens == 42);
+    const auto refused = read_usage_answer(400, R"({"error":{"message":"max_tokens too small"}})");
+    BOOST_TEST(!refused.prompt_tokens);
+    BOOST_TEST(refused.problem == "HTTP 400: max_tokens too small");
+    BOOST_TEST(read_usage_answer(200, R"({"choices":[]})").problem == "the answer has no usage.prompt_tokens");
+    BOOST_TEST(read_usage_answer(200, "data: {}").problem == "the answer is not a JSON object");
+    BOOST_TEST(!read_usage_answer(200, R"({"usage":{"prompt_tokens":-3}})").prompt_tokens);
+}
+
+BOOST_AUTO_TEST_CASE(usage_mode_measures_every_word_and_caches_the_costs) {
+    test_http::temp_dir dir;
+    fake_server server{.added = 11};
+    auto r = request("usage");
+    r.cache_dir = dir.file("cache");
+    std::vector<std::string> said;
+    r.say = [&](const std::string& line) { said.push_back(line); };
+    const http_post_fn post = [&](const http_call& c) { return server(c); };
+    const auto first = calibrate_tokenizer(r, post, no_get);
+    BOOST_TEST(first.check.exact == first.check.samples);
+    BOOST_TEST(server.posts == usage_probe_requests);
+    BOOST_TEST_REQUIRE(said.size() == 1u);
+    BOOST_TEST(said[0].find(std::to_string(usage_probe_requests - 1) + " requests of max_tokens 1") != std::string::npos, said[0]);
+    BOOST_TEST(exact_of(first, server, 12) == 12);
+
+    server.posts = 0;
+    const auto again = calibrate_tokenizer(r, post, no_get);
+    BOOST_TEST(again.from_cache);
+    BOOST_TEST(server.posts == 1 + r.verify_samples);  // the fingerprint and the samples
+    BOOST_TEST(said.size() == 1u);  // nothing to announce
+}
+
+BOOST_AUTO_TEST_CASE(a_local_tokenizer_learns_the_template_from_two_probes) {
+    fake_server server{.added = 9};
+    auto r = request("hf:unused");
+    r.local = std::make_shared<subword_tokenizer>();
+    const http_post_fn post = [&](const http_call& c) { return server(c); };
+    const auto c = calibrate_tokenizer(r, post, no_get);
+    BOOST_TEST(c.label == "subword test tokenizer + 9 chat template tokens from the server's usage");
+    BOOST_TEST(c.check.exact == c.check.samples);
+    BOOST_TEST(server.posts == 2 + r.verify_samples);
+    BOOST_TEST(exact_of(c, server, 12) == 12);
+}
+
+BOOST_AUTO_TEST_CASE(a_local_tokenizer_that_is_not_the_servers_is_refused) {
+    fake_server server{.added = 5, .words = true};
+    auto r = request("hf:unused");
+    r.local = std::make_shared<subword_tokenizer>();
+    const http_post_fn post = [&](const http_call& c) { return server(c); };
+    try {
+        calibrate_tokenizer(r, post, no_get);
+        BOOST_FAIL("expected a refusal");
+    } catch (const std::runtime_error& e) {
+        BOOST_TEST(std::string(e.what()).find("is it the served model's tokenizer?") != std::string::npos, e.what());
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_local_tokenizer_without_usage_counts_the_content_and_says_so) {
+    fake_server server{.added = 9, .usage = false};
+    auto r = request("hf:unused");
+    r.local = std::make_shared<subword_tokenizer>();
+    const http_post_fn post = [&](const http_call& c) { return server(c); };
+    const auto c = calibrate_tokenizer(r, post, no_get);
+    BOOST_TEST(c.label == "subword test tokenizer (no chat template)");
+    BOOST_TEST(c.note.find("the chat template's tokens are not counted") != std::string::npos, c.note);
+    std::string text;
+    std::vector<std::int32_t> ids;
+    c.builder.append(text, ids, 300, 3);
+    BOOST_TEST(subword_count(text) == 300);
+}
+
+BOOST_AUTO_TEST_CASE(auto_tries_the_local_file_then_usage_then_words_with_a_warning) {
+    fake_server server{.added = 4};
+    const http_post_fn post = [&](const http_call& c) { return server(c); };
+    auto r = request("auto");
+    r.local = std::make_shared<subword_tokenizer>();
+    BOOST_TEST(calibrate_tokenizer(r, post, no_get).label.find("subword test tokenizer") == 0u);
+
+    r.local = nullptr;
+    const auto usage = calibrate_tokenizer(r, post, no_get);
+    BOOST_TEST(usage.label == "usage (the server's prompt_tokens, chat template included)");
+    BOOST_TEST(exact_of(usage, server, 6) == 6);
+
+    server.usage = false;
+    const auto words = calibrate_tokenizer(r, post, no_get);
+    BOOST_TEST(words.label == "words (no tokenize endpoint, no usage counts)");
+    BOOST_TEST(words.note.find("WARNING") != std::string::npos);
+    BOOST_TEST(words.note.find("no usage.prompt_tokens") != std::string::npos, words.note);
+}

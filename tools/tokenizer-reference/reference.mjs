@@ -14,7 +14,8 @@
 // invalid subpart) before the line is parsed, as a JS string would have them.
 // MESSAGES lines are JSON arrays of chat messages; each gives {"ids":[...]}:
 // the model's chat template rendered with add_generation_prompt and tokenized
-// as transformers.js's apply_chat_template does (no special tokens added).
+// as transformers.js's apply_chat_template does (no special tokens added),
+// with @huggingface/jinja.
 // speed prints one JSON line: bytes encoded, seconds, MB/s (10^6 bytes),
 // the load's seconds apart; FILE is JSONL of strings (*.jsonl) or plain text
 // lines.
@@ -23,6 +24,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 const require = createRequire(import.meta.url);
+const { Template } = require("@huggingface/jinja");
 
 function fail(message) {
   process.stderr.write(`reference.mjs: ${message}\n`);
@@ -84,8 +86,28 @@ function loadHf(path) {
   const tokenizerJSON = readJson(jsonFile);
   const tokenizerConfig = configFile && existsSync(configFile) ? readJson(configFile) : {};
   const tokenizer = TokenizerLoader.fromPreTrained({ tokenizerJSON, tokenizerConfig });
+  // Hugging Face transformers' LlamaTokenizerFast and GemmaTokenizerFast
+  // replace the file's post-processor by BOS and EOS as tokenizer_config asks
+  // (add_bos_token, true when absent; add_eos_token, false when absent), and
+  // servers (vLLM, SGLang) load them so; transformers.js keeps the file's.
+  // DeepSeek V3's file adds nothing and its config asks for BOS.
+  const special = (name) => {
+    const id = tokenizer.model.tokens_to_ids.get(tokenizer.getToken(name));
+    if (id === undefined) fail(`${path}: tokenizer_config.json asks for ${name}, which has no id`);
+    return [id];
+  };
+  const hfSpecial = /^(Llama|Gemma)Tokenizer(Fast)?$/.test(tokenizerConfig.tokenizer_class ?? "")
+    ? (ids) => [
+        ...(tokenizerConfig.add_bos_token ?? true ? special("bos_token") : []),
+        ...ids,
+        ...(tokenizerConfig.add_eos_token ?? false ? special("eos_token") : []),
+      ]
+    : null;
   return {
-    encode: (text, addSpecial) => tokenizer.encode(text, { add_special_tokens: addSpecial }),
+    encode: (text, addSpecial) =>
+      addSpecial && hfSpecial
+        ? hfSpecial(tokenizer.encode(text, { add_special_tokens: false }))
+        : tokenizer.encode(text, { add_special_tokens: addSpecial }),
     // Raw decode: clean_up_tokenization_spaces would drop the space before
     // punctuation (Llama 3's config asks for it), and openloop decodes ids
     // into prompt text that must re-encode to the same ids.
@@ -93,8 +115,19 @@ function loadHf(path) {
       ids.length === 0
         ? ""
         : tokenizer.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false }),
-    chat: (messages) =>
-      Array.from(tokenizer.apply_chat_template(messages, { add_generation_prompt: true, tokenize: true })),
+    // apply_chat_template's steps with a newer Jinja than the one
+    // @lenml/tokenizers bundles (that one fails on Qwen3's and Gemma 3's
+    // templates): the template rendered with the special tokens by name, then
+    // encoded with no special tokens added.
+    chat: (messages) => {
+      if (!tokenizer.chat_template) fail(`${path}: no chat_template in tokenizer_config.json`);
+      const template = tokenizer.get_chat_template();
+      if (typeof template !== "string") fail(`${path}: chat_template is not one string`);
+      const names = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
+      const tokens = Object.fromEntries(names.map((n) => [n, tokenizer.getToken(n)]).filter(([, v]) => v));
+      const text = new Template(template).render({ messages, add_generation_prompt: true, ...tokens });
+      return tokenizer.encode(text, { add_special_tokens: false });
+    },
   };
 }
 

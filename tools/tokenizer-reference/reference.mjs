@@ -19,24 +19,12 @@
 // speed prints one JSON line: bytes encoded, seconds, MB/s (10^6 bytes),
 // the load's seconds apart; FILE is JSONL of strings (*.jsonl) or plain text
 // lines.
-import { createRequire } from "node:module";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
-
-const require = createRequire(import.meta.url);
-const { Template } = require("@huggingface/jinja");
+import { readFileSync } from "node:fs";
+import { loadHf, loadTiktoken } from "./tokenizers.mjs";
 
 function fail(message) {
   process.stderr.write(`reference.mjs: ${message}\n`);
   process.exit(2);
-}
-
-function readJson(file) {
-  try {
-    return JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    fail(`${file}: ${e.message}`);
-  }
 }
 
 // The lines of file as text; a final newline ends the last line.
@@ -68,83 +56,6 @@ function jsonLines(file, check, what) {
 }
 
 const corpusLines = (file) => jsonLines(file, (v) => typeof v === "string", "a JSON string");
-
-// A Hugging Face tokenizer from a model directory (tokenizer.json and, when
-// there, tokenizer_config.json) or a tokenizer.json file; a file not named
-// tokenizer.json (a hand-built test file) is read without a config.
-function loadHf(path) {
-  const { TokenizerLoader } = require("@lenml/tokenizers");
-  let jsonFile = path;
-  let configFile = null;
-  if (existsSync(path) && statSync(path).isDirectory()) {
-    jsonFile = join(path, "tokenizer.json");
-    configFile = join(path, "tokenizer_config.json");
-  } else if (basename(path) === "tokenizer.json") {
-    configFile = join(dirname(path), "tokenizer_config.json");
-  }
-  if (!existsSync(jsonFile)) fail(`${jsonFile}: no such file`);
-  const tokenizerJSON = readJson(jsonFile);
-  const tokenizerConfig = configFile && existsSync(configFile) ? readJson(configFile) : {};
-  const tokenizer = TokenizerLoader.fromPreTrained({ tokenizerJSON, tokenizerConfig });
-  // Hugging Face transformers' LlamaTokenizerFast and GemmaTokenizerFast
-  // replace the file's post-processor by BOS and EOS as tokenizer_config asks
-  // (add_bos_token, true when absent; add_eos_token, false when absent), and
-  // servers (vLLM, SGLang) load them so; transformers.js keeps the file's.
-  // DeepSeek V3's file adds nothing and its config asks for BOS.
-  const special = (name) => {
-    const id = tokenizer.model.tokens_to_ids.get(tokenizer.getToken(name));
-    if (id === undefined) fail(`${path}: tokenizer_config.json asks for ${name}, which has no id`);
-    return [id];
-  };
-  const hfSpecial = /^(Llama|Gemma)Tokenizer(Fast)?$/.test(tokenizerConfig.tokenizer_class ?? "")
-    ? (ids) => [
-        ...(tokenizerConfig.add_bos_token ?? true ? special("bos_token") : []),
-        ...ids,
-        ...(tokenizerConfig.add_eos_token ?? false ? special("eos_token") : []),
-      ]
-    : null;
-  return {
-    encode: (text, addSpecial) =>
-      addSpecial && hfSpecial
-        ? hfSpecial(tokenizer.encode(text, { add_special_tokens: false }))
-        : tokenizer.encode(text, { add_special_tokens: addSpecial }),
-    // Raw decode: clean_up_tokenization_spaces would drop the space before
-    // punctuation (Llama 3's config asks for it), and openloop decodes ids
-    // into prompt text that must re-encode to the same ids.
-    decode: (ids) =>
-      ids.length === 0
-        ? ""
-        : tokenizer.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false }),
-    // apply_chat_template's steps with a newer Jinja than the one
-    // @lenml/tokenizers bundles (that one fails on Qwen3's and Gemma 3's
-    // templates): the template rendered with the special tokens by name, then
-    // encoded with no special tokens added.
-    chat: (messages) => {
-      if (!tokenizer.chat_template) fail(`${path}: no chat_template in tokenizer_config.json`);
-      const template = tokenizer.get_chat_template();
-      if (typeof template !== "string") fail(`${path}: chat_template is not one string`);
-      const names = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
-      const tokens = Object.fromEntries(names.map((n) => [n, tokenizer.getToken(n)]).filter(([, v]) => v));
-      const text = new Template(template).render({ messages, add_generation_prompt: true, ...tokens });
-      return tokenizer.encode(text, { add_special_tokens: false });
-    },
-  };
-}
-
-// tiktoken's own encodings, from the package's compressed rank files;
-// special tokens written in text are matched as such (allowed_special "all"),
-// as openloop matches them. tiktoken adds nothing around a sequence.
-function loadTiktoken(name) {
-  if (!["cl100k_base", "o200k_base"].includes(name)) fail(`tiktoken: ${name}: not cl100k_base or o200k_base`);
-  const { Tiktoken } = require("tiktoken/lite");
-  const ranks = require(`tiktoken/encoders/${name}.json`);
-  const encoding = new Tiktoken(ranks.bpe_ranks, ranks.special_tokens, ranks.pat_str);
-  const decoder = new TextDecoder("utf-8", { fatal: false });
-  return {
-    encode: (text) => Array.from(encoding.encode(text, "all")),
-    decode: (ids) => decoder.decode(encoding.decode(Uint32Array.from(ids))),
-  };
-}
 
 function load(kind, what) {
   if (kind === "hf") return loadHf(what);
@@ -206,7 +117,11 @@ const args = process.argv.slice(2);
 const addSpecial = args.includes("--add-special");
 const positional = args.filter((a) => a !== "--add-special");
 const [mode, ...rest] = positional;
-if ((mode === "hf" || mode === "tiktoken") && rest.length === 2) tokenize(mode, rest[0], rest[1], addSpecial);
-else if (mode === "chat" && rest.length === 2 && !addSpecial) chat(rest[0], rest[1]);
-else if (mode === "speed" && rest.length === 3 && !addSpecial) speed(rest[0], rest[1], rest[2]);
-else fail(usage);
+try {
+  if ((mode === "hf" || mode === "tiktoken") && rest.length === 2) tokenize(mode, rest[0], rest[1], addSpecial);
+  else if (mode === "chat" && rest.length === 2 && !addSpecial) chat(rest[0], rest[1]);
+  else if (mode === "speed" && rest.length === 3 && !addSpecial) speed(rest[0], rest[1], rest[2]);
+  else fail(usage);
+} catch (e) {
+  fail(e.message);
+}

@@ -158,6 +158,11 @@ if(Python3_Interpreter_FOUND)
              WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
     set_tests_properties(ref_tokenizer_${_name} PROPERTIES LABELS ref TIMEOUT 300)
   endforeach()
+  # The usage-only server (test/servers/hf_usage_server.mjs): counts as the reference's, shapes openloop reads.
+  add_test(NAME ref_hf_usage_server COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_hf_usage_server.py
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(ref_hf_usage_server PROPERTIES LABELS ref TIMEOUT 300
+                       ENVIRONMENT "OPENLOOP_BIN=$<TARGET_FILE:openloop>")
   # The Kubernetes manifests' commands, run here against the real binary and simulator (python3-yaml).
   add_test(NAME it_k8s_manifests COMMAND ${Python3_EXECUTABLE} -m unittest tools/k8s/test_manifests.py
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

@@ -7,6 +7,7 @@
 #include "openloop/cli/run_command.hpp"
 #include "openloop/cli/sim_command.hpp"
 #include "openloop/cli/soak_command.hpp"
+#include "openloop/cli/tokenize_command.hpp"
 #include "openloop/cli/sweep_command.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/cli/vllm_command.hpp"
@@ -33,6 +34,7 @@ Commands:
   merge    combine runs (shards of one run, or repeats) into one result, exactly
   compare  two runs metric by metric: change, 99 % interval, better/worse/within noise; --fail-on gates
   sim      run the built-in inference-engine simulator (an OpenAI-compatible server)
+  tokenize the ids a local tokenizer (hf:tokenizer.json, tiktoken:FILE) gives a text
   help     show this text; `openloop <command> --help` shows a command's options
 
 A `vllm bench serve` command line works with `openloop` in its place (no command: flags only), e.g.
@@ -68,6 +70,7 @@ int cli_main(int argc, char** argv) {
         if (command == "report") return report_main(strings(argc, argv, 2));
         if (command == "merge") return merge_main(strings(argc, argv, 2));
         if (command == "compare") return compare_main(strings(argc, argv, 2));
+        if (command == "tokenize") return tokenize_main(strings(argc, argv, 2));
         std::cerr << "openloop: unknown command '" << command << "'\n\n" << top_usage;
         return 2;
     } catch (const usage_error& e) {

@@ -1,0 +1,206 @@
+#include "openloop/load/bpe_model.hpp"
+
+#include "openloop/load/bpe_merge.hpp"
+#include "openloop/load/hf_json.hpp"
+#include "openloop/load/utf8.hpp"
+
+#include <boost/json.hpp>
+
+#include <cstdio>
+#include <mutex>
+#include <unordered_map>
+
+namespace openloop::hf {
+
+namespace json = boost::json;
+
+namespace {
+
+// Lets the cache be searched with a piece's string_view.
+struct string_hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+std::uint64_t pair_key(std::int32_t a, std::int32_t b) {
+    return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b);
+}
+
+class bpe_model final : public model {
+public:
+    bpe_model(const json::object& o, const std::string& path) {
+        read_vocab(get_object(o, "vocab", path), path + ".vocab");
+        read_merges(get_array(o, "merges", path), path + ".merges");
+        unk_ = get_optional_string(o, "unk_token", path);
+        if (unk_) unk_id_ = token_id(*unk_);
+        fuse_unk_ = get_bool(o, "fuse_unk", path, false);
+        byte_fallback_ = get_bool(o, "byte_fallback", path, false);
+        ignore_merges_ = get_bool(o, "ignore_merges", path, false);
+        suffix_ = get_string(o, "end_of_word_suffix", path);
+        if (byte_fallback_) {
+            for (int b = 0; b < 256; ++b) {
+                char name[8];
+                std::snprintf(name, sizeof name, "<0x%02X>", b);
+                byte_ids_[b] = token_id(name).value_or(-1);
+            }
+        }
+    }
+
+    void encode(std::string_view piece, std::vector<std::int32_t>& ids) const override {
+        if (piece.empty()) return;
+        if (ignore_merges_) {
+            if (auto id = token_id(piece)) {
+                ids.push_back(*id);
+                return;
+            }
+        }
+        // Long pieces rarely repeat; caching them would only churn.
+        const bool cacheable = piece.size() < 256;
+        if (cacheable) {
+            std::lock_guard lock(cache_mutex_);
+            if (auto it = cache_.find(piece); it != cache_.end()) {
+                ids.insert(ids.end(), it->second.begin(), it->second.end());
+                return;
+            }
+        }
+        const std::size_t first = ids.size();
+        encode_word(piece, ids);
+        if (cacheable) {
+            std::lock_guard lock(cache_mutex_);
+            if (cache_.size() >= cache_limit) cache_.clear();
+            cache_.emplace(std::string(piece), std::vector<std::int32_t>(ids.begin() + std::ptrdiff_t(first), ids.end()));
+        }
+    }
+
+    std::optional<std::int32_t> token_id(std::string_view token) const override {
+        auto it = ids_.find(token);
+        if (it == ids_.end()) return std::nullopt;
+        return it->second;
+    }
+    std::string_view token(std::int32_t id) const override {
+        return id >= 0 && std::size_t(id) < tokens_.size() ? std::string_view(tokens_[std::size_t(id)]) : std::string_view{};
+    }
+    std::size_t vocab_size() const override { return tokens_.size(); }
+    std::string_view kind() const override { return "BPE"; }
+
+private:
+    static constexpr std::size_t cache_limit = 1 << 16;
+
+    static const json::object& get_object(const json::object& o, std::string_view key, const std::string& path) {
+        const json::value* v = member(o, key);
+        if (v == nullptr) json_error(path + "." + std::string(key), "is missing");
+        return as_object(*v, path + "." + std::string(key));
+    }
+
+    void read_vocab(const json::object& vocab, const std::string& path) {
+        std::size_t size = 0;
+        for (const auto& kv : vocab) {
+            const std::int64_t id = kv.value().is_int64() ? kv.value().get_int64() : -1;
+            if (id < 0 || id > std::int64_t(INT32_MAX))
+                json_error(path + "[\"" + std::string(kv.key()) + "\"]", "is not a token id");
+            size = std::max(size, std::size_t(id) + 1);
+        }
+        tokens_.resize(size);
+        for (const auto& kv : vocab) tokens_[std::size_t(kv.value().get_int64())] = std::string(kv.key());
+        ids_.reserve(vocab.size());
+        for (const auto& kv : vocab) ids_.emplace(tokens_[std::size_t(kv.value().get_int64())], std::int32_t(kv.value().get_int64()));
+    }
+
+    void read_merges(const json::array& merges, const std::string& path) {
+        merges_.reserve(merges.size());
+        std::string merged;
+        for (std::size_t i = 0; i < merges.size(); ++i) {
+            std::string_view a, b;
+            const json::value& m = merges[i];
+            if (m.is_string()) {
+                // "a b"; JavaScript's split(" ", 2) keeps the first two fields.
+                const std::string_view s = m.get_string();
+                const std::size_t space = s.find(' ');
+                if (space == std::string_view::npos)
+                    json_error(path + "[" + std::to_string(i) + "]", "is not a merge \"a b\"");
+                a = s.substr(0, space);
+                b = s.substr(space + 1);
+                b = b.substr(0, b.find(' '));
+            } else if (m.is_array() && m.get_array().size() == 2 && m.get_array()[0].is_string() &&
+                       m.get_array()[1].is_string()) {
+                a = m.get_array()[0].get_string();
+                b = m.get_array()[1].get_string();
+            } else {
+                json_error(path + "[" + std::to_string(i) + "]", "is neither \"a b\" nor [\"a\", \"b\"]");
+            }
+            const auto ia = token_id(a), ib = token_id(b);
+            merged.assign(a);
+            merged += b;
+            const auto im = token_id(merged);
+            // A merge outside the vocabulary can never apply to ids; the
+            // first of a repeated pair ranks.
+            if (ia && ib && im) merges_.emplace(pair_key(*ia, *ib), bpe::merge_rank{std::uint32_t(i), *im});
+        }
+    }
+
+    void encode_word(std::string_view word, std::vector<std::int32_t>& ids) const {
+        std::vector<bpe::part> parts;
+        std::string with_suffix;
+        if (!suffix_.empty()) {
+            with_suffix.assign(word);
+            with_suffix += suffix_;
+            word = with_suffix;
+        }
+        const std::size_t body = word.size() - suffix_.size();
+        for (std::size_t pos = 0; pos < body;) {
+            std::size_t n = utf8::sequence_length(word, pos);
+            if (n == 0) n = 1;
+            // The suffix belongs to the last character.
+            const std::size_t end = pos + n >= body ? word.size() : pos + n;
+            parts.push_back({std::uint32_t(pos), std::uint32_t(end), token_id(word.substr(pos, end - pos)).value_or(-1)});
+            pos = end;
+        }
+        bpe::merge(parts, [this](const bpe::part& l, const bpe::part& r) {
+            if (l.id < 0 || r.id < 0) return bpe::merge_rank{};
+            auto it = merges_.find(pair_key(l.id, r.id));
+            return it == merges_.end() ? bpe::merge_rank{} : it->second;
+        });
+        bool last_unk = false;
+        for (const bpe::part& p : parts) {
+            if (p.id >= 0) {
+                ids.push_back(p.id);
+                last_unk = false;
+                continue;
+            }
+            if (byte_fallback_ && push_bytes(word.substr(p.start, p.end - p.start), ids)) {
+                last_unk = false;
+                continue;
+            }
+            if (!unk_id_) continue;  // no unknown token: the part has no id
+            if (!(fuse_unk_ && last_unk)) ids.push_back(*unk_id_);
+            last_unk = true;
+        }
+    }
+
+    bool push_bytes(std::string_view text, std::vector<std::int32_t>& ids) const {
+        for (const char c : text)
+            if (byte_ids_[static_cast<unsigned char>(c)] < 0) return false;
+        for (const char c : text) ids.push_back(byte_ids_[static_cast<unsigned char>(c)]);
+        return true;
+    }
+
+    std::vector<std::string> tokens_;
+    std::unordered_map<std::string_view, std::int32_t> ids_;
+    std::unordered_map<std::uint64_t, bpe::merge_rank> merges_;
+    std::optional<std::string> unk_;
+    std::optional<std::int32_t> unk_id_;
+    bool fuse_unk_ = false, byte_fallback_ = false, ignore_merges_ = false;
+    std::string suffix_;
+    std::int32_t byte_ids_[256] = {};
+
+    mutable std::mutex cache_mutex_;
+    mutable std::unordered_map<std::string, std::vector<std::int32_t>, string_hash, std::equal_to<>> cache_;
+};
+
+}  // namespace
+
+std::unique_ptr<model> make_bpe_model(const json::object& o, const std::string& path) {
+    return std::make_unique<bpe_model>(o, path);
+}
+
+}  // namespace openloop::hf

@@ -1,0 +1,202 @@
+// load_hf_tokenizer: a tokenizer.json's stages assembled (hf_parts.hpp), with
+// its added tokens matched first and its post-processor, and what
+// tokenizer_config.json says about decoding. Each choice follows
+// transformers.js, the reference the ids are checked against.
+
+#include "openloop/load/added_tokens.hpp"
+#include "openloop/load/hf_decoders.hpp"
+#include "openloop/load/hf_json.hpp"
+#include "openloop/load/hf_parts.hpp"
+#include "openloop/load/hf_pattern.hpp"
+#include "openloop/load/hf_post_processor.hpp"
+#include "openloop/load/local_tokenizer.hpp"
+#include "openloop/load/utf8.hpp"
+
+#include <boost/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace openloop {
+
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw std::runtime_error(file.string() + ": cannot be read");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return std::move(s).str();
+}
+
+json::value parse_json(const std::string& text, const std::string& name) {
+    json::parse_options options;
+    options.allow_invalid_utf8 = false;
+    boost::system::error_code ec;
+    json::value v = json::parse(text, ec, json::make_shared_resource<json::monotonic_resource>(), options);
+    if (ec) throw std::runtime_error(name + ": is not valid JSON: " + ec.message());
+    return v;
+}
+
+class hf_tokenizer final : public local_tokenizer {
+public:
+    hf_tokenizer(const fs::path& file, const std::string& name) : name_(name) {
+        const json::value doc = parse_json(read_file(file), name);
+        const json::object& root = hf::as_object(doc, name + ":");
+        const auto at = [&](std::string_view key) { return name + ": " + std::string(key); };
+        const auto stage = [&](std::string_view key) -> const json::value& {
+            static const json::value null;
+            const json::value* v = hf::member(root, key);
+            return v ? *v : null;
+        };
+        model_ = hf::make_model(stage("model"), at("model"));
+        normalizer_ = hf::make_normalizer(stage("normalizer"), at("normalizer"));
+        pre_tokenizer_ = hf::make_pre_tokenizer(stage("pre_tokenizer"), at("pre_tokenizer"));
+        decoder_ = hf::make_decoder(stage("decoder"), at("decoder"));
+        if (const json::value* m = hf::member(root, "model"); m && m->is_object())
+            end_of_word_suffix_ = hf::get_string(m->get_object(), "end_of_word_suffix", at("model"));
+        read_added_tokens(stage("added_tokens"), at("added_tokens"));
+        post_.emplace(stage("post_processor"), at("post_processor"),
+                      [this](std::string_view t) { return id_of(t); });
+        read_config(file.parent_path() / "tokenizer_config.json");
+        vocab_size_ = model_->vocab_size();
+        for (const hf::added_token& t : added_.all()) vocab_size_ = std::max(vocab_size_, std::size_t(t.id) + 1);
+    }
+
+    std::vector<std::int32_t> encode(std::string_view raw, bool add_special) const override {
+        const std::string text = utf8::sanitize(raw);
+        std::vector<std::int32_t> ids;
+        std::vector<hf::section> sections;
+        added_.split(text, sections);
+        std::vector<hf::piece> pieces;
+        for (const hf::section& s : sections) {
+            if (s.token >= 0) {
+                ids.push_back(added_.all()[std::size_t(s.token)].id);
+                continue;
+            }
+            if (s.end <= s.start) continue;
+            pieces.assign(1, hf::piece{text.substr(s.start, s.end - s.start), s.start == 0});
+            if (normalizer_) {
+                normalizer_->apply(pieces[0].text);
+                if (pieces[0].text.empty()) continue;
+            }
+            if (pre_tokenizer_) pre_tokenizer_->split(pieces);
+            for (const hf::piece& p : pieces) model_->encode(p.text, ids);
+        }
+        if (add_special) post_->apply(ids);
+        return ids;
+    }
+
+    std::string decode(std::span<const std::int32_t> ids, bool skip_special) const override {
+        std::vector<std::string> tokens;
+        tokens.reserve(ids.size());
+        for (const std::int32_t id : ids) {
+            std::string_view t;
+            if (auto it = added_by_id_.find(id); it != added_by_id_.end()) t = added_.all()[it->second].content;
+            else t = model_->token(id);
+            if (t.empty()) continue;  // an id of no token
+            if (skip_special && special_.contains(std::string(t))) continue;
+            tokens.emplace_back(t);
+        }
+        std::string text;
+        if (decoder_) {
+            decoder_->apply(tokens);
+            for (const std::string& t : tokens) text += t;
+        } else {
+            for (std::size_t i = 0; i < tokens.size(); ++i) text += (i ? " " : "") + tokens[i];
+        }
+        if (decoder_ && !end_of_word_suffix_.empty()) {
+            for (std::size_t at = text.find(end_of_word_suffix_); at != std::string::npos; at = text.find(end_of_word_suffix_, at + 1))
+                text.replace(at, end_of_word_suffix_.size(), " ");
+            if (skip_special) text = std::string(hf::trim_js_end(hf::trim_js_start(text)));
+        }
+        if (clean_up_) hf::clean_up_tokenization(text);
+        return text;
+    }
+
+    std::size_t vocab_size() const override { return vocab_size_; }
+    std::string description() const override {
+        return "hf " + name_ + " (" + std::string(model_->kind()) + ", " + std::to_string(vocab_size_) + " tokens)";
+    }
+
+private:
+    std::optional<std::int32_t> id_of(std::string_view token) const {
+        for (const hf::added_token& t : added_.all())
+            if (t.content == token) return t.id;
+        return model_->token_id(token);
+    }
+
+    void read_added_tokens(const json::value& v, const std::string& path) {
+        if (v.is_null()) return;
+        if (!v.is_array()) hf::json_error(path, "is not an array");
+        const json::array& list = v.get_array();
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::string at = path + "[" + std::to_string(i) + "]";
+            const json::object& o = hf::as_object(list[i], at);
+            hf::added_token t;
+            t.content = hf::get_string(o, "content", at);
+            const std::int64_t id = hf::get_int(o, "id", at, -1);
+            if (id < 0 || id > INT32_MAX) hf::json_error(at + ".id", "is not a token id");
+            t.id = std::int32_t(id);
+            t.special = hf::get_bool(o, "special", at, false);
+            t.lstrip = hf::get_bool(o, "lstrip", at, false);
+            t.rstrip = hf::get_bool(o, "rstrip", at, false);
+            t.single_word = hf::get_bool(o, "single_word", at, false);
+            if (t.special) special_.insert(t.content);
+            added_.add(std::move(t));
+        }
+        for (std::size_t i = 0; i < added_.all().size(); ++i) added_by_id_[added_.all()[i].id] = i;
+    }
+
+    // tokenizer_config.json, when beside it: decoding's clean-up of spaces
+    // (transformers.js's default: on) and more special tokens to skip.
+    // add_bos_token is not read: transformers.js, the reference, does not
+    // honour it.
+    void read_config(const fs::path& file) {
+        std::error_code ec;
+        if (!fs::is_regular_file(file, ec)) return;
+        const std::string name = file.string();
+        const json::value doc = parse_json(read_file(file), name);
+        const json::object& o = hf::as_object(doc, name + ":");
+        clean_up_ = hf::get_bool(o, "clean_up_tokenization_spaces", name + ":", true);
+        if (const json::value* extra = hf::member(o, "additional_special_tokens"); extra && extra->is_array()) {
+            for (const json::value& t : extra->get_array()) {
+                if (t.is_string()) special_.insert(std::string(t.get_string()));
+                else if (t.is_object() && t.get_object().contains("content") && t.get_object().at("content").is_string())
+                    special_.insert(std::string(t.get_object().at("content").get_string()));
+            }
+        }
+    }
+
+    std::string name_;
+    std::unique_ptr<hf::model> model_;
+    std::unique_ptr<hf::normalizer> normalizer_;
+    std::unique_ptr<hf::pre_tokenizer> pre_tokenizer_;
+    std::unique_ptr<hf::decoder> decoder_;
+    std::optional<hf::post_processor> post_;
+    hf::added_tokens added_;
+    std::unordered_map<std::int32_t, std::size_t> added_by_id_;
+    std::unordered_set<std::string> special_;
+    std::string end_of_word_suffix_;
+    bool clean_up_ = true;
+    std::size_t vocab_size_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<local_tokenizer> load_hf_tokenizer(const std::string& path) {
+    fs::path file = path;
+    std::error_code ec;
+    if (fs::is_directory(file, ec)) file /= "tokenizer.json";
+    if (!fs::is_regular_file(file, ec)) throw std::runtime_error(file.string() + ": no such file");
+    return std::make_unique<hf_tokenizer>(file, file.string());
+}
+
+}  // namespace openloop

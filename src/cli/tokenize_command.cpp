@@ -3,6 +3,7 @@
 #include "openloop/base/input_error.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/load/local_tokenizer.hpp"
+#include "openloop/load/utf8.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
@@ -46,6 +47,58 @@ std::unique_ptr<local_tokenizer> load(const std::string& spec) {
     throw usage_error("--tokenizer " + spec + ": expected hf:PATH (a tokenizer.json or its directory) or tiktoken:FILE");
 }
 
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// The \uXXXX escape at line[i] (i at the backslash), or -1.
+int escape_at(const std::string& line, std::size_t i) {
+    if (i + 6 > line.size() || line[i] != '\\' || line[i + 1] != 'u') return -1;
+    int v = 0;
+    for (std::size_t k = i + 2; k < i + 6; ++k) {
+        const int h = hex_value(line[k]);
+        if (h < 0) return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+// A JSON line as JavaScript would read it: invalid UTF-8 and escaped lone
+// surrogates (which JSON allows, Boost.JSON refuses) become U+FFFD, as they do
+// when the reference encodes the string.
+std::string as_javascript_reads(const std::string& raw) {
+    const std::string line = utf8::sanitize(raw);
+    std::string out;
+    out.reserve(line.size());
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        if (line[i] != '\\' || i + 1 >= line.size()) {
+            out += line[i];
+            continue;
+        }
+        const int v = escape_at(line, i);
+        if (v >= 0xD800 && v <= 0xDBFF) {
+            const int low = escape_at(line, i + 6);
+            if (low >= 0xDC00 && low <= 0xDFFF) {
+                out.append(line, i, 12);
+                i += 11;
+            } else {
+                out += "\\uFFFD";
+                i += 5;
+            }
+        } else if (v >= 0xDC00 && v <= 0xDFFF) {
+            out += "\\uFFFD";
+            i += 5;
+        } else {
+            out.append(line, i, 2);  // any other escape, \\ included
+            ++i;
+        }
+    }
+    return out;
+}
+
 void print_ids(const std::vector<std::int32_t>& ids, char separator) {
     for (std::size_t i = 0; i < ids.size(); ++i) {
         if (i) std::cout << separator;
@@ -61,7 +114,7 @@ int tokenize_jsonl(const local_tokenizer& tok, const std::string& file, bool add
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.empty()) continue;
         boost::system::error_code ec;
-        const json::value v = json::parse(line, ec);
+        const json::value v = json::parse(as_javascript_reads(line), ec);
         if (ec || !v.is_string())
             throw input_error(file + ":" + std::to_string(number) + ": not a JSON string" +
                               (ec ? " (" + ec.message() + ")" : ""));

@@ -84,15 +84,13 @@ void lowercase(std::string& text) {
     text = std::move(out);
 }
 
-// The characters of the general categories in mask left out. BertNormalizer's
-// strip_accents drops the nonspacing marks (Mn) after NFD; the StripAccents
-// normalizer drops every mark (M) and does no NFD of its own (a tokenizer.json
-// puts NFD before it).
-void drop_categories(std::string& text, std::uint32_t mask) {
+// Accents stripped as HF's BertNormalizer does: after NFD, the nonspacing
+// marks (Mn) left out.
+void drop_nonspacing_marks(std::string& text) {
     std::string out;
     out.reserve(text.size());
     for_each_char(text, [&](UChar32 c) {
-        if ((U_GET_GC_MASK(c) & mask) == 0) append(out, c);
+        if (u_charType(c) != U_NON_SPACING_MARK) append(out, c);
     });
     text = std::move(out);
 }
@@ -160,23 +158,13 @@ public:
         }
         if (strip_accents_) {
             nfd(text);
-            drop_categories(text, U_GC_MN_MASK);
+            drop_nonspacing_marks(text);
         }
         if (lowercase_) lowercase(text);
     }
 
 private:
     bool clean_text_, chinese_, strip_accents_, lowercase_;
-};
-
-class lowercase_normalizer final : public normalizer {
-public:
-    void apply(std::string& text) const override { lowercase(text); }
-};
-
-class strip_accents_normalizer final : public normalizer {
-public:
-    void apply(std::string& text) const override { drop_categories(text, U_GC_M_MASK); }
 };
 
 }  // namespace
@@ -186,14 +174,6 @@ std::unique_ptr<normalizer> make_bert_normalizer(const json::object& o, const st
     return std::make_unique<bert_normalizer>(get_bool(o, "clean_text", json_path, true),
                                              get_bool(o, "handle_chinese_chars", json_path, true),
                                              get_bool(o, "strip_accents", json_path, lowercase), lowercase);
-}
-
-std::unique_ptr<normalizer> make_lowercase_normalizer(const json::object&, const std::string&) {
-    return std::make_unique<lowercase_normalizer>();
-}
-
-std::unique_ptr<normalizer> make_strip_accents_normalizer(const json::object&, const std::string&) {
-    return std::make_unique<strip_accents_normalizer>();
 }
 
 }  // namespace openloop::hf

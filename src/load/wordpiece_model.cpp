@@ -83,43 +83,7 @@ private:
     std::size_t max_chars_;
 };
 
-class wordpiece_decoder final : public decoder {
-public:
-    wordpiece_decoder(std::string prefix, bool cleanup) : prefix_(std::move(prefix)), cleanup_(cleanup) {}
-
-    void apply(std::vector<std::string>& tokens) const override {
-        for (std::size_t i = 0; i < tokens.size(); ++i) {
-            std::string& t = tokens[i];
-            if (i > 0) {
-                if (t.starts_with(prefix_))
-                    t.erase(0, prefix_.size());
-                else
-                    t.insert(0, 1, ' ');
-            }
-            if (cleanup_) clean_up_tokenization(t);
-        }
-    }
-
-private:
-    std::string prefix_;
-    bool cleanup_;
-};
-
-void replace_all(std::string& text, std::string_view from, std::string_view to) {
-    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-        text.replace(at, from.size(), to);
-}
-
 }  // namespace
-
-void clean_up_tokenization(std::string& text) {
-    // HF tokenizers' decoders::wordpiece::cleanup, in its order.
-    static constexpr std::string_view rules[][2] = {
-        {" .", "."},   {" ?", "?"},     {" !", "!"},   {" ,", ","},   {" ' ", "'"},   {" n't", "n't"},
-        {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"},
-    };
-    for (const auto& [from, to] : rules) replace_all(text, from, to);
-}
 
 std::unique_ptr<model> make_wordpiece_model(const json::object& o, const std::string& json_path) {
     const json::value* vocab = member(o, "vocab");
@@ -141,11 +105,6 @@ std::unique_ptr<model> make_wordpiece_model(const json::object& o, const std::st
     return std::make_unique<wordpiece_model>(std::move(ids), get_string(o, "unk_token", json_path, "[UNK]"),
                                              get_string(o, "continuing_subword_prefix", json_path, "##"),
                                              std::size_t(max_chars));
-}
-
-std::unique_ptr<decoder> make_wordpiece_decoder(const json::object& o, const std::string& json_path) {
-    return std::make_unique<wordpiece_decoder>(get_string(o, "prefix", json_path, "##"),
-                                               get_bool(o, "cleanup", json_path, true));
 }
 
 }  // namespace openloop::hf

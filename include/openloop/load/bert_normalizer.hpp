@@ -1,9 +1,8 @@
 #pragma once
-// The normalizers of BERT-style tokenizer.json files, through ICU: Bert-
-// Normalizer (control characters out, whitespace to spaces, spaces around CJK
-// ideographs, accents stripped, lowercase) and the Lowercase and StripAccents
-// it is made of. They follow HF tokenizers (the Rust library servers run)
-// character by character.
+// The normalizer of BERT-style tokenizer.json files (type "BertNormalizer"),
+// through ICU: control characters out, whitespace to spaces, spaces around
+// CJK ideographs, accents stripped, lowercase; character by character as HF
+// tokenizers (the Rust library servers run) does.
 
 #include "openloop/load/hf_parts.hpp"
 
@@ -14,11 +13,9 @@
 
 namespace openloop::hf {
 
-// Each takes its "normalizer" object (type "BertNormalizer": clean_text,
-// handle_chinese_chars, strip_accents (null: as lowercase), lowercase).
-// Throws std::runtime_error naming json_path and the field.
+// o is the "normalizer" object: clean_text, handle_chinese_chars,
+// strip_accents (null: as lowercase), lowercase. Throws std::runtime_error
+// naming json_path and the field.
 std::unique_ptr<normalizer> make_bert_normalizer(const boost::json::object& o, const std::string& json_path);
-std::unique_ptr<normalizer> make_lowercase_normalizer(const boost::json::object& o, const std::string& json_path);
-std::unique_ptr<normalizer> make_strip_accents_normalizer(const boost::json::object& o, const std::string& json_path);
 
 }  // namespace openloop::hf

@@ -1,7 +1,7 @@
 #pragma once
 // The WordPiece model of a tokenizer.json (BERT and the embedding models built
-// on it) and its decoder: each pre-tokenized word cut greedily into the
-// longest vocabulary entries, the later ones written with a prefix ("##").
+// on it): each pre-tokenized word cut greedily into the longest vocabulary
+// entries, the later ones written with a prefix ("##").
 
 #include "openloop/load/hf_parts.hpp"
 
@@ -16,13 +16,5 @@ namespace openloop::hf {
 // id), unk_token, continuing_subword_prefix, max_input_chars_per_word.
 // Throws std::runtime_error naming json_path and the field.
 std::unique_ptr<model> make_wordpiece_model(const boost::json::object& o, const std::string& json_path);
-
-// o is a "decoder" object of type "WordPiece": prefix, cleanup.
-std::unique_ptr<decoder> make_wordpiece_decoder(const boost::json::object& o, const std::string& json_path);
-
-// The spaces a word-level tokenizer leaves before punctuation and English
-// contractions taken out (" ." -> ".", " n't" -> "n't"), as HF's decoders'
-// and transformers' clean_up_tokenization do.
-void clean_up_tokenization(std::string& text);
 
 }  // namespace openloop::hf

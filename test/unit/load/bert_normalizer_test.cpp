@@ -49,16 +49,6 @@ BOOST_AUTO_TEST_CASE(lowercase_strips_accents_unless_told_not_to) {
     BOOST_TEST(bert(R"({"lowercase": false})", "Cr\u00e8me") == "Cr\u00e8me");
 }
 
-BOOST_AUTO_TEST_CASE(lowercase_and_strip_accents_alone) {
-    std::string text = "\u00c9T\u00c9 \u0130";
-    make_lowercase_normalizer({}, "n")->apply(text);
-    BOOST_TEST(text == "\u00e9t\u00e9 i\u0307");
-    // StripAccents takes every mark (M), but does no NFD itself: é stays.
-    text = "e\u0301 \u00e9 \u0915\u093e";
-    make_strip_accents_normalizer({}, "n")->apply(text);
-    BOOST_TEST(text == "e \u00e9 \u0915");
-}
-
 BOOST_AUTO_TEST_CASE(bad_fields_are_named_by_their_json_path) {
     try {
         bert(R"({"lowercase": "yes"})", "x");

@@ -33,11 +33,6 @@ std::string error_of(const char* json) {
     return "no error";
 }
 
-std::vector<std::string> decoded(const char* json, std::vector<std::string> tokens) {
-    make_wordpiece_decoder(object_of(json), "tokenizer.json: decoder")->apply(tokens);
-    return tokens;
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(longest_match_first) {
@@ -88,23 +83,4 @@ BOOST_AUTO_TEST_CASE(bad_fields_are_named_by_their_json_path) {
     BOOST_TEST(error_of(R"({"vocab": {"a": -1}})") == "tokenizer.json: model.vocab[\"a\"] -1 is out of range");
     BOOST_TEST(error_of(R"({"vocab": {"a": 0}, "max_input_chars_per_word": "x"})") ==
                "tokenizer.json: model.max_input_chars_per_word is not an integer");
-}
-
-BOOST_AUTO_TEST_CASE(the_decoder_joins_words_and_glues_pieces) {
-    const char* cleanup = R"({"type": "WordPiece", "prefix": "##", "cleanup": true})";
-    using strings = std::vector<std::string>;
-    BOOST_TEST(decoded(cleanup, {"una", "##ff", "##able", "!", "it", "'", "s", "do", "not"}) ==
-                   (strings{"una", "ff", "able", "!", " it", " '", " s", " do", " not"}),
-               boost::test_tools::per_element());
-    // Cleanup acts on each token: " ." of a lone token becomes ".".
-    BOOST_TEST(decoded(cleanup, {"a", ".", "##b"}) == (strings{"a", ".", "b"}), boost::test_tools::per_element());
-    BOOST_TEST(decoded(R"({"cleanup": false})", {"a", ".", "##b"}) == (strings{"a", " .", "b"}),
-               boost::test_tools::per_element());
-}
-
-BOOST_AUTO_TEST_CASE(clean_up_tokenization_joins_punctuation_and_contractions) {
-    std::string text = "he did n't say , \" i 'm here ' . do not go ! why ?";
-    clean_up_tokenization(text);
-    // In order: " ." first, so " ' ." keeps its space (" ' " no longer matches).
-    BOOST_TEST(text == "he didn't say, \" i'm here '. don't go! why?");
 }

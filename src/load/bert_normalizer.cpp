@@ -108,10 +108,11 @@ void nfd(std::string& text) {
 }
 
 // BERT's "Chinese character": the CJK Unified Ideographs blocks (not kana,
-// not Hangul, which are written with spaces).
+// not Hangul, which are written with spaces), with HF tokenizers' ranges:
+// its Extension E starts at U+2B920, not U+2B820 as in BERT's Python.
 bool is_chinese_char(UChar32 c) {
     return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
-           (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B820 && c <= 0x2CEAF) ||
+           (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||
            (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 

@@ -1,6 +1,8 @@
 // make_model: the one place a model's type is chosen.
 #include "openloop/load/bpe_model.hpp"
 #include "openloop/load/hf_json.hpp"
+#include "openloop/load/unigram_model.hpp"
+#include "openloop/load/wordpiece_model.hpp"
 
 #include <boost/json.hpp>
 
@@ -9,9 +11,18 @@ namespace openloop::hf {
 std::unique_ptr<model> make_model(const boost::json::value& v, const std::string& path) {
     if (v.is_null()) json_error(path, "is missing");
     const boost::json::object& o = as_object(v, path);
-    // Old files have no type; a BPE model is the one with merges.
-    const std::string type = member(o, "type") || !member(o, "merges") ? type_of(o, path) : "BPE";
+    // Old files (t5-small's, gpt2's, distilbert's) have no type: a Unigram
+    // vocab is a list of pairs, a BPE model has merges, a WordPiece one a
+    // continuing_subword_prefix.
+    const boost::json::value* vocab = member(o, "vocab");
+    const std::string type = member(o, "type")                     ? type_of(o, path)
+                             : vocab && vocab->is_array()          ? "Unigram"
+                             : member(o, "merges")                 ? "BPE"
+                             : member(o, "continuing_subword_prefix") ? "WordPiece"
+                                                                   : type_of(o, path);
     if (type == "BPE") return make_bpe_model(o, path);
+    if (type == "Unigram") return make_unigram_model(o, path);
+    if (type == "WordPiece") return make_wordpiece_model(o, path);
     unsupported_type(path, type);
 }
 

@@ -1,4 +1,5 @@
 // make_pre_tokenizer: the one place a pre-tokenizer's type is chosen.
+#include "openloop/load/bert_pre_tokenizer.hpp"
 #include "openloop/load/hf_json.hpp"
 #include "openloop/load/hf_pre_tokenizers.hpp"
 
@@ -11,6 +12,7 @@ std::unique_ptr<pre_tokenizer> make_pre_tokenizer(const boost::json::value& v, c
     const boost::json::object& o = as_object(v, path);
     const std::string type = type_of(o, path);
     if (auto p = make_builtin_pre_tokenizer(type, o, path)) return p;
+    if (type == "BertPreTokenizer") return make_bert_pre_tokenizer(o, path);
     unsupported_type(path, type);
 }
 

@@ -34,6 +34,9 @@ BOOST_AUTO_TEST_CASE(ideographs_get_spaces_kana_and_hangul_do_not) {
     const char* chinese = R"({"clean_text": false, "handle_chinese_chars": true, "lowercase": false})";
     BOOST_TEST(bert(chinese, "\u4e2d\u6587ab\u3042\ud55c\U00020000") ==
                " \u4e2d  \u6587 ab\u3042\ud55c \U00020000 ");
+    // Outside the Basic Multilingual Plane too (the reference, reading UTF-16
+    // code units, misses those); U+2B820..2B91F are left as HF leaves them.
+    BOOST_TEST(bert(chinese, "\U0002B8FFx\U0002B920") == "\U0002B8FFx \U0002B920 ");
 }
 
 BOOST_AUTO_TEST_CASE(lowercase_strips_accents_unless_told_not_to) {

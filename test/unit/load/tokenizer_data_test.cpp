@@ -7,6 +7,7 @@
 
 #include "openloop/load/bert_normalizer.hpp"
 #include "openloop/load/bert_pre_tokenizer.hpp"
+#include "openloop/load/local_tokenizer.hpp"
 #include "openloop/load/unigram_model.hpp"
 #include "openloop/load/wordpiece_model.hpp"
 #include "test_paths.hpp"
@@ -137,4 +138,31 @@ BOOST_AUTO_TEST_CASE(wordpiece_bert_gives_the_reference_ids) {
         for (const piece& w : pieces) m->encode(w.text, ids);
         BOOST_TEST_CONTEXT(c.text) { BOOST_TEST(ids == c.ids, boost::test_tools::per_element()); }
     }
+}
+
+BOOST_AUTO_TEST_CASE(load_hf_tokenizer_reads_both_folders_whole) {
+    // The whole pipeline: added tokens, NFKC, Metaspace, the post-processor's
+    // </s> or [CLS] ... [SEP], and decoding.
+    const std::string dir = std::string(openloop_test::source_dir) + "/test/data/tokenizers/";
+    const auto unigram = openloop::load_hf_tokenizer(dir + "unigram-metaspace");
+    BOOST_TEST(unigram->vocab_size() == 633u);
+    using ids = std::vector<std::int32_t>;
+    BOOST_TEST(unigram->encode("  leading and trailing spaces  ", true) ==
+                   (ids{3, 3, 463, 471, 431, 305, 15, 3, 375, 386, 471, 476, 479, 305, 310, 482, 471, 473, 311, 3, 3, 1}),
+               boost::test_tools::per_element());
+    BOOST_TEST(unigram->encode("multiple    spaces\ttab</s>", false) ==
+                   (ids{3, 469, 484, 479, 410, 482, 463, 3, 3, 3, 310, 482, 471, 473, 311, 2, 375, 445, 1}),
+               boost::test_tools::per_element());
+    const ids unknown{623, 2, 595, 606, 592, 593, 597, 2};
+    BOOST_TEST(unigram->decode(unknown, false) == "\u4e2d<unk>\u4eba\u5728\u65e5\u672c\u5b66<unk>");
+
+    const auto bert = openloop::load_hf_tokenizer(dir + "wordpiece-bert");
+    BOOST_TEST(bert->encode("Caf\u00e9 na\u00efve r\u00e9sum\u00e9 \u00fcber Stra\u00dfe cr\u00e8me d\u00e9j\u00e0 vu", true) ==
+                   (ids{2, 276, 277, 278, 279, 85, 88, 84, 50, 340, 58, 281, 282, 91, 90, 3}),
+               boost::test_tools::per_element());
+    BOOST_TEST(bert->encode("multiple    spaces\ttab", true) ==
+                   (ids{2, 73, 90, 72, 88, 66, 80, 72, 58, 85, 80, 50, 54, 291, 87, 50, 52, 3}),
+               boost::test_tools::per_element());
+    const ids words{2, 73, 90, 72, 88, 66, 80, 72, 58, 85, 80, 50, 54, 291, 87, 50, 52, 3};
+    BOOST_TEST(bert->decode(words, true) == "multiple spaces tab");
 }

@@ -9,7 +9,6 @@
 #include <unicode/utf8.h>
 
 #include <array>
-#include <cstring>
 #include <optional>
 #include <stdexcept>
 
@@ -56,13 +55,12 @@ class charsmap {
 public:
     // Throws std::runtime_error saying what is wrong with blob.
     explicit charsmap(const std::string& blob) {
-        std::uint32_t trie_bytes = 0;
         if (blob.size() < 4) throw std::runtime_error("is shorter than its header");
-        std::memcpy(&trie_bytes, blob.data(), 4);  // little-endian, as x86 and ARM read it
+        const std::uint32_t trie_bytes = le32(blob.data());
         if (trie_bytes % 4 != 0 || trie_bytes > blob.size() - 4 || trie_bytes == 0)
             throw std::runtime_error("has a trie size that does not fit it");
         units_.resize(trie_bytes / 4);
-        std::memcpy(units_.data(), blob.data() + 4, trie_bytes);
+        for (std::size_t i = 0; i < units_.size(); ++i) units_[i] = le32(blob.data() + 4 + 4 * i);
         replacements_ = blob.substr(4 + trie_bytes);
     }
 
@@ -89,6 +87,11 @@ public:
     }
 
 private:
+    // The blob's numbers are little-endian whatever the host.
+    static std::uint32_t le32(const char* p) {
+        const auto* b = reinterpret_cast<const unsigned char*>(p);
+        return std::uint32_t(b[0]) | std::uint32_t(b[1]) << 8 | std::uint32_t(b[2]) << 16 | std::uint32_t(b[3]) << 24;
+    }
     static std::uint32_t label(std::uint32_t unit) { return unit & ((1u << 31) | 0xFFu); }
     static std::size_t offset(std::uint32_t unit) { return (unit >> 10) << ((unit & (1u << 9)) >> 6); }
 

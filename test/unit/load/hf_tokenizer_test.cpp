@@ -185,7 +185,9 @@ BOOST_AUTO_TEST_CASE(errors_name_the_file_and_the_json_path) {
     BOOST_TEST(m.ends_with("tokenizer.json: model.merges[1] is neither \"a b\" nor [\"a\", \"b\"]"), m);
 
     const std::string n = load_error(R"({"normalizer": {"type": "Precompiled"}, )" + byte_level_model + "}");
-    BOOST_TEST(n.ends_with("tokenizer.json: normalizer.type \"Precompiled\" is not supported"), n);
+    BOOST_TEST(n.ends_with("tokenizer.json: normalizer.precompiled_charsmap is missing"), n);
+    const std::string u = load_error(R"({"normalizer": {"type": "Nonesuch"}, )" + byte_level_model + "}");
+    BOOST_TEST(u.ends_with("tokenizer.json: normalizer.type \"Nonesuch\" is not supported"), u);
 
     const std::string p = load_error(R"({"model": {"type": "Foo", "vocab": []}})");
     BOOST_TEST(p.ends_with("tokenizer.json: model.type \"Foo\" is not supported"), p);

@@ -145,13 +145,14 @@ if(Python3_Interpreter_FOUND)
   set_tests_properties(unit_doc_links PROPERTIES LABELS unit TIMEOUT 60)
   # openloop's local tokenizers (openloop tokenize) against the reference implementations on Node.js that
   # tools/deps --tests installs (tools/tokenizer-reference): one test per tokenizer, the packaged models',
-  # tiktoken's two encodings and each hand-built tokenizer.json in test/data/tokenizers. Label ref; each fails,
+  # tiktoken's two encodings and each hand-built tokenizer folder in test/data/tokenizers. Label ref; each fails,
   # not skips, when the reference is not installed.
-  file(GLOB _hand_built CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/test/data/tokenizers/*.json)
-  list(FILTER _hand_built EXCLUDE REGEX "config\\.json$")
+  file(GLOB _hand_built CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/test/data/tokenizers/*/tokenizer.json)
+  list(TRANSFORM _hand_built REPLACE "/tokenizer\\.json$" "")
   set(_tokenizers llama3 qwen3 deepseek_v3 gpt4o gemma3 llama2 cl100k o200k ${_hand_built})
   foreach(_tok IN LISTS _tokenizers)
-    get_filename_component(_name ${_tok} NAME_WE)
+    get_filename_component(_name ${_tok} NAME)
+    string(REPLACE "-" "_" _name ${_name})
     add_test(NAME ref_tokenizer_${_name}
              COMMAND ${Python3_EXECUTABLE} tools/test_tokenizer_reference.py --openloop $<TARGET_FILE:openloop>
                      --work ${PROJECT_BINARY_DIR}/tokenizer-reference ${_tok}

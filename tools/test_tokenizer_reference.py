@@ -74,9 +74,10 @@ def tokenizer_args(name, work):
         if not os.path.exists(ranks):
             run(["node", os.path.join(REF, "write-tiktoken.mjs"), work], "write-tiktoken.mjs")
         return f"tiktoken:{ranks}", ["tiktoken", encoding]
-    if os.path.isfile(name):
+    if os.path.isfile(name) or os.path.isfile(os.path.join(name, "tokenizer.json")):
         return f"hf:{name}", ["hf", name]
-    raise Failure(f"{name}: not a reference package ({', '.join(PACKAGED)}), cl100k, o200k or a tokenizer.json file")
+    raise Failure(f"{name}: not a reference package ({', '.join(PACKAGED)}), cl100k, o200k, a tokenizer.json "
+                  "or a directory holding one")
 
 
 def corpus(work):

@@ -85,6 +85,7 @@ public:
 
 private:
     static constexpr std::size_t cache_limit = 1 << 16;
+    static constexpr std::int64_t max_token_id = 1 << 24;
 
     static const json::object& get_object(const json::object& o, std::string_view key, const std::string& path) {
         const json::value* v = member(o, key);
@@ -96,8 +97,9 @@ private:
         std::size_t size = 0;
         for (const auto& kv : vocab) {
             const std::int64_t id = kv.value().is_int64() ? kv.value().get_int64() : -1;
-            if (id < 0 || id > std::int64_t(INT32_MAX))
-                json_error(path + "[\"" + std::string(kv.key()) + "\"]", "is not a token id");
+            // Ids are dense: one far beyond any vocabulary would only cost memory.
+            if (id < 0 || id >= max_token_id)
+                json_error(path + "[\"" + std::string(kv.key()) + "\"]", "is not a token id (0 to 16777215)");
             size = std::max(size, std::size_t(id) + 1);
         }
         tokens_.resize(size);

@@ -104,7 +104,8 @@ public:
                 if (used != line.size() - space - 1) rank = -1;
             } catch (const std::exception&) {
             }
-            if (rank < 0 || rank >= INT32_MAX) bad("the rank is not a number");
+            // Ranks are dense: one far beyond any encoding would only cost memory.
+            if (rank < 0 || rank >= (1 << 24)) bad("the rank is not a number from 0 to 16777215");
             if (std::size_t(rank) >= tokens_.size()) tokens_.resize(std::size_t(rank) + 1);
             tokens_[std::size_t(rank)] = bytes;
             ranks_.emplace(bytes, std::int32_t(rank));

@@ -183,6 +183,26 @@ int main(int argc, char** argv) try {
           bytes({90}) + "# HELP m a\\\\b\\nc\n# TYPE m histogram\n"
                         R"(m_bucket{le="+Inf",p="x\\\"y\n,}",} 3 1700000000)" "\r\n"
                         "m_sum NaN\nm_count -Inf\n# EOF\n");
+    // A tokenizer.json, NUL, the text it encodes (hf_tokenizer); text alone
+    // for the fixed byte-level tokenizer.
+    const std::string byte_level_json =
+        R"({"added_tokens": [{"id": 9, "content": "<|x|>", "special": true, "lstrip": true}],)"
+        R"("pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "\\p{L}+|\\s+"},)"
+        R"("behavior": "Isolated"}, {"type": "ByteLevel", "add_prefix_space": false, "use_regex": false}]},)"
+        R"("post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<|x|>"}}, {"Sequence": {"id": "A"}}]},)"
+        R"("decoder": {"type": "ByteLevel"}, "model": {"type": "BPE", "vocab": {"h": 0, "e": 1, "l": 2, "o": 3, "Ġ": 4,)"
+        R"("he": 5, "ll": 6, "hell": 7, "hello": 8}, "merges": ["h e", "l l", "he ll", ["hell", "o"]]}})";
+    const std::string sentencepiece_json =
+        R"({"normalizer": {"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Prepend", "prepend": "▁"},)"
+        R"({"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]}, "pre_tokenizer": {"type": "Metaspace",)"
+        R"("replacement": "▁", "prepend_scheme": "first"}, "decoder": {"type": "Sequence", "decoders": [{"type": "Replace",)"
+        R"("pattern": {"String": "▁"}, "content": " "}, {"type": "ByteFallback"}, {"type": "Fuse"}]},)"
+        R"("model": {"type": "BPE", "unk_token": "<unk>", "fuse_unk": true, "byte_fallback": true, "vocab": {"<unk>": 0,)"
+        R"("<0xC3>": 1, "<0xA9>": 2, "▁": 3, "a": 4, "▁a": 5}, "merges": ["▁ a"]}})";
+    const std::string text = "hello <|x|> héllo  a\n\n\t\xff 12345 日本 😀";
+    write(out / "hf_tokenizer", "byte_level", byte_level_json + std::string(1, '\0') + text);
+    write(out / "hf_tokenizer", "sentencepiece", sentencepiece_json + std::string(1, '\0') + text);
+    write(out / "byte_level_bpe", "mixed", text + " <|end|> the <tag> there's 'S");
     return 0;
 } catch (const std::exception& e) {
     std::cerr << "fuzz_seeds: " << e.what() << '\n';

@@ -1,0 +1,62 @@
+#include <boost/test/unit_test.hpp>
+
+// `openloop tokenize` as the reference harness runs it: the real binary on a
+// tiny tokenizer.json, its two output shapes, and a bad line or file refused
+// with exit 2 naming it.
+
+#include "run_files.hpp"
+#include "test_http.hpp"
+
+#include <fstream>
+
+using namespace test_http;
+
+namespace {
+
+// h e l l o with merges he, ll, hell, hello, Ġhello: "hello hello" is 8 9.
+const std::string tokenizer_json = R"({"added_tokens": [{"id": 10, "content": "<|x|>", "special": true}],
+  "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false}, "decoder": {"type": "ByteLevel"},
+  "model": {"type": "BPE", "vocab": {"h": 0, "e": 1, "l": 2, "o": 3, "Ġ": 4, "he": 5, "ll": 6, "hell": 7,
+    "hello": 8, "Ġhello": 9}, "merges": ["h e", "l l", "he ll", "hell o", "Ġ hello"]}})";
+
+std::string write(const temp_dir& dir, const std::string& name, const std::string& text) {
+    std::ofstream(dir.file(name)) << text;
+    return dir.file(name);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(text_prints_the_count_and_the_ids) {
+    temp_dir dir;
+    write(dir, "tokenizer.json", tokenizer_json);
+    const std::string log = dir.file("out.log");
+    BOOST_TEST(openloop_cli({"tokenize", "--tokenizer", "hf:" + dir.path.string(), "hello<|x|>hello hello"}, log) == 0);
+    BOOST_TEST(slurp(log) == "4 tokens\n8 10 8 9\n");
+}
+
+BOOST_AUTO_TEST_CASE(jsonl_prints_ids_and_decoded_text_per_line) {
+    temp_dir dir;
+    const std::string tok = write(dir, "tokenizer.json", tokenizer_json);
+    const std::string in = write(dir, "in.jsonl", "\"hello hello\"\n\n\"<|x|>hello\\u00e9\"\n");
+    const std::string log = dir.file("out.log");
+    BOOST_TEST(openloop_cli({"tokenize", "--tokenizer", "hf:" + tok, "--jsonl", in}, log) == 0);
+    // é is not in the vocabulary (and there is no unknown token): no id.
+    BOOST_TEST(slurp(log) == "{\"ids\":[8,9],\"text\":\"hello hello\"}\n{\"ids\":[10,8],\"text\":\"<|x|>hello\"}\n");
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_exits_2_naming_it) {
+    temp_dir dir;
+    const std::string tok = write(dir, "tokenizer.json", tokenizer_json);
+    const std::string in = write(dir, "in.jsonl", "\"hello\"\n42\n");
+    const std::string log = dir.file("out.log");
+    BOOST_TEST(openloop_cli({"tokenize", "--tokenizer", "hf:" + tok, "--jsonl", in}, log) == 2);
+    BOOST_TEST(slurp(log).find(in + ":2: not a JSON string") != std::string::npos, slurp(log));
+
+    const std::string bad = write(dir, "bad.json", R"({"model": {"type": "BPE", "vocab": {}, "merges": []},
+        "decoder": {"type": "Sequence", "decoders": [{"type": "Foo"}]}})");
+    BOOST_TEST(openloop_cli({"tokenize", "--tokenizer", "hf:" + bad, "x"}, log) == 2);
+    BOOST_TEST(slurp(log).find(bad + ": decoder.decoders[0].type \"Foo\" is not supported") != std::string::npos, slurp(log));
+
+    BOOST_TEST(openloop_cli({"tokenize", "--tokenizer", "spm:x", "x"}, log) == 2);
+    BOOST_TEST(slurp(log).find("expected hf:PATH") != std::string::npos, slurp(log));
+}

@@ -21,8 +21,8 @@ namespace {
 
 constexpr const char* usage_text =
     "Usage: openloop tokenize --tokenizer hf:PATH|tiktoken:FILE [--add-special] [--jsonl FILE] [TEXT]\n\n"
-    "Tokenizes text with a local tokenizer, the one --tokenizer hf:/tiktoken: counts prompts with, to see the\n"
-    "ids a model's server would get. hf:PATH is a Hugging Face tokenizer.json, or a model directory that holds\n"
+    "Tokenizes text with a model's own tokenizer, run in openloop's process, to see the ids the model's server\n"
+    "would get. hf:PATH is a Hugging Face tokenizer.json, or a model directory that holds\n"
     "one (its tokenizer_config.json is read too); tiktoken:FILE is a .tiktoken rank file whose name says the\n"
     "encoding (cl100k_base, o200k_base, r50k_base, p50k_base). Added and special tokens written in the text\n"
     "(\"<|im_start|>\") are matched as such; --add-special also adds what the tokenizer puts around a prompt\n"

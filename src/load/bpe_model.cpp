@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
+#include <algorithm>
 
 namespace openloop::hf {
 
@@ -54,21 +56,13 @@ public:
                 return;
             }
         }
-        // Long pieces rarely repeat; caching them would only churn.
-        const bool cacheable = piece.size() < 256;
-        if (cacheable) {
-            std::lock_guard lock(cache_mutex_);
-            if (auto it = cache_.find(piece); it != cache_.end()) {
-                ids.insert(ids.end(), it->second.begin(), it->second.end());
-                return;
-            }
-        }
         const std::size_t first = ids.size();
-        encode_word(piece, ids);
-        if (cacheable) {
-            std::lock_guard lock(cache_mutex_);
-            if (cache_.size() >= cache_limit) cache_.clear();
-            cache_.emplace(std::string(piece), std::vector<std::int32_t>(ids.begin() + std::ptrdiff_t(first), ids.end()));
+        encode_cached(piece, ids);
+        if (fuse_unk_ && unk_id_) {
+            // Runs of <unk> become one, as transformers.js fuses them.
+            const auto kept = std::unique(ids.begin() + std::ptrdiff_t(first), ids.end(),
+                                          [&](std::int32_t a, std::int32_t b) { return a == *unk_id_ && b == *unk_id_; });
+            ids.erase(kept, ids.end());
         }
     }
 
@@ -86,6 +80,8 @@ public:
 private:
     static constexpr std::size_t cache_limit = 1 << 16;
     static constexpr std::int64_t max_token_id = 1 << 24;
+    // From this many characters a word is cut where no merge can cross.
+    static constexpr std::size_t segment_from = 64;
 
     static const json::object& get_object(const json::object& o, std::string_view key, const std::string& path) {
         const json::value* v = member(o, key);
@@ -140,8 +136,28 @@ private:
         }
     }
 
+    void encode_cached(std::string_view word, std::vector<std::int32_t>& ids) const {
+        // Long words rarely repeat; caching them would only churn.
+        const bool cacheable = word.size() < 256;
+        if (cacheable) {
+            std::lock_guard lock(cache_mutex_);
+            if (auto it = cache_.find(word); it != cache_.end()) {
+                ids.insert(ids.end(), it->second.begin(), it->second.end());
+                return;
+            }
+        }
+        const std::size_t first = ids.size();
+        encode_word(word, ids);
+        if (cacheable) {
+            std::lock_guard lock(cache_mutex_);
+            if (cache_.size() >= cache_limit) cache_.clear();
+            cache_.emplace(std::string(word), std::vector<std::int32_t>(ids.begin() + std::ptrdiff_t(first), ids.end()));
+        }
+    }
+
     void encode_word(std::string_view word, std::vector<std::int32_t>& ids) const {
         std::vector<bpe::part> parts;
+        std::vector<char32_t> chars;
         std::string with_suffix;
         if (!suffix_.empty()) {
             with_suffix.assign(word);
@@ -151,32 +167,56 @@ private:
         const std::size_t body = word.size() - suffix_.size();
         for (std::size_t pos = 0; pos < body;) {
             std::size_t n = utf8::sequence_length(word, pos);
+            chars.push_back(n == 0 ? 0xFFFD : utf8::decode(word, pos, n));
             if (n == 0) n = 1;
             // The suffix belongs to the last character.
             const std::size_t end = pos + n >= body ? word.size() : pos + n;
             parts.push_back({std::uint32_t(pos), std::uint32_t(end), token_id(word.substr(pos, end - pos)).value_or(-1)});
             pos = end;
         }
+        if (parts.size() >= segment_from && suffix_.empty() && encode_segments(word, parts, chars, ids)) return;
         bpe::merge(parts, [this](const bpe::part& l, const bpe::part& r) {
             if (l.id < 0 || r.id < 0) return bpe::merge_rank{};
             auto it = merges_.find(pair_key(l.id, r.id));
             return it == merges_.end() ? bpe::merge_rank{} : it->second;
         });
-        bool last_unk = false;
         for (const bpe::part& p : parts) {
-            if (p.id >= 0) {
-                ids.push_back(p.id);
-                last_unk = false;
-                continue;
-            }
-            if (byte_fallback_ && push_bytes(word.substr(p.start, p.end - p.start), ids)) {
-                last_unk = false;
-                continue;
-            }
-            if (!unk_id_) continue;  // no unknown token: the part has no id
-            if (!(fuse_unk_ && last_unk)) ids.push_back(*unk_id_);
-            last_unk = true;
+            if (p.id >= 0) ids.push_back(p.id);
+            else if (!(byte_fallback_ && push_bytes(word.substr(p.start, p.end - p.start), ids)) && unk_id_)
+                ids.push_back(*unk_id_);
+            // else: no unknown token, and the part has no id
         }
+    }
+
+    // A long word (a whole text, for a tokenizer without a pre-tokenizer)
+    // cut where no token of the vocabulary has the two characters side by
+    // side: no merge can cross such a cut, so the pieces merge on their own,
+    // each cached, with the same result. False when there is no such cut.
+    bool encode_segments(std::string_view word, const std::vector<bpe::part>& parts, const std::vector<char32_t>& chars,
+                         std::vector<std::int32_t>& ids) const {
+        std::call_once(bigrams_once_, [this] {
+            for (const std::string& t : tokens_) {
+                char32_t prev = 0;
+                for (std::size_t pos = 0; pos < t.size();) {
+                    const std::size_t n = utf8::sequence_length(t, pos);
+                    const char32_t c = n == 0 ? 0xFFFD : utf8::decode(t, pos, n);
+                    if (pos > 0) bigrams_.insert((std::uint64_t(prev) << 32) | c);
+                    prev = c;
+                    pos += n == 0 ? 1 : n;
+                }
+            }
+        });
+        std::vector<std::size_t> cuts;
+        for (std::size_t i = 1; i < parts.size(); ++i)
+            if (!bigrams_.contains((std::uint64_t(chars[i - 1]) << 32) | chars[i])) cuts.push_back(parts[i].start);
+        if (cuts.empty()) return false;
+        std::size_t start = 0;
+        cuts.push_back(word.size());
+        for (const std::size_t cut : cuts) {
+            encode_cached(word.substr(start, cut - start), ids);
+            start = cut;
+        }
+        return true;
     }
 
     bool push_bytes(std::string_view text, std::vector<std::int32_t>& ids) const {
@@ -195,6 +235,8 @@ private:
     std::string suffix_;
     std::int32_t byte_ids_[256] = {};
 
+    mutable std::once_flag bigrams_once_;
+    mutable std::unordered_set<std::uint64_t> bigrams_;  // adjacent characters inside some token
     mutable std::mutex cache_mutex_;
     mutable std::unordered_map<std::string, std::vector<std::int32_t>, string_hash, std::equal_to<>> cache_;
 };

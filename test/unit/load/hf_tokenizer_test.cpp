@@ -128,6 +128,22 @@ BOOST_AUTO_TEST_CASE(sentencepiece_shape_with_byte_fallback_and_unknown_tokens) 
     BOOST_TEST(tok->decode(ids{5, 3, 4}, false) == "é");
 }
 
+BOOST_AUTO_TEST_CASE(a_long_text_without_a_pre_tokenizer_merges_as_one_word) {
+    tokenizer_dir dir;
+    const auto tok = load(dir, sentencepiece_json);
+    // 93 characters: cut where no token has two characters side by side,
+    // the ids are those of the whole: ▁a, ▁, b over and over, then <unk>s fused.
+    std::string text;
+    ids expected;
+    for (int i = 0; i < 30; ++i) {
+        text += i ? " a b" : "a b";
+        expected.insert(expected.end(), {8, 5, 7});
+    }
+    text += "€€";
+    expected.push_back(0);
+    BOOST_TEST(tok->encode(text, false) == expected, boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(added_tokens_match_longest_first_in_the_raw_text) {
     tokenizer_dir dir;
     const std::string added = R"([{"id": 10, "content": "<|x|>", "special": true}, {"id": 11, "content": "<|x|>y"},

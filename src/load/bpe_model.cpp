@@ -6,11 +6,11 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
-#include <algorithm>
 
 namespace openloop::hf {
 
@@ -33,8 +33,7 @@ public:
     bpe_model(const json::object& o, const std::string& path) {
         read_vocab(get_object(o, "vocab", path), path + ".vocab");
         read_merges(get_array(o, "merges", path), path + ".merges");
-        unk_ = get_optional_string(o, "unk_token", path);
-        if (unk_) unk_id_ = token_id(*unk_);
+        if (const auto unk = get_optional_string(o, "unk_token", path)) unk_id_ = token_id(*unk);
         fuse_unk_ = get_bool(o, "fuse_unk", path, false);
         byte_fallback_ = get_bool(o, "byte_fallback", path, false);
         ignore_merges_ = get_bool(o, "ignore_merges", path, false);
@@ -229,7 +228,6 @@ private:
     std::vector<std::string> tokens_;
     std::unordered_map<std::string_view, std::int32_t> ids_;
     std::unordered_map<std::uint64_t, bpe::merge_rank> merges_;
-    std::optional<std::string> unk_;
     std::optional<std::int32_t> unk_id_;
     bool fuse_unk_ = false, byte_fallback_ = false, ignore_merges_ = false;
     std::string suffix_;

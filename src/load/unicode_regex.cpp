@@ -3,7 +3,12 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <unicode/uchar.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace openloop {
 
@@ -21,6 +26,45 @@ constexpr std::string_view rust_space =
 // the inline case-insensitive group JavaScript lacks.
 constexpr std::string_view js_case_group = "(?i:'s|'t|'re|'ve|'m|'ll|'d)";
 constexpr std::string_view js_case_group_replacement = "(?:'([sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD]))";
+
+// The code points of general category name (one letter: all its
+// categories) that Unicode assigned after the version PCRE2's tables hold,
+// as class members, from ICU: JavaScript and Rust know them (a new emoji is
+// \p{S} there), PCRE2 10.42 (Unicode 14) would call them unassigned.
+std::string newer_members(std::string_view name) {
+    static const std::unordered_map<std::string, std::string> by_category = [] {
+        std::unordered_map<std::string, std::string> ranges;
+        char version[24] = {};
+        pcre2_config(PCRE2_CONFIG_UNICODE_VERSION, version);
+        const int known = std::atoi(version);
+        const auto add = [&](UChar32 first, UChar32 last, int category) {
+            const char* code = u_getPropertyValueName(UCHAR_GENERAL_CATEGORY, category, U_SHORT_PROPERTY_NAME);
+            if (code == nullptr) return;
+            char range[40];
+            std::snprintf(range, sizeof range, "\\x{%X}-\\x{%X}", unsigned(first), unsigned(last));
+            ranges[code] += range;
+        };
+        UChar32 first = -1;
+        int run = -1;
+        for (UChar32 cp = 0; cp <= 0x110000; ++cp) {
+            int category = -1;
+            if (cp <= 0x10FFFF) {
+                UVersionInfo age;
+                u_charAge(cp, age);
+                if (age[0] > known) category = u_charType(cp);
+            }
+            if (category == run) continue;
+            if (run >= 0) add(first, cp - 1, run);
+            first = cp;
+            run = category;
+        }
+        return ranges;
+    }();
+    std::string out;
+    for (const auto& [code, members] : by_category)
+        if (name == code || (name.size() == 1 && code.front() == name.front())) out += members;
+    return out;
+}
 
 std::string class_of(std::string_view members, bool negated, bool in_class) {
     if (in_class) return std::string(members);
@@ -50,7 +94,14 @@ std::string translate_pattern(std::string_view pattern, regex_dialect dialect) {
             else if (js && e == 'D' && !in_class) out += "[^0-9]";
             else if (js && e == 'w') out += class_of("A-Za-z0-9_", false, in_class);
             else if (js && e == 'W' && !in_class) out += "[^A-Za-z0-9_]";
-            else if (e == 'u' && i + 4 < p.size() && p[i + 1] != '{') {
+            else if (e == 'p' && i + 1 < p.size() && p[i + 1] == '{' && p.find('}', i) != std::string::npos) {
+                const std::size_t close = p.find('}', i);
+                const std::string_view name = std::string_view(p).substr(i + 2, close - i - 2);
+                const std::string extra = newer_members(name);
+                const std::string property = "\\p{" + std::string(name) + "}";
+                out += extra.empty() ? property : class_of(property + extra, false, in_class);
+                i = close;
+            } else if (e == 'u' && i + 4 < p.size() && p[i + 1] != '{') {
                 out += "\\x{" + p.substr(i + 1, 4) + "}";
                 i += 4;
             } else if (js && (e == '#' || e == '&' || e == '~')) {

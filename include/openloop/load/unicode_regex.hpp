@@ -4,7 +4,9 @@
 // dialect of the implementation whose ids we match: tokenizer.json's patterns
 // as transformers.js runs them (JavaScript's /gu: \s, \d, \w and . as
 // JavaScript defines them), tiktoken's as Rust's regex crate does (\s is
-// Unicode White_Space). Text must be valid UTF-8 (utf8::sanitize). Pure.
+// Unicode White_Space). \p{..} also holds what Unicode assigned after PCRE2's
+// tables (from ICU), as both references know it. Text must be valid UTF-8
+// (utf8::sanitize). Pure.
 
 #include <cstddef>
 #include <memory>

@@ -1,6 +1,6 @@
 // tiktoken rank files and what they share with tokenizer.json: the merging
 // core (scan and heap agree), UTF-8 made valid as JavaScript makes it, and
-// the regex dialects.
+// the regex dialects, with Unicode assignments newer than PCRE2's tables.
 
 #include <boost/test/unit_test.hpp>
 
@@ -115,5 +115,9 @@ BOOST_AUTO_TEST_CASE(regex_dialects_define_whitespace_and_digits_as_their_langua
     // transformers.js's rewrite of the case-insensitive contractions.
     BOOST_TEST(matches("(?i:'s|'t|'re|'ve|'m|'ll|'d)", regex_dialect::javascript, "'S'LL'x") == "['S]['LL]");
     BOOST_TEST(matches("[^\\s\\p{L}]+", regex_dialect::javascript, "a!? b") == "[!?]");
+    // Unicode 15's additions (PCRE2 10.42 has 14): an emoji is \p{S}, a CJK
+    // extension H ideograph \p{L}, inside a class and out.
+    BOOST_TEST(matches("\\p{S}+", regex_dialect::rust, "a\U0001FAF8b") == "[\U0001FAF8]");
+    BOOST_TEST(matches("[^\\p{L}]+", regex_dialect::javascript, "\U00031350!") == "[!]");
     BOOST_CHECK_THROW(unicode_regex("(", regex_dialect::rust, "test"), std::runtime_error);
 }

@@ -109,9 +109,31 @@ def parse(output, who, expected):
     return rows
 
 
-def compare(label, ours, reference, origins, lines):
-    """Every differing line counted; the first one described."""
-    differ = [i for i, (a, b) in enumerate(zip(ours, reference)) if a["ids"] != b["ids"] or a["text"] != b["text"]]
+def known_difference(normalizer, text):
+    """Why transformers.js differs from Hugging Face's tokenizers (what servers
+    run, and what openloop follows) on this line, or None. One case: BertNormalizer
+    puts spaces around CJK ideographs, and transformers.js, reading UTF-16 code
+    units, misses those above U+FFFF (unit_bert_normalizer pins openloop's)."""
+    if normalizer.get("type") == "BertNormalizer" and normalizer.get("handle_chinese_chars", True):
+        if any(0x20000 <= ord(c) <= 0x3134F for c in text.decode("utf-8", "replace")):
+            return "CJK ideographs above U+FFFF, which transformers.js's BertNormalizer does not space"
+    return None
+
+
+def hf_normalizer(ours_arg):
+    """The normalizer of an hf: tokenizer's file ({} for none, or for tiktoken)."""
+    if not ours_arg.startswith("hf:"):
+        return {}
+    path = ours_arg[3:]
+    path = path if path.endswith(".json") else os.path.join(path, "tokenizer.json")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f).get("normalizer") or {}
+
+
+def compare(label, ours, reference, origins, lines, skipped):
+    """Every differing line counted; the first one described. skipped: line index -> why not compared."""
+    differ = [i for i, (a, b) in enumerate(zip(ours, reference))
+              if i not in skipped and (a["ids"] != b["ids"] or a["text"] != b["text"])]
     if not differ:
         return None
     i = differ[0]
@@ -138,6 +160,10 @@ def main():
         check_reference_installed()
         ours_arg, ref_args = tokenizer_args(args.tokenizer, args.work)
         path, origins, lines = corpus(args.work)
+        normalizer = hf_normalizer(ours_arg)
+        skipped = {i: why for i, line in enumerate(lines) if (why := known_difference(normalizer, line))}
+        for i, why in skipped.items():
+            print(f"{origins[i]}: not compared: {why}")
         failures = []
         try:
             for special in ([], ["--add-special"]):
@@ -147,11 +173,11 @@ def main():
                 reference = run(["node", os.path.join(REF, "reference.mjs"), *ref_args, path, *special],
                                 "reference.mjs")
                 failure = compare(label, parse(ours, "openloop tokenize", len(lines)),
-                                  parse(reference, "reference.mjs", len(lines)), origins, lines)
+                                  parse(reference, "reference.mjs", len(lines)), origins, lines, skipped)
                 if failure:
                     failures.append(failure)
                 else:
-                    print(f"{label}: {len(lines)} lines, identical ids and text")
+                    print(f"{label}: {len(lines) - len(skipped)} lines, identical ids and text")
         finally:
             os.unlink(path)
         if failures:

@@ -156,9 +156,7 @@ private:
     }
 
     // tokenizer_config.json, when beside it: decoding's clean-up of spaces
-    // (transformers.js's default: on) and more special tokens to skip.
-    // add_bos_token is not read: transformers.js, the reference, does not
-    // honour it.
+    // (transformers' default: on), more special tokens to skip, and BOS/EOS.
     void read_config(const fs::path& file) {
         std::error_code ec;
         if (!fs::is_regular_file(file, ec)) return;
@@ -167,12 +165,42 @@ private:
         const json::object& o = hf::as_object(doc, name + ":");
         clean_up_ = hf::get_bool(o, "clean_up_tokenization_spaces", name + ":", true);
         if (const json::value* extra = hf::member(o, "additional_special_tokens"); extra && extra->is_array()) {
-            for (const json::value& t : extra->get_array()) {
-                if (t.is_string()) special_.insert(std::string(t.get_string()));
-                else if (t.is_object() && t.get_object().contains("content") && t.get_object().at("content").is_string())
-                    special_.insert(std::string(t.get_object().at("content").get_string()));
-            }
+            for (const json::value& t : extra->get_array())
+                if (const auto text = token_text(t)) special_.insert(*text);
         }
+        read_bos_eos(o, name);
+    }
+
+    // Hugging Face transformers' Llama and Gemma tokenizer classes replace the
+    // file's post-processor by BOS and EOS as add_bos_token (default on) and
+    // add_eos_token (default off) say, and servers load them that way: DeepSeek
+    // V3's file adds nothing and its config asks for BOS. transformers.js keeps
+    // the file's; the reference harness follows transformers.
+    void read_bos_eos(const json::object& o, const std::string& name) {
+        const json::value* cls = hf::member(o, "tokenizer_class");
+        if (!cls || !cls->is_string()) return;
+        const std::string_view c = cls->get_string();
+        if (c != "LlamaTokenizer" && c != "LlamaTokenizerFast" && c != "GemmaTokenizer" && c != "GemmaTokenizerFast")
+            return;
+        const auto special_id = [&](std::string_view key) {
+            const json::value* v = hf::member(o, key);
+            const auto text = v ? token_text(*v) : std::nullopt;
+            const auto id = text ? id_of(*text) : std::nullopt;
+            if (!id) throw std::runtime_error(name + ": " + std::string(key) + " is asked for but has no id");
+            return *id;
+        };
+        std::vector<std::int32_t> before, after;
+        if (hf::get_bool(o, "add_bos_token", name + ":", true)) before.push_back(special_id("bos_token"));
+        if (hf::get_bool(o, "add_eos_token", name + ":", false)) after.push_back(special_id("eos_token"));
+        post_.emplace(std::move(before), std::move(after));
+    }
+
+    // A special token as tokenizer_config.json writes one: its text, or {"content": text}.
+    static std::optional<std::string> token_text(const json::value& t) {
+        if (t.is_string()) return std::string(t.get_string());
+        if (t.is_object() && t.get_object().contains("content") && t.get_object().at("content").is_string())
+            return std::string(t.get_object().at("content").get_string());
+        return std::nullopt;
     }
 
     std::string name_;

@@ -57,13 +57,9 @@ export function loadHf(path) {
       : tokenizer.encode(text, { add_special_tokens: addSpecial });
   return {
     encode,
-    // Raw decode: clean_up_tokenization_spaces would drop the space before
-    // punctuation (Llama 3's config asks for it), and openloop decodes ids
-    // into prompt text that must re-encode to the same ids.
-    decode: (ids) =>
-      ids.length === 0
-        ? ""
-        : tokenizer.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false }),
+    // As transformers decodes by default: special tokens kept, and the spaces
+    // tokenizer_config's clean_up_tokenization_spaces asks to clean up, cleaned.
+    decode: (ids) => (ids.length === 0 ? "" : tokenizer.decode(ids, { skip_special_tokens: false })),
     // apply_chat_template's steps with a newer Jinja than the one
     // @lenml/tokenizers bundles (that one fails on Qwen3's and Gemma 3's
     // templates): the template rendered with the special tokens by name, then

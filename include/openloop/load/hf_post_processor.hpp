@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace openloop::hf {
@@ -22,6 +23,9 @@ public:
     // text to its id, for templates that name tokens. Throws
     // std::runtime_error naming path.
     post_processor(const boost::json::value& v, const std::string& path, const id_of& ids);
+    // One that adds before and after, whatever the file says (tokenizer_config's add_bos_token).
+    post_processor(std::vector<std::int32_t> before, std::vector<std::int32_t> after)
+        : before_(std::move(before)), after_(std::move(after)) {}
 
     // ids with what the post-processor adds around one sequence.
     void apply(std::vector<std::int32_t>& ids) const;

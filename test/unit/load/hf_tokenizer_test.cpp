@@ -188,6 +188,31 @@ BOOST_AUTO_TEST_CASE(a_directory_and_its_config_are_read) {
     BOOST_TEST(tok->decode(ids{8, 10}, true) == "hello");
 }
 
+// transformers' Llama and Gemma classes take BOS/EOS from the config, not the
+// file's post-processor (DeepSeek V3's file adds nothing; its config asks for BOS).
+BOOST_AUTO_TEST_CASE(a_llama_class_config_adds_bos_and_eos_as_it_asks) {
+    tokenizer_dir dir;
+    dir.write(byte_level_json(R"([{"id": 10, "content": "<s>", "special": true},
+                                  {"id": 11, "content": "</s>", "special": true}])"));
+    dir.write(R"({"tokenizer_class": "LlamaTokenizerFast", "bos_token": {"content": "<s>"}, "eos_token": "</s>",
+                  "add_eos_token": true})", "tokenizer_config.json");
+    const auto tok = load_hf_tokenizer(dir.path.string());
+    BOOST_TEST(tok->encode("hello", true) == ids({10, 8, 11}), boost::test_tools::per_element());
+    BOOST_TEST(tok->encode("hello", false) == ids({8}), boost::test_tools::per_element());
+
+    dir.write(R"({"tokenizer_class": "PreTrainedTokenizerFast", "add_bos_token": true, "bos_token": "<s>"})",
+              "tokenizer_config.json");
+    BOOST_TEST(load_hf_tokenizer(dir.path.string())->encode("hello", true) == ids({8}), boost::test_tools::per_element());
+
+    dir.write(R"({"tokenizer_class": "LlamaTokenizer", "bos_token": "<nope>"})", "tokenizer_config.json");
+    try {
+        load_hf_tokenizer(dir.path.string());
+        BOOST_FAIL("a BOS without an id must be refused");
+    } catch (const std::runtime_error& e) {
+        BOOST_TEST(std::string(e.what()).ends_with("tokenizer_config.json: bos_token is asked for but has no id"), e.what());
+    }
+}
+
 BOOST_AUTO_TEST_CASE(errors_name_the_file_and_the_json_path) {
     std::string json = byte_level_json();
     json.replace(json.find(R"({"type": "ByteLevel", "add_prefix_space")"), 1,

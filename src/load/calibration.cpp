@@ -6,7 +6,6 @@
 
 #include <boost/json.hpp>
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -116,28 +115,11 @@ calibration_result server_costs(const calibration_request& r, const http_post_fn
     }
     const token_counter count = [&](std::string_view text) { return count_with(*dialect, r, post, text); };
     out.label = "server (" + std::string(dialect_name(*dialect)) + (r.chat ? " chat template)" : " prompt)");
-    std::string path;
-    if (!r.cache_dir.empty())
-        path = calibration_cache_path(r.cache_dir, dialect_name(*dialect), r.model, r.chat,
-                                      count(calibration_probe_text).value_or(-1));
-    if (!path.empty()) {
-        if (auto cached = load_cached_calibration(path)) {
-            out.builder = std::move(*cached);
-            out.check = verify(out.builder, count, r.verify_samples, 1);
-            out.from_cache = out.check.exact == out.check.samples;
-        }
-    }
-    if (!out.from_cache) {
-        out.builder = calibrate(count, out.label).with_trailing(measure_trailing(*dialect, r, post));
-        out.check = verify(out.builder, count, r.verify_samples, 1);
-        if (!path.empty()) store_cached_calibration(path, out.builder, out.note);
-    }
-    char line[256];
-    std::snprintf(line, sizeof line, "openloop: tokenizer %s%s: %d of %d sample prompts counted exactly by the server",
-                  out.label.c_str(), out.from_cache ? ", cached" : ", calibrated", out.check.exact, out.check.samples);
-    std::string note = line;
-    if (!out.check.first_miss.empty()) note += " (" + out.check.first_miss + ")";
-    out.note = note + out.note;
+    const std::string path = r.cache_dir.empty() ? ""
+                                                 : calibration_cache_path(r.cache_dir, dialect_name(*dialect), r.model, r.chat,
+                                                                          count(calibration_probe_text).value_or(-1));
+    cached_or_measured(out, path, count, r.verify_samples,
+                       [&] { return calibrate(count, out.label).with_trailing(measure_trailing(*dialect, r, post)); });
     return out;
 }
 

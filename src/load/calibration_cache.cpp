@@ -55,4 +55,28 @@ void store_cached_calibration(const std::string& path, const prompt_builder& b, 
     if (ec) note += " (could not write the cache in " + dir + ": " + ec.message() + ")";
 }
 
+void cached_or_measured(calibration_result& out, const std::string& path, const token_counter& count, int samples,
+                        const std::function<prompt_builder()>& measure) {
+    if (!path.empty()) {
+        if (auto cached = load_cached_calibration(path)) {
+            out.builder = std::move(*cached);
+            out.check = verify(out.builder, count, samples, 1);
+            out.from_cache = out.check.exact == out.check.samples;
+        }
+    }
+    if (!out.from_cache) {
+        out.builder = measure();
+        out.check = verify(out.builder, count, samples, 1);
+        if (!path.empty()) store_cached_calibration(path, out.builder, out.note);
+    }
+    out.note = calibration_note(out.label, out.from_cache ? ", cached" : ", calibrated", out.check) + out.note;
+}
+
+std::string calibration_note(const std::string& label, std::string_view how, const calibration_check& check) {
+    std::string out = "openloop: tokenizer " + label + std::string(how) + ": " + std::to_string(check.exact) + " of " +
+                      std::to_string(check.samples) + " sample prompts counted exactly by the server";
+    if (!check.first_miss.empty()) out += " (" + check.first_miss + ")";
+    return out;
+}
+
 }  // namespace openloop

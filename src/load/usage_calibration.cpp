@@ -3,7 +3,6 @@
 #include "openloop/load/calibration_cache.hpp"
 #include "openloop/load/usage_probe.hpp"
 
-#include <cstdio>
 #include <stdexcept>
 
 namespace openloop {
@@ -18,15 +17,6 @@ int server_count(const calibration_request& r, const http_post_fn& post, std::st
     return *a.prompt_tokens;
 }
 
-std::string check_line(const std::string& label, const char* how, const calibration_check& c) {
-    char line[320];
-    std::snprintf(line, sizeof line, "openloop: tokenizer %s%s: %d of %d sample prompts counted exactly by the server",
-                  label.c_str(), how, c.exact, c.samples);
-    std::string out = line;
-    if (!c.first_miss.empty()) out += " (" + c.first_miss + ")";
-    return out;
-}
-
 }  // namespace
 
 calibration_result usage_costs(const calibration_request& r, const http_post_fn& post) {
@@ -36,22 +26,12 @@ calibration_result usage_costs(const calibration_request& r, const http_post_fn&
     const int fingerprint = server_count(r, post, calibration_probe_text);
     const std::string path =
         r.cache_dir.empty() ? "" : calibration_cache_path(r.cache_dir, "usage", r.model, r.chat, fingerprint);
-    if (!path.empty()) {
-        if (auto cached = load_cached_calibration(path)) {
-            out.builder = std::move(*cached);
-            out.check = verify(out.builder, count, r.verify_samples, 1);
-            out.from_cache = out.check.exact == out.check.samples;
-        }
-    }
-    if (!out.from_cache) {
+    cached_or_measured(out, path, count, r.verify_samples, [&] {
         r.say("openloop: --tokenizer usage: measuring word costs from the server's usage.prompt_tokens: " +
               std::to_string(usage_probe_requests - 1) + " requests of max_tokens 1 before the run" +
               (path.empty() ? std::string() : ", cached for later runs"));
-        out.builder = calibrate(count, out.label);
-        out.check = verify(out.builder, count, r.verify_samples, 1);
-        if (!path.empty()) store_cached_calibration(path, out.builder, out.note);
-    }
-    out.note = check_line(out.label, out.from_cache ? ", cached" : ", calibrated", out.check) + out.note;
+        return calibrate(count, out.label);
+    });
     return out;
 }
 
@@ -96,7 +76,7 @@ calibration_result local_costs(const calibration_request& r, const http_post_fn&
     }
     const token_counter server = [&](std::string_view text) -> std::optional<int> { return server_count(r, post, text); };
     out.check = verify(out.builder, server, r.verify_samples, 1);
-    out.note = check_line(out.label, "", out.check);
+    out.note = calibration_note(out.label, "", out.check);
     return out;
 }
 

@@ -5,7 +5,10 @@
 // text prompts, and the server's count of a probe text, so one model name
 // served with another tokenizer gets a cache of its own.
 
+#include "openloop/load/calibration.hpp"
 #include "openloop/load/tokenizer.hpp"
+
+#include <functional>
 
 #include <optional>
 #include <string>
@@ -26,5 +29,14 @@ std::optional<prompt_builder> load_cached_calibration(const std::string& path);
 
 // Writes atomically; a failure is appended to note, not thrown (the run goes on).
 void store_cached_calibration(const std::string& path, const prompt_builder& b, std::string& note);
+
+// Word costs for out.label: those cached at path (empty: no cache) while its
+// samples still count exactly through count, else measure()'s, stored there.
+// Sets out's builder, check, from_cache and note (the stderr line).
+void cached_or_measured(calibration_result& out, const std::string& path, const token_counter& count, int samples,
+                        const std::function<prompt_builder()>& measure);
+
+// "openloop: tokenizer LABEL<how>: 7 of 8 sample prompts counted exactly by the server (the first miss)".
+std::string calibration_note(const std::string& label, std::string_view how, const calibration_check& check);
 
 }  // namespace openloop

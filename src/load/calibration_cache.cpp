@@ -56,17 +56,17 @@ void store_cached_calibration(const std::string& path, const prompt_builder& b, 
 }
 
 void cached_or_measured(calibration_result& out, const std::string& path, const token_counter& count, int samples,
-                        const std::function<prompt_builder()>& measure) {
+                        int longest, const std::function<prompt_builder()>& measure) {
     if (!path.empty()) {
         if (auto cached = load_cached_calibration(path)) {
             out.builder = std::move(*cached);
-            out.check = verify(out.builder, count, samples, 1);
+            out.check = verify(out.builder, count, samples, 1, longest);
             out.from_cache = out.check.exact == out.check.samples;
         }
     }
     if (!out.from_cache) {
         out.builder = measure();
-        out.check = verify(out.builder, count, samples, 1);
+        out.check = verify(out.builder, count, samples, 1, longest);
         if (!path.empty()) store_cached_calibration(path, out.builder, out.note);
     }
     out.note = calibration_note(out.label, out.from_cache ? ", cached" : ", calibrated", out.check) + out.note;

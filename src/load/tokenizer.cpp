@@ -187,13 +187,14 @@ prompt_builder calibrate(const token_counter& count, std::string label) {
     return prompt_builder::with_costs(first, inner, std::move(label));
 }
 
-calibration_check verify(const prompt_builder& b, const token_counter& count, int samples, std::uint64_t seed) {
+calibration_check verify(const prompt_builder& b, const token_counter& count, int samples, std::uint64_t seed,
+                         int longest) {
     calibration_check out;
     std::uint64_t state = mix64(seed ^ 0x1f83d9abfb41bd6bULL);
     for (int i = 0; i < samples; ++i) {
         state = mix64(state);
         // Lengths from short to a few thousand tokens, where drift would show.
-        const int want = 8 + static_cast<int>(state % (i % 2 == 0 ? 120 : 2000));
+        const int want = 8 + static_cast<int>(state % static_cast<std::uint64_t>(i % 2 == 0 ? std::min(120, longest) : longest));
         std::string text;
         std::vector<std::int32_t> ids;
         const int built = b.append(text, ids, want, mix64(state));

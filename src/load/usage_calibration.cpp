@@ -26,7 +26,7 @@ calibration_result usage_costs(const calibration_request& r, const http_post_fn&
     const int fingerprint = server_count(r, post, calibration_probe_text);
     const std::string path =
         r.cache_dir.empty() ? "" : calibration_cache_path(r.cache_dir, "usage", r.model, r.chat, fingerprint);
-    cached_or_measured(out, path, count, r.verify_samples, [&] {
+    cached_or_measured(out, path, count, r.verify_samples, usage_check_longest, [&] {
         r.say("openloop: --tokenizer usage: measuring word costs from the server's usage.prompt_tokens: " +
               std::to_string(usage_probe_requests - 1) + " requests of max_tokens 1 before the run" +
               (path.empty() ? std::string() : ", cached for later runs"));
@@ -75,7 +75,7 @@ calibration_result local_costs(const calibration_request& r, const http_post_fn&
         return out;
     }
     const token_counter server = [&](std::string_view text) -> std::optional<int> { return server_count(r, post, text); };
-    out.check = verify(out.builder, server, r.verify_samples, 1);
+    out.check = verify(out.builder, server, r.verify_samples, 1, usage_check_longest);
     out.note = calibration_note(out.label, "", out.check);
     return out;
 }

@@ -31,10 +31,11 @@ std::optional<prompt_builder> load_cached_calibration(const std::string& path);
 void store_cached_calibration(const std::string& path, const prompt_builder& b, std::string& note);
 
 // Word costs for out.label: those cached at path (empty: no cache) while its
-// samples still count exactly through count, else measure()'s, stored there.
+// samples (up to `longest` tokens) still count exactly through count, else
+// measure()'s, stored there.
 // Sets out's builder, check, from_cache and note (the stderr line).
 void cached_or_measured(calibration_result& out, const std::string& path, const token_counter& count, int samples,
-                        const std::function<prompt_builder()>& measure);
+                        int longest, const std::function<prompt_builder()>& measure);
 
 // "openloop: tokenizer LABEL<how>: 7 of 8 sample prompts counted exactly by the server (the first miss)".
 std::string calibration_note(const std::string& label, std::string_view how, const calibration_check& check);

@@ -119,6 +119,8 @@ struct calibration_check {
     int exact = 0;
     std::string first_miss;  // "asked 200, server counted 201", empty when none
 };
-calibration_check verify(const prompt_builder& b, const token_counter& count, int samples, std::uint64_t seed);
+// Lengths run from 8 to about `longest` tokens.
+calibration_check verify(const prompt_builder& b, const token_counter& count, int samples, std::uint64_t seed,
+                         int longest = 2000);
 
 }  // namespace openloop

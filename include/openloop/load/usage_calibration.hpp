@@ -17,6 +17,11 @@ namespace openloop {
 // 1 + 2 x 64 word counts, and the sample check.
 inline constexpr int usage_probe_requests = 1 + 1 + 2 * static_cast<int>(vocab_size_words) + 8;
 
+// The longest sample prompt a usage check sends: a server counts only what fits
+// its context (llama.cpp truncates a prompt past its slot's, vLLM refuses one
+// past max_model_len), where a tokenize endpoint counts any length.
+inline constexpr int usage_check_longest = 900;
+
 // Throws std::runtime_error naming the probe's problem when the server gives no usage.
 calibration_result usage_costs(const calibration_request& r, const http_post_fn& post);
 

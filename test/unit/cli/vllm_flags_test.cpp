@@ -2,12 +2,12 @@
 
 #include "openloop/cli/usage.hpp"
 #include "openloop/cli/vllm_flags.hpp"
+#include "test_http.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -211,11 +211,10 @@ BOOST_AUTO_TEST_CASE(openloop_flags_pass_through_and_bad_ones_are_named) {
 // vLLM loads --tokenizer (else --model) locally: a local model directory
 // becomes openloop's fallback tokenizer for a server without /tokenize.
 BOOST_AUTO_TEST_CASE(a_local_model_directory_becomes_the_tokenizer_file) {
-    const auto dir = std::filesystem::temp_directory_path() / ("openloop-vllm-tok-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
+    const test_http::temp_dir tmp;
+    const std::filesystem::path dir = tmp.path;
     std::ofstream(dir / "tokenizer.json") << "{}";
     BOOST_TEST(value(tr({"--model", dir.string()}), "--tokenizer-file") == dir.string());
     BOOST_TEST(value(tr({"--model", "m", "--tokenizer", dir.string()}), "--tokenizer-file") == dir.string());
     BOOST_TEST(!has(tr({"--model", "org/m", "--tokenizer", "org/m"}), "--tokenizer-file"));
-    std::filesystem::remove_all(dir);
 }

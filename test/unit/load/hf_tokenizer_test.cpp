@@ -6,8 +6,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/load/local_tokenizer.hpp"
+#include "test_http.hpp"
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -16,19 +16,10 @@ using ids = std::vector<std::int32_t>;
 
 namespace {
 
-struct tokenizer_dir {
-    std::filesystem::path path;
-    tokenizer_dir() {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "openloop-hf-XXXXXX").string();
-        path = mkdtemp(tmpl.data());
-    }
-    ~tokenizer_dir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
+struct tokenizer_dir : test_http::temp_dir {
     std::string write(const std::string& json, const std::string& name = "tokenizer.json") const {
         std::ofstream(path / name) << json;
-        return (path / name).string();
+        return file(name);
     }
 };
 

@@ -4,6 +4,7 @@
 #include "openloop/load/tokenize_endpoint.hpp"
 #include "openloop/load/tokenizer.hpp"
 #include "openloop/load/workload.hpp"
+#include "fake_subword.hpp"
 #include "test_http.hpp"
 
 #include <boost/json.hpp>
@@ -14,22 +15,6 @@ using namespace openloop;
 namespace json = boost::json;
 
 namespace {
-
-// A stand-in for a server's tokenizer that is not one word per token: a word
-// of n letters is ceil(n / 3) tokens, and every request adds `overhead`
-// tokens around the content (BOS, a chat template).
-int fake_count(std::string_view text, int overhead) {
-    int n = overhead;
-    std::size_t i = 0;
-    while (i < text.size()) {
-        while (i < text.size() && text[i] == ' ') ++i;
-        std::size_t j = i;
-        while (j < text.size() && text[j] != ' ') ++j;
-        if (j > i) n += static_cast<int>((j - i + 2) / 3);
-        i = j;
-    }
-    return n;
-}
 
 token_counter fake_counter(int overhead, int* calls = nullptr) {
     return [=](std::string_view text) -> std::optional<int> {

@@ -3,6 +3,7 @@
 #include "openloop/load/calibration.hpp"
 #include "openloop/load/usage_calibration.hpp"
 #include "openloop/load/usage_probe.hpp"
+#include "fake_subword.hpp"
 #include "test_http.hpp"
 
 #include <boost/json.hpp>
@@ -16,25 +17,11 @@ namespace json = boost::json;
 
 namespace {
 
-// A tokenizer that is not one word per token: a word of n letters is ceil(n / 3) tokens.
-int subword_count(std::string_view text) {
-    int n = 0;
-    std::size_t i = 0;
-    while (i < text.size()) {
-        while (i < text.size() && text[i] == ' ') ++i;
-        std::size_t j = i;
-        while (j < text.size() && text[j] != ' ') ++j;
-        if (j > i) n += static_cast<int>((j - i + 2) / 3);
-        i = j;
-    }
-    return n;
-}
-
 // The same tokenizer, local: one BOS when asked for specials.
 class subword_tokenizer : public local_tokenizer {
 public:
     std::vector<std::int32_t> encode(std::string_view text, bool add_special) const override {
-        std::vector<std::int32_t> ids(static_cast<std::size_t>(subword_count(text) + (add_special ? 1 : 0)), 7);
+        std::vector<std::int32_t> ids(static_cast<std::size_t>(fake_count(text, 0) + (add_special ? 1 : 0)), 7);
         return ids;
     }
     std::string decode(std::span<const std::int32_t>, bool) const override { return {}; }
@@ -42,7 +29,7 @@ public:
     std::string description() const override { return "subword test tokenizer"; }
 };
 
-// An OpenAI-shaped server whose usage counts the content with subword_count
+// An OpenAI-shaped server whose usage counts the content with fake_count
 // (or one per word) plus `added` template tokens, and which has no /tokenize.
 struct fake_server {
     int added = 0;
@@ -58,7 +45,7 @@ struct fake_server {
         const std::string text(c.path == "/v1/chat/completions"
                                    ? body.at("messages").as_array()[0].as_object().at("content").as_string()
                                    : body.at("prompt").as_string());
-        const int content = words ? static_cast<int>(std::count(text.begin(), text.end(), ' ')) + 1 : subword_count(text);
+        const int content = words ? static_cast<int>(std::count(text.begin(), text.end(), ' ')) + 1 : fake_count(text, 0);
         json::object answer{{"id", "x"}, {"choices", json::array{}}};
         if (usage) answer["usage"] = json::object{{"prompt_tokens", content + added}, {"completion_tokens", 1}};
         return {200, json::serialize(answer)};
@@ -177,7 +164,7 @@ BOOST_AUTO_TEST_CASE(a_local_tokenizer_without_usage_counts_the_content_and_says
     std::string text;
     std::vector<std::int32_t> ids;
     c.builder.append(text, ids, 300, 3);
-    BOOST_TEST(subword_count(text) == 300);
+    BOOST_TEST(fake_count(text, 0) == 300);
 }
 
 BOOST_AUTO_TEST_CASE(auto_tries_the_local_file_then_usage_then_words_with_a_warning) {

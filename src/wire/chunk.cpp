@@ -74,6 +74,29 @@ std::size_t tool_call_chars(const json::object& call) {
     return fn ? string_chars(*fn, "name") + string_chars(*fn, "arguments") : 0;
 }
 
+// The first tool call's pieces in a chat delta's tool_calls: the id and name
+// come once, in the call's first delta, the arguments in pieces after it.
+void append_tool_call(const json::object& delta, streamed_answer& out) {
+    const json::value* tools = delta.if_contains("tool_calls");
+    const json::array* calls = tools ? tools->if_array() : nullptr;
+    if (!calls) return;
+    for (const json::value& c : *calls) {
+        const json::object* call = c.if_object();
+        if (!call) continue;
+        const json::value* index = call->if_contains("index");
+        if (index && !(index->is_number() && index->to_number<double>() == 0)) continue;
+        out.tool_call = true;
+        if (const json::value* id = call->if_contains("id"); id && id->is_string()) out.call_id.assign(id->get_string());
+        const json::object* fn = object_member(*call, "function");
+        if (!fn) continue;
+        // Servers send the name once; one that repeats it in every delta still names one function.
+        if (const json::value* name = fn->if_contains("name"); name && name->is_string() && name->get_string() != out.call_name)
+            out.call_name.append(name->get_string());
+        if (const json::value* args = fn->if_contains("arguments"); args && args->is_string())
+            out.call_arguments.append(args->get_string());
+    }
+}
+
 // A chunk's usage, or a Responses response.usage under its own names.
 void read_usage(const json::object& usage, bool responses, chunk_info& info) {
     info.has_usage = true;
@@ -81,6 +104,8 @@ void read_usage(const json::object& usage, bool responses, chunk_info& info) {
     info.completion_tokens = usage_member(usage, responses ? "output_tokens" : "completion_tokens", info.bad_usage);
     if (const json::object* details = object_member(usage, responses ? "input_tokens_details" : "prompt_tokens_details"))
         info.cached_tokens = usage_member(*details, "cached_tokens", info.bad_usage);
+    if (const json::object* details = object_member(usage, responses ? "output_tokens_details" : "completion_tokens_details"))
+        info.reasoning_tokens = usage_member(*details, "reasoning_tokens", info.bad_usage);
 }
 
 // The Responses event type e names, if the data is one.
@@ -144,7 +169,7 @@ chunk_info chunk_decoder::decode(std::string_view payload) {
     return decode_full(payload);
 }
 
-void chunk_decoder::append_text(std::string_view payload, std::string& out) {
+void chunk_decoder::append_text(std::string_view payload, streamed_answer& out) {
     parser_.reset();
     resource_.emplace(arena_, sizeof arena_);
     parser_.reset(&*resource_);
@@ -158,7 +183,7 @@ void chunk_decoder::append_text(std::string_view payload, std::string& out) {
         // The answer is the output text: not reasoning, a refusal or a call's arguments.
         const json::value* delta = obj->if_contains("delta");
         if (obj->at("type").get_string() == "response.output_text.delta" && delta && delta->is_string())
-            out.append(delta->get_string());
+            out.text.append(delta->get_string());
         return;
     }
     const json::value* choices = obj ? obj->if_contains("choices") : nullptr;
@@ -167,7 +192,8 @@ void chunk_decoder::append_text(std::string_view payload, std::string& out) {
     if (!choice) return;
     const json::object* delta = object_member(*choice, "delta");
     const json::value* text = delta ? delta->if_contains("content") : choice->if_contains("text");
-    if (text && text->is_string()) out.append(text->get_string());
+    if (text && text->is_string()) out.text.append(text->get_string());
+    if (delta) append_tool_call(*delta, out);
 }
 
 chunk_info chunk_decoder::decode_full(std::string_view payload) {
@@ -225,6 +251,8 @@ chunk_info chunk_decoder::decode_full(std::string_view payload) {
         const json::value* finish = choice->if_contains("finish_reason");
         if (finish && !finish->is_null() && !(finish->is_string() && finish->get_string().empty()))
             info.finished = true;
+        if (finish && finish->is_string() && (finish->get_string() == "tool_calls" || finish->get_string() == "function_call"))
+            info.tool_call = true;
 
         std::size_t chars = string_chars(*choice, "text");
         if (const json::object* delta = object_member(*choice, "delta")) {
@@ -240,12 +268,15 @@ chunk_info chunk_decoder::decode_full(std::string_view payload) {
             if (const json::array* calls = tools ? tools->if_array() : nullptr; calls && !calls->empty()) {
                 // The first tool-call delta may carry only an id: it is still generated output.
                 has_content = true;
+                info.tool_call = true;
                 for (const json::value& call : *calls)
                     if (const json::object* o = call.if_object())
                         chars += tool_call_chars(*o);
             }
-            if (const json::object* legacy = object_member(*delta, "function_call"))
+            if (const json::object* legacy = object_member(*delta, "function_call")) {
                 chars += string_chars(*legacy, "name") + string_chars(*legacy, "arguments");
+                info.tool_call = true;
+            }
         }
         has_content = has_content || chars > 0;
         add_saturating(info.content_chars, chars);

@@ -135,15 +135,20 @@ private:
                 return first(seen, 1) && figure(into.prompt_tokens, into.bad_usage);
             if (k == (responses ? "output_tokens" : "completion_tokens"))
                 return first(seen, 2) && figure(into.completion_tokens, into.bad_usage);
-            if (k == (responses ? "input_tokens_details" : "prompt_tokens_details")) {
-                if (!first(seen, 4)) return false;
-                if (peek() != '{') return skip_value();
-                unsigned inner = 0;
-                return object([&](std::string_view d) {
-                    if (d == "cached_tokens") return first(inner, 1) && figure(into.cached_tokens, into.bad_usage);
-                    return skip_value();
-                });
-            }
+            if (k == (responses ? "input_tokens_details" : "prompt_tokens_details"))
+                return first(seen, 4) && details("cached_tokens", into.cached_tokens, into.bad_usage);
+            if (k == (responses ? "output_tokens_details" : "completion_tokens_details"))
+                return first(seen, 8) && details("reasoning_tokens", into.reasoning_tokens, into.bad_usage);
+            return skip_value();
+        });
+    }
+
+    // A usage details object: the one figure wanted of it.
+    bool details(std::string_view wanted, std::int64_t& out, bool& bad) {
+        if (peek() != '{') return skip_value();
+        unsigned inner = 0;
+        return object([&](std::string_view d) {
+            if (d == wanted) return first(inner, 1) && figure(out, bad);
             return skip_value();
         });
     }
@@ -184,9 +189,12 @@ private:
                 const char c = peek();
                 if (c == 'n') return literal("null");
                 if (c == '"') {
+                    // An escaped reason is the full decoder's: it might unescape to "tool_calls".
                     std::size_t n = 0;
-                    if (!string(n)) return false;
+                    std::string_view reason;
+                    if (!string(n, &reason)) return false;
                     info_.finished = info_.finished || !string_empty_;
+                    if (reason == "tool_calls" || reason == "function_call") info_.tool_call = true;
                     return true;
                 }
                 info_.finished = true;
@@ -229,6 +237,7 @@ private:
                 return array([&] {
                     // The first tool-call delta may carry only an id: it is still generated output.
                     has_content_ = true;
+                    info_.tool_call = true;
                     if (peek() != '{') return skip_value();
                     unsigned call = 0;
                     return object([&](std::string_view c) {
@@ -242,6 +251,7 @@ private:
             if (k == "function_call") {
                 if (!first(seen, 32)) return false;
                 if (peek() != '{') return skip_value();
+                info_.tool_call = true;
                 return function_chars(tools);
             }
             return skip_value();

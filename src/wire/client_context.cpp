@@ -40,7 +40,7 @@ void client_context::end(std::optional<request_job>& job, const exchange_result&
     // A completed answer ended at the read that completed it, the time requests.jsonl logs (a
     // session's next turn counts from it); the body's last bytes may come a read later.
     const std::int64_t end_ns = r.failure == error_class::none && r.answered_ns > 0 ? r.answered_ns : steady_now_ns();
-    finished_request f{j.index, j.intended_ns, j.flags, request_end{r.failure, r.status, end_ns}, std::move(j.request)};
+    finished_request f{j.index, j.intended_ns, j.flags, request_end{r.failure, r.status, end_ns, r.answer_tokens}, std::move(j.request)};
     run_waiter* waiter = j.waiter;
     job.reset();
     if (waiter) {

@@ -259,6 +259,7 @@ net::awaitable<bool> connection_worker::serve(Stream& stream) {
                                      .outcome = reader.outcome(),
                                      .status = reader.status(),
                                      .answered_ns = reader.answered_ns(),
+                                     .answer_tokens = reader.answer_tokens(),
                                      .at_body_end = reader.ended_at_body_end(),
                                      .keep_alive = parser.keep_alive(),
                                      .leftover = c.buffer.size() != 0};

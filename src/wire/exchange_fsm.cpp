@@ -147,7 +147,10 @@ exchange_action exchange_fsm::finish_reading(const fed& in) {
     if (in.finished) {
         result_.status = in.status;
         result_.failure = in.outcome;
-        if (in.outcome == error_class::none) result_.answered_ns = in.answered_ns;
+        if (in.outcome == error_class::none) {
+            result_.answered_ns = in.answered_ns;
+            result_.answer_tokens = in.answer_tokens;
+        }
         if (in.outcome != error_class::none && in.outcome != error_class::cancelled && text_ == failure_text::none) {
             if (in.outcome == error_class::bad_http || in.outcome == error_class::io)
                 text_ = failure_text::body;

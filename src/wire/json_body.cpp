@@ -74,6 +74,7 @@ struct body_shape {
         } else if (parent == where::tool_calls) {
             // A tool call that carries only an id is still generated output.
             out.info.kind = chunk_kind::content;
+            out.info.tool_call = true;
         } else {
             child = member_container(parent, object);
         }
@@ -117,12 +118,16 @@ struct body_shape {
                 return object ? where::error : where::other;
             }
             return where::other;
-        case where::usage: return k == key::details && object ? where::details : where::other;
+        case where::usage:
+            if (!object) return where::other;
+            return k == key::details ? where::details : k == key::output_details ? where::output_details : where::other;
         case where::output_item: return (k == key::content || k == key::summary) && !object ? where::parts : where::other;
         case where::choice: return k == key::message && object ? where::message : where::other;
         case where::message:
             if (k == key::tool_calls && !object) return where::tool_calls;
-            return k == key::function_call && object ? where::function : where::other;
+            if (k != key::function_call || !object) return where::other;
+            out.info.tool_call = true;
+            return where::function;
         case where::other:
             // A tool call's own "function" object: its name and arguments are output.
             return k == key::function && object && depth >= 2 && stack[depth - 1] == where::tool_calls
@@ -172,7 +177,7 @@ struct handler : body_shape {
 
     // A key, and an "object" member's value, as far as these buffers hold them:
     // longer ones are no name this scanner looks for.
-    std::array<char, 24> key_text{};
+    std::array<char, 32> key_text{};
     std::size_t key_len = 0;
     std::array<char, 16> value_text{};
     std::size_t value_len = 0;
@@ -185,6 +190,7 @@ struct handler : body_shape {
         if (top() == where::usage && pending == key::prompt_tokens) return &out.info.prompt_tokens;
         if (top() == where::usage && pending == key::completion_tokens) return &out.info.completion_tokens;
         if (top() == where::details && pending == key::cached_tokens) return &out.info.cached_tokens;
+        if (top() == where::output_details && pending == key::reasoning_tokens) return &out.info.reasoning_tokens;
         return nullptr;
     }
     void figure(std::int64_t v, bool ok) {
@@ -218,7 +224,8 @@ struct handler : body_shape {
             item_chars += utf8_length(s);
         if (w == where::message && k == key::reasoning_content) reasoning_content += utf8_length(s);
         if (w == where::message && k == key::reasoning) reasoning += utf8_length(s);
-        if ((w == where::root && k == key::object) || (w == where::output_item && k == key::type)) {
+        if ((w == where::root && k == key::object) || (w == where::output_item && k == key::type) ||
+            (w == where::choice && k == key::finish_reason)) {
             const std::size_t n = std::min(s.size(), value_text.size() - std::min(value_text.size(), value_len));
             std::memcpy(value_text.data() + value_len, s.data(), n);
             value_len += s.size();
@@ -238,6 +245,10 @@ struct handler : body_shape {
             item_reasoning = true;
         if (w == where::root && pending == key::error) error = true;
         if (w == where::choice && pending == key::finish_reason && total > 0) out.info.finished = true;
+        if (w == where::choice && pending == key::finish_reason &&
+            ((value_len == 10 && std::string_view(value_text.data(), 10) == "tool_calls") ||
+             (value_len == 13 && std::string_view(value_text.data(), 13) == "function_call")))
+            out.info.tool_call = true;
         value_len = 0;
         pending = key::other;
     }

@@ -15,6 +15,8 @@ key key_of(std::string_view k) {
         {"completion_tokens", key::completion_tokens},
         {"prompt_tokens_details", key::details},
         {"cached_tokens", key::cached_tokens},
+        {"completion_tokens_details", key::output_details},
+        {"reasoning_tokens", key::reasoning_tokens},
         {"choices", key::choices},
         {"message", key::message},
         {"content", key::content},
@@ -37,6 +39,7 @@ key key_of(std::string_view k) {
         {"input_tokens", key::prompt_tokens},
         {"output_tokens", key::completion_tokens},
         {"input_tokens_details", key::details},
+        {"output_tokens_details", key::output_details},
     };
     for (const entry& e : keys)
         if (e.name == k) return e.id;

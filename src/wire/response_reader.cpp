@@ -37,7 +37,7 @@ bool names_json(std::string_view v) {
 
 }  // namespace
 
-void response_reader::start(std::uint64_t request, response_mode mode, std::string* answer) {
+void response_reader::start(std::uint64_t request, response_mode mode, streamed_answer* answer) {
     sse_.reset();
     json_.reset();
     mode_ = mode;
@@ -51,7 +51,10 @@ void response_reader::start(std::uint64_t request, response_mode mode, std::stri
     last_completion_ = 0;
     most_completion_ = 0;
     bad_usage_ = false;
-    usage_completion_ = usage_prompt_ = usage_cached_ = -1;
+    usage_completion_ = usage_prompt_ = usage_cached_ = usage_reasoning_ = -1;
+    tool_call_ = false;
+    thinking_ = false;
+    thinking_delta_tokens_ = 0;
     saw_done_ = false;
     saw_finish_ = false;
     saw_data_ = false;
@@ -103,7 +106,9 @@ bool response_reader::on_data(const sse_event& ev, std::int64_t t_ns, event& out
         usage_completion_ = info.completion_tokens;
         usage_prompt_ = info.prompt_tokens;
         usage_cached_ = info.cached_tokens;
+        if (info.reasoning_tokens >= 0) usage_reasoning_ = info.reasoning_tokens;
     }
+    if (info.tool_call) tool_call_ = true;
     switch (info.kind) {
     case chunk_kind::content: {
         // vLLM's continuous_usage_stats: cumulative completion_tokens on every
@@ -118,7 +123,14 @@ bool response_reader::on_data(const sse_event& ev, std::int64_t t_ns, event& out
         }
         streaming_ = true;
         if (answer_) decoder_.append_text(ev.data, *answer_);
-        out = event::content(request_, t_ns, tokens, static_cast<std::int64_t>(info.content_chars));
+        // A chunk that only thought keeps the answer's clock (time to first answer token) waiting.
+        const bool thinking = info.reasoning_chars > 0 && info.reasoning_chars == info.content_chars && !info.tool_call;
+        if (thinking) {
+            thinking_ = true;
+            if (thinking_delta_tokens_ >= 0) thinking_delta_tokens_ = tokens >= 1 ? thinking_delta_tokens_ + tokens : -1;
+        }
+        out = event::content(request_, t_ns, tokens, static_cast<std::int64_t>(info.content_chars),
+                             thinking ? std::uint8_t{chunk_reasoning} : std::uint8_t{0});
         return true;
     }
     // A Responses stream's last event stands where [DONE] would: its usage was read above.
@@ -212,8 +224,9 @@ bool response_reader::conclude(const read_completion& r, event& done) {
     finish(error_class::none);
     // With bad usage the output is counted by content chunks (completion -1);
     // prompt and cached figures that were themselves fine still stand.
-    done = event::completion(request_, done_ns_, bad_usage_ ? -1 : usage_completion_, usage_prompt_, usage_cached_,
-                             bad_usage_ ? std::uint8_t{done_bad_usage} : std::uint8_t{0});
+    std::uint8_t flags = bad_usage_ ? std::uint8_t{done_bad_usage} : std::uint8_t{0};
+    if (tool_call_) flags |= done_tool_call;
+    done = event::completion(request_, done_ns_, bad_usage_ ? -1 : usage_completion_, usage_prompt_, usage_cached_, flags);
     return true;
 }
 
@@ -239,10 +252,23 @@ bool response_reader::conclude_json(std::int64_t t_ns, event& done) {
     done_ns_ = t_ns;
     std::int64_t completion = i.bad_usage ? -1 : i.completion_tokens;
     if (!generated && !i.bad_usage) completion = 0;
+    bad_usage_ = i.bad_usage;
+    usage_completion_ = completion;
+    // A non-streamed body's thinking is only known by the usage's count.
+    usage_reasoning_ = i.reasoning_tokens;
+    thinking_ = i.reasoning_chars > 0;
+    thinking_delta_tokens_ = -1;
     std::uint8_t flags = done_unstreamed;
     if (i.bad_usage) flags |= done_bad_usage;
+    if (i.tool_call) flags |= done_tool_call;
     done = event::completion(request_, t_ns, completion, i.prompt_tokens, i.cached_tokens, flags);
     return true;
+}
+
+std::int64_t response_reader::answer_tokens() const {
+    if (bad_usage_ || usage_completion_ < 0) return -1;
+    const std::int64_t thought = usage_reasoning_ >= 0 ? usage_reasoning_ : thinking_ ? thinking_delta_tokens_ : 0;
+    return thought < 0 ? -1 : std::max<std::int64_t>(0, usage_completion_ - thought);
 }
 
 void response_reader::finish(error_class outcome) {

@@ -22,7 +22,8 @@ bool same(const chunk_info& x, const chunk_info& y) {
     return x.kind == y.kind && x.content_chars == y.content_chars && x.reasoning_chars == y.reasoning_chars &&
            x.choices == y.choices && x.finished == y.finished && x.has_usage == y.has_usage &&
            x.prompt_tokens == y.prompt_tokens && x.completion_tokens == y.completion_tokens &&
-           x.cached_tokens == y.cached_tokens && x.bad_usage == y.bad_usage && x.error_code == y.error_code;
+           x.cached_tokens == y.cached_tokens && x.reasoning_tokens == y.reasoning_tokens &&
+           x.tool_call == y.tool_call && x.bad_usage == y.bad_usage && x.error_code == y.error_code;
 }
 
 // A large chunk, so that the arena overflows to the heap between the two decodes.
@@ -47,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(a.content_chars <= payload.size());
     FUZZ_CHECK(a.choices <= payload.size());
     FUZZ_CHECK(openloop::utf8_length(payload) <= payload.size());
-    for (const std::int64_t n : {a.prompt_tokens, a.completion_tokens, a.cached_tokens}) {
+    for (const std::int64_t n : {a.prompt_tokens, a.completion_tokens, a.cached_tokens, a.reasoning_tokens}) {
         FUZZ_CHECK(n >= -1);
         FUZZ_CHECK(a.has_usage || n == -1);
     }
@@ -56,7 +57,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(a.kind == chunk_kind::error || a.error_code == 0);
     if (a.kind == chunk_kind::done) FUZZ_CHECK(!a.has_usage && !a.finished && a.choices == 0);
     if (a.kind == chunk_kind::completed) FUZZ_CHECK(!a.finished && a.choices == 0);
-    if (a.kind == chunk_kind::malformed) FUZZ_CHECK(!a.finished && a.choices == 0);
+    if (a.kind == chunk_kind::malformed) FUZZ_CHECK(!a.finished && a.choices == 0 && !a.tool_call);
+    // Only a choice calls a tool.
+    FUZZ_CHECK(!a.tool_call || a.choices > 0);
     // Generated text is what makes a chunk content, and only that.
     FUZZ_CHECK((a.kind == chunk_kind::content) || a.content_chars == 0);
 

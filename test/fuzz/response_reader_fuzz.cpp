@@ -4,7 +4,8 @@
 // chunk event ever comes and the done event says the answer was not streamed.
 // Invariants: the response ends in exactly one outcome once the body ends or
 // the transport fails, and nothing is emitted after it; a done event comes
-// exactly when the outcome is success, once, last; events carry the request
+// exactly when the outcome is success, once, last, a reasoning_usage event
+// (the usage's reasoning tokens) only right before it; events carry the request
 // and sane counts; any slicing gives what byte-by-byte feeding gives, with
 // each event timed by the read that carried its last byte; a reader reused
 // for the next request behaves as a new one.
@@ -115,10 +116,15 @@ fed feed(openloop::response_reader& reader, openloop::response_mode mode, int st
     std::int64_t last_t = 0;
     for (std::size_t i = 1; i < out.events.size(); ++i) {
         const event& e = out.events[i];
-        FUZZ_CHECK(e.kind == event_kind::chunk || e.kind == event_kind::done);
+        FUZZ_CHECK(e.kind == event_kind::chunk || e.kind == event_kind::done || e.kind == event_kind::reasoning_usage);
         FUZZ_CHECK(e.t_ns >= last_t);
         last_t = e.t_ns;
-        if (mode == openloop::response_mode::json) {
+        if (e.kind == event_kind::reasoning_usage) {
+            // The usage's reasoning tokens come right before the done event they belong to, at its time.
+            FUZZ_CHECK(e.reasoning_tokens() >= 0);
+            FUZZ_CHECK(i + 1 < out.events.size() && out.events[i + 1].kind == event_kind::done &&
+                       out.events[i + 1].t_ns == e.t_ns);
+        } else if (mode == openloop::response_mode::json) {
             FUZZ_CHECK(e.kind == event_kind::done && (e.flags & openloop::done_unstreamed) != 0);
             FUZZ_CHECK(e.a >= -1 && e.b >= -1 && e.v >= -1);
         } else if (e.kind == event_kind::chunk) {

@@ -70,7 +70,7 @@ int main(int argc, char** argv) try {
     const fs::path out = argv[1];
     const fs::path src = argv[2];
 
-    const std::vector<std::pair<std::string, std::string>> streams{
+    std::vector<std::pair<std::string, std::string>> streams{
         {"vllm_chat", recorded::vllm_chat},
         {"vllm_completions", recorded::vllm_completions},
         {"llama_server", recorded::llama_server},
@@ -85,6 +85,10 @@ int main(int argc, char** argv) try {
         {"responses_failed", recorded::responses_failed},
         {"responses_error_event", recorded::responses_error_event},
     };
+    // Thinking models' and tool calls' streams, kept as files.
+    for (const char* name : {"vllm_reasoning", "vllm_reasoning_content", "sglang_reasoning_content", "vllm_reasoning_cut",
+                             "vllm_tool_calls", "openai_responses_reasoning"})
+        streams.emplace_back(name, read(src / "test/data/streams" / (std::string(name) + ".sse")));
     for (const auto& [name, body] : streams) {
         // sse: default limit, whole / bytewise / 7-byte pieces; and a small limit.
         write(out / "sse", name, bytes({0, 0}) + body);
@@ -105,6 +109,11 @@ int main(int argc, char** argv) try {
         {"json_embedding", R"({"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,-0.2]}],)"
                            R"("usage":{"prompt_tokens":3,"total_tokens":3}})"},
         {"json_error", R"({"object":"error","message":"overloaded","code":503})"},
+        {"json_reasoning_tool_call",
+         R"({"object":"chat.completion","choices":[{"message":{"content":null,"reasoning":"Look it up.","tool_calls":)"
+         R"([{"id":"call_1","type":"function","function":{"name":"search","arguments":"{\"q\":\"x\"}"}}]},)"
+         R"("finish_reason":"tool_calls"}],"usage":{"prompt_tokens":50,"completion_tokens":12,)"
+         R"("completion_tokens_details":{"reasoning_tokens":4}}})"},
         {"json_response", R"({"object":"response","status":"completed","error":null,"output":[{"type":"reasoning",)"
                           R"("content":[{"type":"reasoning_text","text":"hm"}]},{"type":"message","content":[{"type":)"
                           R"("output_text","text":"hi there"}]}],"usage":{"input_tokens":5,"output_tokens":4,)"
@@ -153,6 +162,21 @@ int main(int argc, char** argv) try {
     write(out / "request_log", "golden", golden_log);
     write(out / "request_log", "golden-head", head(golden_log, 8));
     write(out / "request_log", "golden-torn", golden_log.substr(0, golden_log.size() - 100));
+    // A thinking model's line and a tool call's: their first answer, split and flags.
+    write(out / "request_log", "reasoning",
+          R"({"id":"r-0","index":0,"warmup":false,"status":"ok","error":null,"http_status":200,"intended_ns":1000,)"
+          R"("sent_ns":1100,"headers_ns":2000,"first_token_ns":3000,"first_answer_ns":9000,"last_token_ns":12000,)"
+          R"("end_ns":12100,"input_tokens":64,"prompt_tokens":64,"max_tokens":16,"output_tokens":16,)"
+          R"("output_tokens_source":"usage","chunks":16,"cached_tokens":0,"lag_ms":0.0001,"ttft_ms":0.002,)"
+          R"("ttfa_ms":0.008,"tpot_ms":0.0006,"e2e_ms":0.011,"reasoning_ms":0.006,"reasoning_tokens":16,)"
+          R"("answer_tokens":0,"reasoning_source":"usage","ended_thinking":true,"retried":false,"connect_ms":null})"
+          "\n"
+          R"({"id":"r-1","index":1,"warmup":false,"status":"ok","error":null,"http_status":200,"intended_ns":2000,)"
+          R"("sent_ns":2100,"headers_ns":3000,"first_token_ns":4000,"first_answer_ns":4000,"last_token_ns":5000,)"
+          R"("end_ns":5100,"input_tokens":64,"prompt_tokens":80,"max_tokens":16,"output_tokens":9,)"
+          R"("output_tokens_source":"usage","chunks":5,"cached_tokens":64,"reasoning_ms":null,"reasoning_tokens":0,)"
+          R"("answer_tokens":9,"reasoning_source":"none","tool_call":true,"retried":false,"connect_ms":null})"
+          "\n");
 
     for (const auto& entry : fs::directory_iterator(src / "scenarios")) {
         const std::string text = read(entry.path());
@@ -167,6 +191,13 @@ int main(int argc, char** argv) try {
         {"chat", R"({"model":"openloop-sim","messages":[{"role":"system","content":"be brief"},)"
                  R"({"role":"user","content":[{"type":"text","text":"a b c"}]}],"max_completion_tokens":16,"stream":true})"},
         {"bad", R"({"prompt":"a","max_tokens":-1})"},
+        // An agent's step: tools, the call it made sent back, the tool's result; thinking switched off.
+        {"agent", R"({"model":"openloop-sim","messages":[{"role":"user","content":"find x"},{"role":"assistant",)"
+                  R"("content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"tool_0",)"
+                  R"("arguments":"{\"query\":\"x y\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"x is 1"}],)"
+                  R"("tools":[{"type":"function","function":{"name":"tool_0","description":"looks up","parameters":)"
+                  R"({"type":"object","properties":{"query":{"type":"string"}}}}}],"tool_choice":"auto",)"
+                  R"("chat_template_kwargs":{"enable_thinking":false},"max_tokens":16,"stream":true})"},
     };
     for (const auto& [name, body] : requests) {
         write(out / "openai_api", name + "-completions", bytes({0}) + body);

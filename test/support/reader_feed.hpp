@@ -27,11 +27,15 @@ inline constexpr std::string_view sse_type = "text/event-stream";
 
 // One event as a line, so that a mismatch reads as what it is.
 inline std::string show(const event& e) {
-    static constexpr const char* kinds[] = {"start", "refused", "connect", "sent",  "headers",
-                                            "chunk", "done",    "failed",  "retry"};
+    static constexpr const char* kinds[] = {"start",       "refused",  "connect",    "sent",    "headers",
+                                            "chunk",       "done",     "failed",     "retry",   "drain_over",
+                                            "released",    "session_end", "reasoning"};
     std::ostringstream os;
     os << kinds[static_cast<int>(e.kind)] << " t=" << e.t_ns << " a=" << e.a << " b=" << e.b << " v=" << e.v
        << " req=" << e.request;
+    // What only a thinking model's or a tool call's stream sets, so other lines read as they did.
+    if (e.kind == event_kind::chunk && (e.flags & chunk_reasoning) != 0) os << " thinking";
+    if (e.kind == event_kind::done && (e.flags & done_tool_call) != 0) os << " tool_call";
     return os.str();
 }
 

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace openloop {
@@ -39,6 +40,9 @@ struct chunk_info {
     std::uint32_t reasoning_chars = 0;
     std::uint32_t choices = 0;  // elements of the choices array
     bool finished = false;      // some choice has a finish_reason
+    // A choice carries a tool call (a tool_calls or function_call delta), or
+    // finished with finish_reason "tool_calls" or "function_call".
+    bool tool_call = false;
     // Usage, when the chunk has a usage object. Servers send it on the final
     // chunk, inside the last content chunk, or (vLLM continuous_usage_stats) on
     // every chunk, with completion_tokens cumulative. -1 means not given.
@@ -46,15 +50,36 @@ struct chunk_info {
     std::int64_t prompt_tokens = -1;
     std::int64_t completion_tokens = -1;
     std::int64_t cached_tokens = -1;  // usage.prompt_tokens_details.cached_tokens
+    // usage.completion_tokens_details.reasoning_tokens: the part of
+    // completion_tokens spent thinking (OpenAI, vLLM with a reasoning parser).
+    std::int64_t reasoning_tokens = -1;
     // A Responses stream's usage is response.usage of its completed event:
-    // input_tokens, output_tokens and input_tokens_details.cached_tokens read
-    // as the three figures above.
+    // input_tokens, output_tokens, input_tokens_details.cached_tokens and
+    // output_tokens_details.reasoning_tokens read as the four figures above.
     // Some figure above was present but negative, not an integer (12.0 is
     // 12), not a number, or beyond int64; that figure reads -1.
     bool bad_usage = false;
     // For kind == error: the error's integer code (an HTTP status for vLLM and
     // llama.cpp); 0 when absent or not an integer (OpenAI sends strings).
     std::int64_t error_code = 0;
+};
+
+// A session's answer as it streamed, to send back in its history: the first
+// choice's text, or the tool call it made. Only the first call (index 0) is
+// kept: a session answers one call per step, and the servers we drive call
+// one at a time unless asked for parallel calls.
+struct streamed_answer {
+    std::string text;
+    bool tool_call = false;
+    std::string call_id, call_name, call_arguments;  // the arguments concatenated as streamed
+    // Empties it, keeping the strings' memory for the next answer.
+    void clear() {
+        text.clear();
+        tool_call = false;
+        call_id.clear();
+        call_name.clear();
+        call_arguments.clear();
+    }
 };
 
 // Number of code points in valid UTF-8 (bytes that are not continuation bytes).
@@ -72,11 +97,12 @@ public:
     chunk_info decode(std::string_view payload);
     // Always the full parse into a JSON value: the reference the scan is checked against.
     chunk_info decode_full(std::string_view payload);
-    // Appends the text the first choice generated (delta.content for chat,
-    // text for completions, a Responses output_text delta) to out: a
+    // Appends what the first choice generated to out: its text (delta.content
+    // for chat, text for completions, a Responses output_text delta) and its
+    // tool call's id, name and argument pieces (delta.tool_calls[index 0]): a
     // multi-turn session sends it back as the assistant's answer. The full
     // parse, so only sessions pay for it.
-    void append_text(std::string_view payload, std::string& out);
+    void append_text(std::string_view payload, streamed_answer& out);
 
 private:
     // Sized for typical chunks (a few hundred bytes of JSON); larger ones fall

@@ -33,6 +33,9 @@ struct request_end {
     error_class failure = error_class::none;
     int status = 0;
     std::int64_t end_ns = 0;
+    // Completed: what the answer that a session sends back cost, thinking left out
+    // (the usage's completion tokens less its reasoning tokens); -1 when not known.
+    std::int64_t answer_tokens = -1;
 };
 
 // A request that ended, handed back: what send() was given, and how it ended.

@@ -26,6 +26,7 @@ struct exchange_result {
     bool nothing_received = false;  // the connection died before any response byte: safe to retry
     std::string message;            // on failure: what the server or the socket said (error_text); may be empty
     std::int64_t answered_ns = 0;   // completed: the read that completed the answer (steady ns)
+    std::int64_t answer_tokens = -1;  // completed: its answer's tokens as the usage counted them, -1 unknown
 };
 
 // The most a response's status line and headers may take: far above what

@@ -76,6 +76,7 @@ public:
         error_class outcome = error_class::none;
         int status = 0;
         std::int64_t answered_ns = 0;
+        std::int64_t answer_tokens = -1;  // the reader's answer_tokens()
         bool at_body_end = false;  // the reader's ended_at_body_end()
         bool keep_alive = false;   // the parser's
         bool leftover = false;     // bytes past the message's end are held

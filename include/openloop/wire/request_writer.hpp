@@ -11,6 +11,8 @@
 
 namespace openloop {
 
+struct streamed_answer;  // chunk.hpp
+
 // A request prepared ahead of its send time: the complete HTTP/1.1 bytes,
 // the first `head` of them the request line and headers.
 struct prepared_request {
@@ -18,8 +20,8 @@ struct prepared_request {
     std::size_t head = 0;
     int input_tokens = 0;
     int max_tokens = 0;
-    // A session's turn: where its answer's text goes (response_reader::start).
-    std::string* answer = nullptr;
+    // A session's turn: where its answer goes (response_reader::start).
+    streamed_answer* answer = nullptr;
 };
 // Writes the request into out (cleared first; its memory is reused), with
 // x-request-id prefix followed by index. Returns the size of the request

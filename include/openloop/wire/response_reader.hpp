@@ -58,7 +58,7 @@ public:
     // Forgets the last response but keeps buffer capacity. With answer, the
     // generated text of every content chunk is collected there (cleared
     // first): a session's next turn sends it back.
-    void start(std::uint64_t request, response_mode mode = response_mode::stream, std::string* answer = nullptr);
+    void start(std::uint64_t request, response_mode mode = response_mode::stream, streamed_answer* answer = nullptr);
 
     // A redirect's Location header, before headers(): what its failure message names.
     void location(std::string_view url);
@@ -88,7 +88,10 @@ public:
             keep_body(r.bytes);
         }
         event done;
-        if (conclude(r, done)) emit(static_cast<const event&>(done));
+        if (conclude(r, done)) {
+            if (done_reasoning() >= 0) emit(event::reasoning(request_, done.t_ns, done_reasoning()));
+            emit(static_cast<const event&>(done));
+        }
     }
 
     bool finished() const { return finished_; }
@@ -99,6 +102,10 @@ public:
     // (its [DONE], finish or body end), which may come a read before the body's last bytes.
     std::int64_t answered_ns() const { return done_ns_; }
     response_mode mode() const { return mode_; }
+    // Once finished() with none: the answer's tokens, thinking left out, as the usage
+    // counted them (completion tokens less the usage's reasoning tokens, or less the
+    // continuous usage its thinking chunks carried); -1 when the usage does not say.
+    std::int64_t answer_tokens() const;
     // A content chunk arrived: from now on the idle timeout applies.
     bool streaming() const { return streaming_; }
     // The stream said it was over ([DONE], response.completed) with nothing
@@ -117,6 +124,8 @@ public:
 
 private:
     bool ok_status() const { return status_ == 200; }
+    // The usage's reasoning tokens the done event comes with; -1: none, or not believed.
+    std::int64_t done_reasoning() const { return bad_usage_ ? -1 : usage_reasoning_; }
     bool accepting_body() const { return ok_status() && type_accepted_ && stream_failure_ == error_class::none; }
     bool keeping_body() const { return status_ != 0 && !accepting_body() && stream_failure_ == error_class::none; }
     void keep_body(std::string_view bytes);
@@ -134,14 +143,17 @@ private:
     chunk_decoder& decoder_;
     sse_parser sse_;
     std::uint64_t request_ = 0;
-    std::string* answer_ = nullptr;
+    streamed_answer* answer_ = nullptr;
     int status_ = 0;
     bool streaming_ = false;
     bool continuous_ = true;  // usage came with every content chunk so far: its deltas count tokens
     std::int64_t last_completion_ = 0;
     std::int64_t most_completion_ = 0;  // the largest usage.completion_tokens so far
     bool bad_usage_ = false;            // see done_bad_usage
-    std::int64_t usage_completion_ = -1, usage_prompt_ = -1, usage_cached_ = -1;
+    std::int64_t usage_completion_ = -1, usage_prompt_ = -1, usage_cached_ = -1, usage_reasoning_ = -1;
+    bool tool_call_ = false;  // some chunk carried a tool call or finished with one
+    bool thinking_ = false;   // some chunk only thought
+    std::int64_t thinking_delta_tokens_ = 0;  // the continuous usage its thinking chunks carried, -1: unknown
     bool saw_done_ = false;
     bool saw_finish_ = false;  // some chunk carried a finish_reason
     bool saw_data_ = false;    // some SSE data payload arrived

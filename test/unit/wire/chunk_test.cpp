@@ -1,6 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/wire/chunk.hpp"
+#include "openloop/wire/response_reader.hpp"
 
 #include <cstdlib>
 #include <new>
@@ -457,4 +458,70 @@ BOOST_AUTO_TEST_CASE(large_chunks_do_not_grow_the_heap_block) {
         BOOST_TEST_REQUIRE(info.content_chars == 40000u);
     }
     BOOST_TEST(test_alloc::largest < std::size_t{1} << 20, "largest allocation " << test_alloc::largest << " bytes");
+}
+
+namespace {
+
+// vLLM's chat stream of a tool call (its hermes parser): a role delta, the call's id and
+// name, its arguments in pieces, finish_reason tool_calls, then usage. A second call
+// (index 1) in the last piece: the collector keeps the first only.
+#define TOOL_HEAD R"({"id":"chatcmpl-9f2","object":"chat.completion.chunk","created":1733000000,"model":"Qwen/Qwen3-8B","choices":[{"index":0,"delta":)"
+const std::string vllm_tool_call =
+    "data: " TOOL_HEAD R"({"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]})" "\n\n"
+    "data: " TOOL_HEAD R"({"tool_calls":[{"id":"chatcmpl-tool-5b1c2f9e0a7d4e3f","type":"function","index":0,"function":{"name":"tool_1"}}]},"logprobs":null,"finish_reason":null}]})" "\n\n"
+    "data: " TOOL_HEAD R"({"tool_calls":[{"index":0,"function":{"arguments":"{\"query\": \""}}]},"logprobs":null,"finish_reason":null}]})" "\n\n"
+    "data: " TOOL_HEAD R"({"tool_calls":[{"index":0,"function":{"arguments":"river st\u00f6ne"}}]},"logprobs":null,"finish_reason":null}]})" "\n\n"
+    "data: " TOOL_HEAD R"({"tool_calls":[{"index":0,"function":{"arguments":"\"}"}},{"index":1,"id":"call_2","type":"function","function":{"name":"tool_2","arguments":"{}"}}]},"logprobs":null,"finish_reason":"tool_calls","stop_reason":null}]})" "\n\n"
+    R"(data: {"id":"chatcmpl-9f2","object":"chat.completion.chunk","created":1733000000,"model":"Qwen/Qwen3-8B","choices":[],"usage":{"prompt_tokens":30,"total_tokens":38,"completion_tokens":8}})" "\n\n"
+    "data: [DONE]\n\n";
+#undef TOOL_HEAD
+
+// The answer a session keeps of body, read through the response reader as a run reads it.
+openloop::streamed_answer collected(std::string_view body, std::size_t piece) {
+    using namespace openloop;
+    chunk_decoder decoder;
+    response_reader reader(decoder);
+    streamed_answer answer;
+    answer.text = "left from the last turn";
+    reader.start(1, response_mode::stream, &answer);
+    const auto ignore = [](const event&) {};
+    reader.headers(200, "text/event-stream", 0, ignore);
+    for (std::size_t at = 0; at < body.size(); at += piece) {
+        read_completion r;
+        r.bytes = body.substr(at, piece);
+        r.t_ns = static_cast<std::int64_t>(at + 1);
+        r.body_complete = at + piece >= body.size();
+        reader.read(r, ignore);
+    }
+    BOOST_TEST((reader.outcome() == error_class::none));
+    return answer;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_answer_collector_keeps_a_streamed_tool_call) {
+    for (const std::size_t piece : {vllm_tool_call.size(), std::size_t{1}, std::size_t{7}}) {
+        const openloop::streamed_answer a = collected(vllm_tool_call, piece);
+        BOOST_TEST(a.tool_call);
+        BOOST_TEST(a.call_id == "chatcmpl-tool-5b1c2f9e0a7d4e3f");
+        BOOST_TEST(a.call_name == "tool_1");
+        BOOST_TEST(a.call_arguments == "{\"query\": \"river st\xc3\xb6ne\"}");
+        BOOST_TEST(a.text.empty());
+    }
+    // A text answer is text, and says it called nothing.
+    openloop::streamed_answer text;
+    openloop::chunk_decoder d;
+    text.tool_call = true;
+    text.clear();
+    d.append_text(R"({"choices":[{"index":0,"delta":{"content":"4"}}]})", text);
+    d.append_text(R"({"choices":[{"index":0,"delta":{"content":"2"}}]})", text);
+    BOOST_TEST(text.text == "42");
+    BOOST_TEST(!text.tool_call);
+    // A server that repeats the call's name in each delta still names one function.
+    openloop::streamed_answer repeated;
+    d.append_text(R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"tool_0","arguments":"{"}}]}}]})", repeated);
+    d.append_text(R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"tool_0","arguments":"}"}}]}}]})", repeated);
+    BOOST_TEST(repeated.call_name == "tool_0");
+    BOOST_TEST(repeated.call_arguments == "{}");
+    BOOST_TEST(repeated.call_id == "c1");
 }

@@ -38,7 +38,7 @@ bool same(const chunk_info& x, const chunk_info& y) {
 std::string answer_of(std::string_view body) {
     chunk_decoder decoder;
     response_reader reader(decoder);
-    std::string answer;
+    streamed_answer answer;
     reader.start(7, response_mode::stream, &answer);
     const auto ignore = [](const event&) {};
     reader.headers(200, sse_type, 0, ignore);
@@ -47,7 +47,7 @@ std::string answer_of(std::string_view body) {
     r.t_ns = 1;
     r.body_complete = true;
     reader.read(r, ignore);
-    return answer;
+    return answer.text;
 }
 
 constexpr std::string_view json_type = "application/json";
@@ -71,7 +71,7 @@ BOOST_AUTO_TEST_CASE(vllm_stream_deltas_are_chunks_and_completed_its_end_on_ever
     // continuous usage); the end carries response.usage.
     BOOST_TEST(lines(f) == (std::vector<std::string>{"headers t=0 a=200 b=0 v=0 req=7",
                                                      "chunk t=1 a=-1 b=5 v=0 req=7", "chunk t=1 a=-1 b=6 v=0 req=7",
-                                                     "chunk t=1 a=-1 b=1 v=0 req=7", "done t=1 a=4 b=12 v=8 req=7"}),
+                                                     "chunk t=1 a=-1 b=1 v=0 req=7", "reasoning t=1 a=0 b=0 v=0 req=7", "done t=1 a=4 b=12 v=8 req=7"}),
                boost::test_tools::per_element());
     BOOST_TEST(f.outcome == none);
     BOOST_TEST(f.at_body_end);
@@ -82,8 +82,8 @@ BOOST_AUTO_TEST_CASE(vllm_stream_deltas_are_chunks_and_completed_its_end_on_ever
 BOOST_AUTO_TEST_CASE(reasoning_deltas_count_and_incomplete_ends_the_stream) {
     const fed f = feed_whole(200, openai_responses_incomplete);
     BOOST_TEST(lines(f) == (std::vector<std::string>{"headers t=0 a=200 b=0 v=0 req=7",
-                                                     "chunk t=1 a=-1 b=8 v=0 req=7", "chunk t=1 a=-1 b=2 v=0 req=7",
-                                                     "chunk t=1 a=-1 b=6 v=0 req=7", "done t=1 a=16 b=20 v=0 req=7"}),
+                                                     "chunk t=1 a=-1 b=8 v=0 req=7 thinking", "chunk t=1 a=-1 b=2 v=0 req=7",
+                                                     "chunk t=1 a=-1 b=6 v=0 req=7", "reasoning t=1 a=12 b=0 v=0 req=7", "done t=1 a=16 b=20 v=0 req=7"}),
                boost::test_tools::per_element());
     BOOST_TEST(f.outcome == none);
     check_splits(200, openai_responses_incomplete);
@@ -162,7 +162,7 @@ BOOST_AUTO_TEST_CASE(a_session_collects_only_the_output_text) {
 
 BOOST_AUTO_TEST_CASE(a_non_streamed_response_on_every_split) {
     const fed f = feed_whole(200, vllm_response_body, none, json_type, response_mode::json);
-    BOOST_TEST(lines(f) == (std::vector<std::string>{"headers t=0 a=200 b=0 v=0 req=7", "done t=1 a=6 b=12 v=8 req=7"}),
+    BOOST_TEST(lines(f) == (std::vector<std::string>{"headers t=0 a=200 b=0 v=0 req=7", "reasoning t=1 a=3 b=0 v=0 req=7", "done t=1 a=6 b=12 v=8 req=7"}),
                boost::test_tools::per_element());
     BOOST_TEST(f.events.back().flags == done_unstreamed);
     check_splits(200, vllm_response_body, none, json_type, response_mode::json);

@@ -123,6 +123,14 @@ std::string format_live_metrics(const live_view& v) {
           non_negative(s.total_output_tokens));
     w.one("openloop_input_tokens_total", "counter",
           "Input tokens (client-side counts) of completed measured requests.", non_negative(s.total_input_tokens));
+    w.one("openloop_reasoning_tokens_total", "counter",
+          "Output tokens completed measured requests spent thinking (part of openloop_output_tokens_total).",
+          non_negative(s.reasoning.reasoning_tokens));
+    w.one("openloop_ended_thinking_total", "counter",
+          "Completed measured requests that thought and never answered (max_tokens spent thinking).",
+          s.reasoning.ended_thinking);
+    w.one("openloop_tool_calls_total", "counter", "Completed measured requests answered with a tool call.",
+          s.reasoning.tool_calls);
     w.one("openloop_in_flight", "gauge", "Measured requests in flight now.", v.in_flight);
     w.one("openloop_lost_events_total", "counter", "Events dropped by a full ring (any makes the run invalid).",
           v.lost_events);
@@ -130,6 +138,9 @@ std::string format_live_metrics(const live_view& v) {
     w.histogram_family("openloop_schedule_lag_seconds", "Actual send minus intended send time.", s.lag,
                        lag_bounds);
     w.histogram_family("openloop_ttft_seconds", "Time to first token, from the intended send time.", s.ttft,
+                       request_bounds);
+    w.histogram_family("openloop_ttfa_seconds",
+                       "Time to first answer token (not thinking), from the intended send time.", s.ttfa,
                        request_bounds);
     w.histogram_family("openloop_itl_seconds", "Inter-token latency (per token where counts are known).", s.itl,
                        token_bounds);

@@ -277,4 +277,6 @@ void reporter::finish() {
 
 const run_stats& reporter::stats() const { return impl_->recorder_.stats(); }
 
+run_stats reporter::take_stats() { return impl_->recorder_.take_stats(); }
+
 }  // namespace openloop

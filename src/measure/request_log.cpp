@@ -73,6 +73,8 @@ void request_log::ended(std::uint64_t index, const request_timeline& r, const lo
     if (!r.streamed) o.field("streamed", false);
     if (r.streamed) {
         put_ns(o, "first_token_ns", r.first_chunk);
+        // A thinking model's (or a tool call's) first answer chunk; other lines' is their first token.
+        if (r.reasoning_chunks > 0 || r.tool_call) put_ns(o, "first_answer_ns", r.first_answer);
         put_ns(o, "last_token_ns", r.last_chunk);
     }
     put_ns(o, "end_ns", end.end_ns);
@@ -103,6 +105,7 @@ void request_log::ended(std::uint64_t index, const request_timeline& r, const lo
     }
     if (r.streamed) {
         put_ms(o, "ttft_ms", r.intended, r.first_chunk);
+        if (r.reasoning_chunks > 0 || r.tool_call) put_ms(o, "ttfa_ms", r.intended, r.first_answer);
         if (end.tpot_ns >= 0) {
             o.field("tpot_ms", ms(end.tpot_ns));
         } else {
@@ -110,6 +113,18 @@ void request_log::ended(std::uint64_t index, const request_timeline& r, const lo
         }
     }
     put_ms(o, "e2e_ms", r.intended, r.streamed ? r.last_chunk : r.answered);
+    if (end.status == "ok" && (end.reasoning_from != reasoning_source::none || r.reasoning_chunks > 0 || r.tool_call)) {
+        if (end.reasoning_ns >= 0) {
+            o.field("reasoning_ms", ms(end.reasoning_ns));
+        } else {
+            o.null("reasoning_ms");
+        }
+        o.field("reasoning_tokens", end.reasoning_tokens);
+        o.field("answer_tokens", end.answer_tokens);
+        o.field("reasoning_source", reasoning_source_name(end.reasoning_from));
+        if (end.ended_thinking) o.field("ended_thinking", true);
+        if (r.tool_call) o.field("tool_call", true);
+    }
     if (chunk_gaps_) o.numbers("chunk_gaps_ms", r.gaps, [](const chunk_gap& g) { return ms(g.ns); });
     o.field("retried", r.retried);
     if (r.connect >= 0) {

@@ -4,12 +4,23 @@
 
 namespace openloop {
 
-void request_timeline::add_chunk(std::int64_t t_ns, std::int64_t tokens) {
+void request_timeline::add_chunk(std::int64_t t_ns, std::int64_t tokens, bool reasoning) {
+    if (reasoning) {
+        if (first_reasoning < 0) first_reasoning = t_ns;
+        last_reasoning = t_ns;
+        ++reasoning_chunks;
+        if (tokens >= 1)
+            reasoning_delta_tokens += tokens;
+        else
+            reasoning_deltas_known = false;
+    } else if (first_answer < 0) {
+        first_answer = t_ns;
+    }
     if (first_chunk < 0) {
         first_chunk = t_ns;
     } else {
         const std::int64_t gap = t_ns - last_chunk;
-        gaps.push_back({gap, tokens});
+        gaps.push_back({gap, tokens, reasoning});
         max_itl = std::max(max_itl, tokens >= 1 ? gap / tokens : gap);
         max_gap = std::max(max_gap, gap);
     }
@@ -21,11 +32,51 @@ std::int64_t usage_margin(std::int64_t max_tokens) {
     return std::max<std::int64_t>(16, max_tokens / 10);
 }
 
+std::string_view reasoning_source_name(reasoning_source s) {
+    switch (s) {
+    case reasoning_source::usage: return "usage";
+    case reasoning_source::usage_deltas: return "usage_deltas";
+    case reasoning_source::chunks: return "chunks";
+    case reasoning_source::none: break;
+    }
+    return "none";
+}
+
+namespace {
+
+// The thinking's share of the output: the server's own figure first, then what
+// its continuous usage said of the thinking chunks, then those chunks counted.
+void measure_reasoning(const request_timeline& r, const stream_usage& usage, request_metrics& m) {
+    // A usage that says 0 of a request that streamed no thinking says nothing thought.
+    if (usage.reasoning_tokens >= 0 && !m.bad_usage && (usage.reasoning_tokens > 0 || r.reasoning_chunks > 0)) {
+        m.reasoning_tokens = usage.reasoning_tokens;
+        m.reasoning_from = reasoning_source::usage;
+    } else if (r.reasoning_chunks > 0 && r.reasoning_deltas_known && !m.bad_usage) {
+        m.reasoning_tokens = r.reasoning_delta_tokens;
+        m.reasoning_from = reasoning_source::usage_deltas;
+    } else if (r.reasoning_chunks > 0) {
+        m.reasoning_tokens = r.reasoning_chunks;
+        m.reasoning_from = reasoning_source::chunks;
+    }
+    m.reasoning_tokens = std::min(m.reasoning_tokens, m.output_tokens);
+    m.answer_tokens = m.output_tokens - m.reasoning_tokens;
+    if (r.streamed) {
+        if (r.first_answer >= 0) m.ttfa = r.first_answer - r.intended;
+        if (r.first_reasoning >= 0) m.reasoning = (r.first_answer >= 0 ? r.first_answer : r.last_reasoning) - r.first_reasoning;
+        m.ended_thinking = r.reasoning_chunks > 0 && r.first_answer < 0;
+    } else {
+        m.ended_thinking = m.reasoning_tokens > 0 && m.answer_tokens == 0 && !r.tool_call;
+    }
+}
+
+}  // namespace
+
 request_metrics measure_request(const request_timeline& r, const stream_usage& usage) {
     request_metrics m;
     m.bad_usage = usage.bad || (r.max_tokens > 0 && usage.completion_tokens > r.max_tokens + usage_margin(r.max_tokens));
     m.output_from_usage = usage.completion_tokens >= 0 && !m.bad_usage;
     m.output_tokens = m.output_from_usage ? usage.completion_tokens : r.chunks;
+    measure_reasoning(r, usage, m);
     if (!r.streamed) {
         // Nothing to count chunks of: without usage the output is unknown, not 0.
         m.output_counted = m.output_from_usage;
@@ -54,6 +105,9 @@ bool meets(const goodput_slo& slo, const request_timeline& r, const request_metr
     if (slo.ttft_ms >= 0 && (m.ttft < 0 || over(m.ttft, slo.ttft_ms))) {
         return false;
     }
+    if (slo.ttfa_ms >= 0 && (m.ttfa < 0 || over(m.ttfa, slo.ttfa_ms))) {
+        return false;
+    }
     if (slo.e2e_ms >= 0 && (m.e2e < 0 || over(m.e2e, slo.e2e_ms))) {
         return false;
     }
@@ -63,9 +117,10 @@ bool meets(const goodput_slo& slo, const request_timeline& r, const request_metr
     return !over(m.bad_usage ? r.max_gap : r.max_itl, slo.itl_ms);
 }
 
-itl_samples record_itl(histogram& itl, const request_timeline& r, bool bad_usage) {
+itl_samples record_itl(histogram& itl, const request_timeline& r, bool bad_usage, itl_phase phase) {
     itl_samples n;
     for (const chunk_gap& g : r.gaps) {
+        if (phase != itl_phase::all && g.reasoning != (phase == itl_phase::reasoning)) continue;
         if (g.tokens >= 1 && !bad_usage) {
             const auto tokens = static_cast<std::uint64_t>(g.tokens);
             itl.record(g.ns / g.tokens, tokens);
@@ -77,6 +132,29 @@ itl_samples record_itl(histogram& itl, const request_timeline& r, bool bad_usage
     }
     return n;
 }
+
+namespace {
+
+void record_reasoning(run_stats& stats, const request_timeline& r, const request_metrics& m) {
+    reasoning_stats& s = stats.reasoning;
+    if (m.ttfa >= 0) stats.ttfa.record(m.ttfa);
+    if (m.reasoning >= 0) stats.reasoning_time.record(m.reasoning);
+    if (m.reasoning_tokens > 0) ++s.thinking;
+    if (m.ended_thinking) ++s.ended_thinking;
+    if (r.tool_call) ++s.tool_calls;
+    s.reasoning_tokens += m.reasoning_tokens;
+    s.answer_tokens += m.answer_tokens;
+    switch (m.reasoning_from) {
+    case reasoning_source::usage: ++s.from_usage; break;
+    case reasoning_source::usage_deltas: ++s.from_deltas; break;
+    case reasoning_source::chunks: ++s.estimated; break;
+    case reasoning_source::none: break;
+    }
+    if (r.reasoning_chunks > 0) record_itl(stats.itl_reasoning, r, m.bad_usage, itl_phase::reasoning);
+    record_itl(stats.itl_answer, r, m.bad_usage, itl_phase::answer);
+}
+
+}  // namespace
 
 void record_completed(run_stats& stats, const request_timeline& r, const request_metrics& m,
                       const stream_usage& usage, bool good) {
@@ -113,6 +191,7 @@ void record_completed(run_stats& stats, const request_timeline& r, const request
         stats.tpot.record(m.tpot);
         bucket.tpot.record(m.tpot);
     }
+    record_reasoning(stats, r, m);
     for (const chunk_gap& g : r.gaps) stats.icl.record(g.ns);
     const itl_samples itl = record_itl(stats.itl, r, m.bad_usage);
     stats.itl_token_samples += itl.token_samples;

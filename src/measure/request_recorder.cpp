@@ -44,8 +44,11 @@ void request_recorder::process(const event& e) {
         break;
     case event_kind::chunk:
         if (auto* r = live_.find(e.request)) {
-            r->add_chunk(e.t_ns, e.chunk_tokens());
+            r->add_chunk(e.t_ns, e.chunk_tokens(), (e.flags & chunk_reasoning) != 0);
         }
+        break;
+    case event_kind::reasoning_usage:
+        if (auto* r = live_.find(e.request)) r->usage_reasoning = e.reasoning_tokens();
         break;
     case event_kind::done: on_done(e); break;
     case event_kind::failed: on_failed(e); break;
@@ -127,8 +130,10 @@ void request_recorder::on_done(const event& e) {
     if (!live) return;
     if (options_.steady_throughput) completion_ends_.push_back(e.t_ns);
     request_timeline& r = *live;
-    const stream_usage usage{e.completion_tokens(), e.prompt_tokens(), e.cached_tokens(), (e.flags & done_bad_usage) != 0};
+    const stream_usage usage{e.completion_tokens(), e.prompt_tokens(), e.cached_tokens(), (e.flags & done_bad_usage) != 0,
+                             r.usage_reasoning};
     r.prompt_tokens = e.prompt_tokens();
+    r.tool_call = (e.flags & done_tool_call) != 0;
     if ((e.flags & done_unstreamed) != 0) {
         r.streamed = false;
         r.answered = e.t_ns;
@@ -137,7 +142,9 @@ void request_recorder::on_done(const event& e) {
     const bool good = meets(options_.slo, r, m);
     if (!r.warmup) {
         record_completed(stats_, r, m, usage, good);
-        if (stats_.sessions.enabled()) stats_.sessions.completed_turn(e.request, m.ttft, m.e2e, e.prompt_tokens(), e.cached_tokens());
+        if (stats_.sessions.enabled())
+            stats_.sessions.completed_turn(e.request, m.ttft, m.e2e, e.prompt_tokens(), e.cached_tokens(),
+                                           m.output_counted ? m.output_tokens : -1, r.tool_call);
         stats_.fidelity.completed({e.request, r.input_tokens, usage.prompt_tokens, r.max_tokens,
                                    m.output_from_usage ? m.output_tokens : -1, usage.cached_tokens,
                                    r.reusable_at_send});
@@ -155,6 +162,11 @@ void request_recorder::on_done(const event& e) {
     end.cached_tokens = e.cached_tokens();
     end.tpot_ns = m.tpot;
     end.good = good;
+    end.reasoning_ns = m.reasoning;
+    end.reasoning_tokens = m.reasoning_tokens;
+    end.answer_tokens = m.answer_tokens;
+    end.reasoning_from = m.reasoning_from;
+    end.ended_thinking = m.ended_thinking;
     for (request_sink* s : sinks_) s->ended(e.request, r, end);
     live_.end(e.request);
 }

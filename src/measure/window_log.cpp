@@ -87,13 +87,17 @@ void window_log::completed(const request_timeline& r, const request_metrics& m) 
     if (m.ttft >= 0) ttft_.record(m.ttft);
     if (m.e2e >= 0) e2e_.record(m.e2e);
     if (m.tpot >= 0) tpot_.record(m.tpot);
+    if (m.ttfa >= 0) ttfa_.record(m.ttfa);
+    reasoning_tokens_ += m.reasoning_tokens;
+    if (m.reasoning_tokens > 0 || r.reasoning_chunks > 0) ++thinking_;
     record_itl(itl_, r, m.bad_usage);
 }
 
 void window_log::write_csv_header(const window_signals& s) {
     csv_ << "window,t_start_s,t_end_s,offered,offered_rate,completed,achieved_rate,failed,error_rate,refused,in_flight,"
             "output_tokens,output_tok_s,ttft_p50_ms,ttft_p90_ms,ttft_p99_ms,ttft_max_ms,itl_p50_ms,itl_p99_ms,"
-            "tpot_p50_ms,tpot_p99_ms,e2e_p50_ms,e2e_p99_ms,lag_p99_ms,lag_max_ms,generator_rss_mib,generator_cpu_pct";
+            "tpot_p50_ms,tpot_p99_ms,e2e_p50_ms,e2e_p99_ms,lag_p99_ms,lag_max_ms,generator_rss_mib,generator_cpu_pct,"
+            "ttfa_p50_ms,ttfa_p99_ms,reasoning_tokens";
     if (s.server_pid) csv_ << ",server_rss_mib,server_cpu_pct";
     if (s.scraping) csv_ << ",scrape_failures";
     for (const auto& [name, value] : s.values) {
@@ -150,6 +154,11 @@ void window_log::emit(std::int64_t end_ns, std::uint64_t in_flight, bool partial
         o["itl_ms"] = percentiles(itl_);
         o["tpot_ms"] = percentiles(tpot_);
         o["e2e_ms"] = percentiles(e2e_);
+        // A thinking model's windows: the answer's first token, and what thinking cost.
+        if (thinking_ > 0) {
+            o["ttfa_ms"] = percentiles(ttfa_);
+            o["reasoning_tokens"] = reasoning_tokens_;
+        }
         o["lag_ms"] = lag_.count() == 0 ? json::value(nullptr)
                                         : json::value(json::object{{"p99", ms(lag_.percentile(99))}, {"max", ms(lag_.max())}});
         json::object gen;
@@ -186,6 +195,10 @@ void window_log::emit(std::int64_t end_ns, std::uint64_t in_flight, bool partial
         for (const histogram* h : {&itl_, &tpot_, &e2e_}) csv_ << ',' << cell_ms(*h, 50) << ',' << cell_ms(*h, 99);
         csv_ << ',' << cell_ms(lag_, 99) << ',' << cell_ms(lag_, 100) << ',' << cell(rss_mib, "%.1f") << ','
              << cell(cpu_pct, "%.1f");
+        if (thinking_ > 0)
+            csv_ << ',' << cell_ms(ttfa_, 50) << ',' << cell_ms(ttfa_, 99) << ',' << reasoning_tokens_;
+        else
+            csv_ << ",,,";
         if (sig.server_pid) csv_ << ',' << cell(sig.server_rss_mib, "%.1f") << ',' << cell(sig.server_cpu_pct, "%.1f");
         if (sig.scraping) csv_ << ',' << sig.scrape_failures;
         for (const std::string& name : csv_signals_) {
@@ -214,8 +227,9 @@ void window_log::emit(std::int64_t end_ns, std::uint64_t in_flight, bool partial
 
     offered_ = refused_ = completed_ = failed_ = 0;
     failed_by_class_.fill(0);
-    output_tokens_ = 0;
-    for (histogram* h : {&ttft_, &itl_, &tpot_, &e2e_, &lag_}) h->reset();
+    output_tokens_ = reasoning_tokens_ = 0;
+    thinking_ = 0;
+    for (histogram* h : {&ttft_, &itl_, &tpot_, &e2e_, &lag_, &ttfa_}) h->reset();
 }
 
 void window_log::flush() {

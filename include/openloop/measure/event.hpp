@@ -24,6 +24,7 @@ enum class event_kind : std::uint8_t {
     released,     // it left the client-side queue (--max-concurrency) as a slot freed; follows its
                   // start event, and schedule lag counts from here
     session_end,  // a session ended (its last turn's end, or when it stopped)
+    reasoning_usage,  // the usage's reasoning tokens, just before its done event (only when the server sent them)
 };
 
 // Flags of a start or refused event.
@@ -39,7 +40,8 @@ struct event {
     std::int64_t v = 0;
     std::uint64_t request = 0;  // request index, from 0 in schedule order
     // 64-bit: token counts come from the server and may be anything up to
-    // INT64_MAX; a 32-bit field once cut 4294967396 to 100. 48 bytes in all.
+    // INT64_MAX; a 32-bit field once cut 4294967396 to 100. 48 bytes in all: the
+    // ring holds a million of them, allocated up front.
     std::int64_t a = 0;
     std::int64_t b = 0;
     event_kind kind = event_kind::start;
@@ -67,14 +69,20 @@ struct event {
     static constexpr event response_headers(std::uint64_t request, std::int64_t t_ns, std::int64_t http_status) {
         return {t_ns, 0, request, http_status, 0, event_kind::headers, 0};
     }
-    // tokens: what the chunk carried, -1 when unknown.
-    static constexpr event content(std::uint64_t request, std::int64_t t_ns, std::int64_t tokens, std::int64_t chars) {
-        return {t_ns, 0, request, tokens, chars, event_kind::chunk, 0};
+    // tokens: what the chunk carried, -1 when unknown; flags: chunk_flags.
+    static constexpr event content(std::uint64_t request, std::int64_t t_ns, std::int64_t tokens, std::int64_t chars,
+                                   std::uint8_t flags = 0) {
+        return {t_ns, 0, request, tokens, chars, event_kind::chunk, flags};
     }
     // Usage figures are -1 where the server gave none; flags: done_flags.
     static constexpr event completion(std::uint64_t request, std::int64_t t_ns, std::int64_t completion_tokens,
                                       std::int64_t prompt_tokens, std::int64_t cached_tokens, std::uint8_t flags) {
         return {t_ns, cached_tokens, request, completion_tokens, prompt_tokens, event_kind::done, flags};
+    }
+    // A separate event, not a done field: most answers have none, and a wider event would
+    // cost every slot of the ring.
+    static constexpr event reasoning(std::uint64_t request, std::int64_t t_ns, std::int64_t reasoning_tokens) {
+        return {t_ns, 0, request, reasoning_tokens, 0, event_kind::reasoning_usage, 0};
     }
     // http_status: 0 when none.
     static constexpr event failure(std::uint64_t request, std::int64_t t_ns, error_class why, std::int64_t http_status) {
@@ -105,6 +113,8 @@ struct event {
     std::int64_t completion_tokens() const { return a; }
     std::int64_t prompt_tokens() const { return b; }
     std::int64_t cached_tokens() const { return v; }
+    // reasoning_usage
+    std::int64_t reasoning_tokens() const { return a; }
     // failed, retry: the raw value, checked by whoever turns it into a class
     std::int64_t error() const { return a; }
     // session_end
@@ -120,6 +130,13 @@ enum session_flags : std::uint8_t {
     session_cut = 4,     // the run ended (its bounds, Ctrl-C) before its turns did
 };
 
+// Flags carried in a chunk event's flags.
+enum chunk_flags : std::uint8_t {
+    // All the chunk generated was thinking (delta.reasoning or reasoning_content, a
+    // Responses reasoning delta): no answer text, no tool call.
+    chunk_reasoning = 1,
+};
+
 // Flags carried in a done event's flags.
 enum done_flags : std::uint8_t {
     // The server's usage could not be believed (negative, not an integer,
@@ -129,6 +146,8 @@ enum done_flags : std::uint8_t {
     // The answer was one JSON body, not a stream (--no-stream, embeddings): no
     // chunk event came, so TTFT, TPOT and ITL are not defined; E2E ends here.
     done_unstreamed = 2,
+    // The answer was a tool call (a tool_calls delta, or finish_reason tool_calls).
+    done_tool_call = 4,
 };
 
 }  // namespace openloop

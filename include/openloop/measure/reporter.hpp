@@ -67,6 +67,9 @@ public:
     void start();   // launches the thread
     void finish();  // after the producer stopped: drains what is left, flushes files, joins
     const run_stats& stats() const;  // complete after finish()
+    // After finish(): the statistics moved out (a run's some 30 histograms, several MiB, are
+    // not copied while the ring still holds its memory); stats() is empty after.
+    run_stats take_stats();
 
 private:
     struct impl;

@@ -1,13 +1,15 @@
 #pragma once
 // How one request's timeline becomes the metrics DESIGN.md defines (t0 = the
 // intended send time): TTFT, E2E, TPOT, ITL and ICL samples, the output token
-// count and its source, and whether the request meets the goodput SLO. Pure:
+// count and its source, a thinking model's time to first answer token and
+// reasoning tokens, and whether the request meets the goodput SLO. Pure:
 // the reporter thread assembles timelines from events and calls these when a
 // request ends; nothing here knows about threads, rings or files.
 
 #include "openloop/measure/run_stats.hpp"
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 namespace openloop {
@@ -16,6 +18,7 @@ namespace openloop {
 // "good" when it succeeded and meets every threshold given (< 0: not set).
 struct goodput_slo {
     double ttft_ms = -1;
+    double ttfa_ms = -1;  // time to first answer token
     double tpot_ms = -1;
     double itl_ms = -1;  // applied to the request's own worst inter-token gap
     double e2e_ms = -1;
@@ -26,6 +29,7 @@ struct goodput_slo {
 struct chunk_gap {
     std::int64_t ns;
     std::int64_t tokens;  // 64-bit: whatever the server's usage deltas claim
+    bool reasoning;       // the later chunk was thinking: the gap is the reasoning phase's
 };
 
 // What one request's events told so far. Times are steady-clock ns; -1: not yet.
@@ -37,6 +41,16 @@ struct request_timeline {
     std::int64_t headers = -1;
     std::int64_t first_chunk = -1;
     std::int64_t last_chunk = -1;
+    // A thinking model: chunks that only thought (chunk_reasoning), and the
+    // first chunk of the answer (text or a tool call) after them.
+    std::int64_t first_answer = -1;
+    std::int64_t first_reasoning = -1;
+    std::int64_t last_reasoning = -1;
+    std::int64_t reasoning_chunks = 0;
+    std::int64_t reasoning_delta_tokens = 0;   // usage deltas the thinking chunks carried
+    bool reasoning_deltas_known = true;        // ... every one of them known
+    bool tool_call = false;                    // the answer was a tool call (done_tool_call)
+    std::int64_t usage_reasoning = -1;         // the usage's reasoning tokens (a reasoning_usage event)
     std::int64_t max_itl = 0;  // worst per-token gap, for the ITL SLO
     std::int64_t max_gap = 0;  // worst chunk interval: the ITL SLO's gap when usage is bad
     std::int64_t chunks = 0;
@@ -54,8 +68,8 @@ struct request_timeline {
     // Kept until the request ends: a failed request must add no samples.
     std::vector<chunk_gap> gaps;
 
-    // A content chunk arrived at t_ns carrying `tokens` (< 1: unknown).
-    void add_chunk(std::int64_t t_ns, std::int64_t tokens);
+    // A content chunk arrived at t_ns carrying `tokens` (< 1: unknown); reasoning: it only thought.
+    void add_chunk(std::int64_t t_ns, std::int64_t tokens, bool reasoning = false);
 };
 
 // The server's usage figures at the end of a stream (-1: not given).
@@ -64,7 +78,14 @@ struct stream_usage {
     std::int64_t prompt_tokens = -1;
     std::int64_t cached_tokens = -1;
     bool bad = false;  // the response reader distrusted the stream's usage (done_bad_usage)
+    std::int64_t reasoning_tokens = -1;  // usage.completion_tokens_details.reasoning_tokens
 };
+
+// Where a request's reasoning token count came from: the usage's
+// reasoning_tokens; the continuous usage deltas of its thinking chunks; its
+// thinking chunks counted (an estimate); or no thinking was seen.
+enum class reasoning_source : std::uint8_t { none, usage, usage_deltas, chunks };
+std::string_view reasoning_source_name(reasoning_source s);
 
 // How far usage.completion_tokens may exceed max_tokens before it is not
 // believed: max(16, 10 % of max_tokens). Servers count a stop or EOS token, or
@@ -86,6 +107,19 @@ struct request_metrics {
     // beyond max_tokens + usage_margin when max_tokens > 0): output_tokens
     // are content chunks and ITL uses chunk intervals unweighted.
     bool bad_usage = false;
+
+    // Time to first answer token: the first chunk that was not only thinking
+    // (answer text or a tool call) - t0; equals ttft for a model that does not
+    // think; undefined when the answer never came.
+    std::int64_t ttfa = -1;
+    // How long it thought: first thinking chunk to the first answer chunk (or
+    // to the last thinking chunk when no answer came); -1 when no thinking streamed.
+    std::int64_t reasoning = -1;
+    std::int64_t reasoning_tokens = 0;
+    reasoning_source reasoning_from = reasoning_source::none;
+    std::int64_t answer_tokens = 0;  // output_tokens - reasoning_tokens, never below 0
+    // It thought and never answered: max_tokens ran out while it thought.
+    bool ended_thinking = false;
 };
 
 request_metrics measure_request(const request_timeline& r, const stream_usage& usage);
@@ -99,11 +133,14 @@ bool meets(const goodput_slo& slo, const request_timeline& r, const request_metr
 // carried, recorded once with the token count as its weight (a claimed 2^31
 // tokens costs what 1 does); the interval itself when the count is unknown or
 // the usage bad. The run and each soak window record through this one rule.
+// phase: every interval, or only those ending in a thinking chunk (reasoning)
+// or in an answer chunk (answer: the step from thinking to answering included).
+enum class itl_phase : std::uint8_t { all, reasoning, answer };
 struct itl_samples {
     std::uint64_t token_samples = 0;
     std::uint64_t chunk_samples = 0;
 };
-itl_samples record_itl(histogram& itl, const request_timeline& r, bool bad_usage);
+itl_samples record_itl(histogram& itl, const request_timeline& r, bool bad_usage, itl_phase phase = itl_phase::all);
 
 // Adds one completed, measured request to the run: its histograms (ITL by
 // record_itl), token totals, length fidelity and goodput counts.

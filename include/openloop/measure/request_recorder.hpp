@@ -40,6 +40,7 @@ public:
     void finish();
 
     const run_stats& stats() const { return stats_; }
+    run_stats take_stats() { return std::move(stats_); }
     std::uint64_t measured_in_flight() const { return measured_inflight_; }
     std::size_t in_flight_with_warmup() const { return live_.size(); }
 

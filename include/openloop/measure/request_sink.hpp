@@ -25,6 +25,13 @@ struct logged_end {
     bool good = true;        // met the goodput SLO (--goodput); written only when false: "good": false
     std::int64_t cached_tokens = -1;
     std::int64_t tpot_ns = -1;
+    // A thinking model's split of the output (request_metrics); written only
+    // for a request that thought or called a tool, so other lines stay as they were.
+    std::int64_t reasoning_ns = -1;
+    std::int64_t reasoning_tokens = 0;
+    std::int64_t answer_tokens = 0;
+    reasoning_source reasoning_from = reasoning_source::none;
+    bool ended_thinking = false;
 };
 
 struct session_end_line;

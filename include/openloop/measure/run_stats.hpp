@@ -25,9 +25,23 @@ struct latency_set {
     std::uint64_t completed = 0;
 };
 
+// A thinking model's answers over the completed requests (request_metrics).
+struct reasoning_stats {
+    std::uint64_t thinking = 0;        // completed requests that thought (reasoning tokens > 0)
+    std::uint64_t ended_thinking = 0;  // ... and never answered: max_tokens ran out while thinking
+    std::uint64_t tool_calls = 0;      // completed requests answered with a tool call
+    std::int64_t reasoning_tokens = 0, answer_tokens = 0;
+    // Where each request's reasoning count came from (reasoning_source); none is the rest.
+    std::uint64_t from_usage = 0, from_deltas = 0, estimated = 0;
+};
+
 // Everything the reporter accumulated over the measured (non-warm-up) requests.
 struct run_stats {
     histogram ttft, tpot, itl, icl, e2e, lag, connect, ttfb;  // ns (ttfb = time to response headers)
+    // Time to first answer token; how long each thinking request thought; ITL
+    // of the thinking phase and of the answer (every request's).
+    histogram ttfa, reasoning_time, itl_reasoning, itl_answer;
+    reasoning_stats reasoning;
     histogram ttft_from_send, e2e_from_send;                 // from the actual send, as closed-loop tools measure
     // --max-concurrency: how long each request that waited client-side for a free slot waited
     // (intended send time to release); its lag counts from the release.

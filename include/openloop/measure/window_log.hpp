@@ -72,7 +72,9 @@ private:
     std::uint64_t offered_ = 0, refused_ = 0, completed_ = 0, failed_ = 0;
     std::array<std::uint64_t, error_class_count> failed_by_class_{};
     std::int64_t output_tokens_ = 0;
-    histogram ttft_, itl_, tpot_, e2e_, lag_;
+    std::int64_t reasoning_tokens_ = 0;
+    std::uint64_t thinking_ = 0;  // completed requests that thought: the window reports TTFA
+    histogram ttft_, itl_, tpot_, e2e_, lag_, ttfa_;
     double cpu_at_start_ = -1;
     std::int64_t cpu_wall_ns_ = 0;
     std::function<window_signals()> signals_;

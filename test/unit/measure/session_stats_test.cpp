@@ -60,3 +60,19 @@ BOOST_AUTO_TEST_CASE(rendered_as_json_and_table_rows) {
     BOOST_TEST(lines[0].find("1 completed") != std::string::npos);
     BOOST_TEST(lines[5].find("192") != std::string::npos);
 }
+
+// An agent's steps: what each generated, and which were tool calls (per step and in all).
+BOOST_AUTO_TEST_CASE(agent_steps_count_output_and_tool_calls) {
+    session_stats s;
+    s.stride = 10;
+    s.completed_turn(0, 1, 2, 300, 0, 24, true);
+    s.completed_turn(10, 1, 2, 300, 256, 30, true);
+    s.completed_turn(1, 1, 2, 400, 300, 100, false);
+    s.completed_turn(11, 1, 2, 400, 300, -1, false);  // output not counted: left out of the mean
+    BOOST_TEST(s.tool_calls == 2u);
+    BOOST_TEST(s.turns[0].tool_calls == 2u);
+    BOOST_TEST(s.turns[0].mean_output_tokens() == 27.0);
+    BOOST_TEST(s.turns[1].tool_calls == 0u);
+    BOOST_TEST(s.turns[1].with_output == 1u);
+    BOOST_TEST(s.turns[1].mean_output_tokens() == 100.0);
+}

@@ -209,10 +209,13 @@ BOOST_AUTO_TEST_CASE(without_watches_no_server_columns) {
     log.close();
     const auto csv = lines_of(dir.path / "windows.csv");
     BOOST_TEST_REQUIRE(csv.size() == 2u);
-    BOOST_TEST(csv[0].ends_with(",generator_rss_mib,generator_cpu_pct"));
+    BOOST_TEST(csv[0].ends_with(",generator_rss_mib,generator_cpu_pct,ttfa_p50_ms,ttfa_p99_ms,reasoning_tokens"));
+    // A window without thinking leaves the thinking model's columns empty and its JSON without them.
+    BOOST_TEST(csv[1].ends_with(",,,"));
     const json::object w = json::parse(lines_of(dir.path / "windows.jsonl").at(0)).as_object();
     BOOST_TEST(!w.contains("server"));
     BOOST_TEST(!w.contains("signals"));
+    BOOST_TEST(!w.contains("ttfa_ms"));
     BOOST_TEST(!w.contains("scrape_failures"));
     BOOST_TEST(w.at("generator").as_object().contains("rss_mib"));
 }

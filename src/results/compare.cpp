@@ -13,7 +13,8 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::array<const char*, 3> latency_kinds = {"ttft", "tpot", "e2e"};
+// ttfa last: a thinking model's time to first answer token (ttft's twin for any other model).
+constexpr std::array<const char*, 4> latency_kinds = {"ttft", "tpot", "e2e", "ttfa"};
 constexpr std::array<const char*, 4> latency_stats = {"mean", "p50", "p90", "p99"};
 constexpr std::array<double, 3> latency_percentiles = {50, 90, 99};
 constexpr std::size_t latency_metrics = latency_kinds.size() * latency_stats.size();
@@ -25,7 +26,9 @@ constexpr double z99 = 2.5758;                          // two-sided 99 %
 // p99 of 40 requests called 13 % apart with a 99 % interval clear of zero.
 constexpr double min_requests_past = 5;
 
-std::int64_t pick(const request_sample& r, std::size_t kind) { return kind == 0 ? r.ttft : kind == 1 ? r.tpot : r.e2e; }
+std::int64_t pick(const request_sample& r, std::size_t kind) {
+    return kind == 0 ? r.ttft : kind == 1 ? r.tpot : kind == 2 ? r.e2e : r.ttfa;
+}
 
 // The bootstrapped figures of one run (or one resample of it): latency
 // statistics in ms and the error rate; NaN where there is no data.

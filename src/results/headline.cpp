@@ -18,6 +18,7 @@ std::optional<headline_metric> headline_metric_of(const run_result& r) {
     const run_stats& s = r.stats;
     if (m.empty()) return std::nullopt;
     if (m == "ttft") return headline_metric{"TTFT", &s.ttft};
+    if (m == "ttfa") return headline_metric{"TTFA", &s.ttfa};
     if (m == "itl") return headline_metric{"ITL", &s.itl};
     if (m == "tpot") return headline_metric{"TPOT", &s.tpot};
     if (m == "e2e") return headline_metric{"E2E", &s.e2e};
@@ -30,10 +31,11 @@ constexpr double percentiles[] = {50, 90, 99};
 }  // namespace
 
 void check_headline(std::string_view metric) {
-    for (const std::string_view m : {"ttft", "itl", "tpot", "e2e", "session", "throughput"})
+    for (const std::string_view m : {"ttft", "ttfa", "itl", "tpot", "e2e", "session", "throughput"})
         if (metric == m) return;
     throw input_error("--headline " + std::string(metric) +
-                                ": expected ttft, itl, tpot, e2e, session (an agent chain's latency) or throughput");
+                      ": expected ttft, ttfa (a thinking model's time to first answer token), itl, tpot, e2e, session "
+                      "(an agent chain's latency) or throughput");
 }
 
 std::string headline_line(const run_result& r) {

@@ -15,8 +15,8 @@ namespace openloop {
 namespace {
 
 bool time_key(std::string_view key) {
-    for (std::string_view k : {"intended_ns", "released_ns", "sent_ns", "headers_ns", "first_token_ns", "last_token_ns",
-                               "end_ns"})
+    for (std::string_view k : {"intended_ns", "released_ns", "sent_ns", "headers_ns", "first_token_ns",
+                               "first_answer_ns", "last_token_ns", "end_ns"})
         if (key == k) return true;
     return false;
 }

@@ -18,6 +18,8 @@ boost::json::object metric_aliases() {
           {"aiperf", "inter_token_latency"},
           {"guidellm", "inter_token_latency_ms"}}},
         {"itl", {{"vllm", "itl"}, {"sglang", "itl"}}},
+        {"ttfa", {{"aiperf", "time_to_first_output_token"}}},
+        {"reasoning_tokens", {{"aiperf", "reasoning_token_count"}}},
         {"icl", {{"aiperf", "inter_chunk_latency"}}},
         {"e2el",
          {{"vllm", "e2el"},

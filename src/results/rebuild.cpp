@@ -29,6 +29,12 @@ std::int64_t integer(const json::object& o, const char* key, std::int64_t fallba
     return v < 0 ? fallback : v;
 }
 
+// A flag written only when true.
+bool flag(const json::object& o, const char* key) {
+    const json::value* v = o.if_contains(key);
+    return v && v->is_bool() && v->get_bool();
+}
+
 int class_of(std::string_view name) {
     for (int c = 0; c < error_class_count; ++c)
         if (error_class_name(static_cast<error_class>(c)) == name) return c;
@@ -44,6 +50,31 @@ void count_status(run_stats& s, int status) {
     } else {
         counts.insert(it, {status, 1});
     }
+}
+
+// A thinking model's clocks and split, as the run counted them. Lines without them
+// (a model that did not think, an older log) answered from their first token.
+void add_reasoning(run_stats& s, const json::object& o, std::int64_t intended, std::int64_t first, std::int64_t output,
+                   request_sample* sample) {
+    const std::int64_t first_answer = o.contains("first_answer_ns") ? ns(o, "first_answer_ns") : first;
+    if (first_answer >= 0) {
+        s.ttfa.record(first_answer - intended);
+        if (sample) sample->ttfa = first_answer - intended;
+    }
+    if (const json::value* r = o.if_contains("reasoning_ms"); r && r->is_number())
+        s.reasoning_time.record(std::llround(r->to_number<double>() * 1e6));
+    reasoning_stats& t = s.reasoning;
+    const std::int64_t reasoning = integer(o, "reasoning_tokens");
+    t.reasoning_tokens += reasoning;
+    t.answer_tokens += o.contains("answer_tokens") ? integer(o, "answer_tokens") : output;
+    if (reasoning > 0) ++t.thinking;
+    const json::value* source = o.if_contains("reasoning_source");
+    const std::string_view from = source && source->is_string() ? std::string_view(source->get_string()) : "";
+    if (from == "usage") ++t.from_usage;
+    if (from == "usage_deltas") ++t.from_deltas;
+    if (from == "chunks") ++t.estimated;
+    if (flag(o, "ended_thinking")) ++t.ended_thinking;
+    if (flag(o, "tool_call")) ++t.tool_calls;
 }
 
 // turn: a sessions run's turn from 1, else -1.
@@ -130,11 +161,12 @@ void add(run_stats& s, const json::object& o, std::vector<request_sample>* sampl
         if (sample) sample->e2e = end - intended;
     }
     if (sample) sample->output_tokens = output;
+    add_reasoning(s, o, intended, first >= 0 && last >= 0 ? first : -1, output, sample);
     if (turn >= 1) {
         const bool streamed = first >= 0 && last >= 0;
         s.sessions.completed_turn(static_cast<std::uint64_t>(turn - 1), streamed ? first - intended : -1,
                                   streamed ? last - intended : end >= 0 ? end - intended : -1, prompt,
-                                  ns(o, "cached_tokens"));
+                                  ns(o, "cached_tokens"), ns(o, "output_tokens"), flag(o, "tool_call"));
     }
     if (headers >= 0) s.ttfb.record(headers - intended);
     if (const json::value* c = o.if_contains("connect_ms"); c && c->is_number())
@@ -144,7 +176,8 @@ void add(run_stats& s, const json::object& o, std::vector<request_sample>* sampl
 // Token counts a run can have written: the run keeps them in 32 bits, and
 // larger ones would overflow the totals of an edited or corrupt log.
 bool plausible(const json::object& o) {
-    for (const char* key : {"input_tokens", "output_tokens", "max_tokens", "prompt_tokens", "cached_tokens"})
+    for (const char* key : {"input_tokens", "output_tokens", "max_tokens", "prompt_tokens", "cached_tokens",
+                            "reasoning_tokens", "answer_tokens"})
         if (ns(o, key) > std::numeric_limits<std::int32_t>::max()) return false;
     return true;
 }

@@ -15,13 +15,15 @@ namespace openloop {
 namespace {
 
 constexpr std::string_view slo_syntax =
-    "expected <metric>_<stat>=<duration> (metric: ttft, tpot, itl, icl, e2e, lag; stat: p50, p90, p95, p99, "
+    "expected <metric>_<stat>=<duration> (metric: ttft, ttfa, tpot, itl, icl, e2e, lag, reasoning; stat: p50, p90, p95, p99, "
     "p99.9, mean, max; duration with unit us, ms, s, m or h, a bare number being seconds, e.g. ttft_p99=1s) or "
     "error_rate=<percent or fraction> (e.g. error_rate=0.1%)";
 
 // Our metric name → the family name in summary.json.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 7> metrics = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 9> metrics = {{
     {"ttft", "ttft"},
+    {"ttfa", "ttfa"},
+    {"reasoning", "reasoning"},
     {"tpot", "tpot"},
     {"itl", "itl"},
     {"icl", "icl"},

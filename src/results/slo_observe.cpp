@@ -6,6 +6,8 @@ namespace openloop {
 
 const histogram* slo_histogram(const run_stats& stats, const slo& s) {
     if (s.metric == "ttft") return &stats.ttft;
+    if (s.metric == "ttfa") return &stats.ttfa;
+    if (s.metric == "reasoning") return &stats.reasoning_time;
     if (s.metric == "tpot") return &stats.tpot;
     if (s.metric == "itl") return &stats.itl;
     if (s.metric == "icl") return &stats.icl;

@@ -34,6 +34,7 @@ constexpr soak_figure figures[] = {
     {"signals.kv_usage", "KV-cache usage", "", 0.05, 0, true, true},
     {"generator_rss_mib", "generator RSS", "MiB", 8, 0.02, true, false},
     {"ttft_p99_ms", "TTFT p99", "ms", 0, 0.10, true, true},
+    {"ttfa_p99_ms", "TTFA p99", "ms", 0, 0.10, true, true},  // a thinking model's windows only
     {"itl_p99_ms", "ITL p99", "ms", 0, 0.10, true, true},
     {"e2e_p50_ms", "E2E p50", "ms", 0, 0.10, true, true},
     {"e2e_p99_ms", "E2E p99", "ms", 0, 0.10, true, true},
@@ -71,6 +72,7 @@ soak_windows parse_windows_jsonl(std::string_view text) {
         for (const char* k : {"offered_rate", "achieved_rate", "error_rate", "in_flight", "output_tok_s"})
             put(row, k, o.if_contains(k));
         put_percentiles(row, o, "ttft_ms", "ttft");
+        put_percentiles(row, o, "ttfa_ms", "ttfa");
         put_percentiles(row, o, "itl_ms", "itl");
         put_percentiles(row, o, "tpot_ms", "tpot");
         put_percentiles(row, o, "e2e_ms", "e2e");

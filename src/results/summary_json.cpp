@@ -79,6 +79,17 @@ boost::json::array input_buckets(const run_stats& stats, bool streamed) {
     return buckets;
 }
 
+// A thinking model's split of the output, and the answers that never came.
+boost::json::object reasoning_json(const run_result& r) {
+    const reasoning_stats& t = r.stats.reasoning;
+    return boost::json::object{{"thinking_requests", t.thinking},
+                               {"reasoning_tokens", t.reasoning_tokens},
+                               {"answer_tokens", t.answer_tokens},
+                               {"reasoning_tokens_source", name_or_null(r.reasoning_tokens_source)},
+                               {"ended_thinking", t.ended_thinking},
+                               {"tool_calls", t.tool_calls}};
+}
+
 }  // namespace
 
 boost::json::object summary_json(const run_result& r) {
@@ -183,6 +194,7 @@ boost::json::object summary_json(const run_result& r) {
     s["output_tokens_source"] = name_or_null(r.output_tokens_source);
     s["bad_usage"] = stats.bad_usage;  // completed requests whose usage was not believed
     if (context.streamed) s["itl_source"] = name_or_null(r.itl_source);
+    s["reasoning"] = reasoning_json(r);
     s["cached_prompt_tokens"] = stats.cached_prompt_tokens;
     s["server_prompt_tokens"] = stats.server_prompt_tokens;
     s["length_fidelity"] = length_fidelity(stats, context.tokenizer);

@@ -155,6 +155,7 @@ json::object to_json(const stage_row& row) {
     o["icl_ms"] = latency_json(row.icl);
     o["e2e_ms"] = latency_json(row.e2e);
     o["lag_ms"] = latency_json(row.lag);
+    o["ttfa_ms"] = latency_json(row.ttfa);
     o["lag_p99_ms"] = opt(row.lag.p99);
     o["slo_pass"] = row.slo_pass;
     json::array checks;
@@ -215,6 +216,8 @@ stage_row stage_row_from_json(const json::object& o) {
     row.icl = latency_from_json(r.object("icl_ms"));
     row.e2e = latency_from_json(r.object("e2e_ms"));
     row.lag = latency_from_json(r.object("lag_ms"));
+    // A sweep stored before time to first answer token was measured has none.
+    if (o.contains("ttfa_ms")) row.ttfa = latency_from_json(r.object("ttfa_ms"));
     row.slo_pass = r.flag("slo_pass");
     for (const auto& v : r.array("slo_results")) {
         if (!v.is_object()) r.bad("slo_results", "an array of objects");

@@ -44,7 +44,8 @@ const latency_row* stage_row::latency(std::string_view metric) const {
                                        {"itl", &itl},
                                        {"icl", &icl},
                                        {"e2e", &e2e},
-                                       {"lag", &lag}}) {
+                                       {"lag", &lag},
+                                       {"ttfa", &ttfa}}) {
         if (metric == name) return family;
     }
     return nullptr;
@@ -136,6 +137,7 @@ stage_row make_stage_row(std::size_t index, double offered_rate, int concurrency
     row.icl = make_latency_row(st.icl);
     row.e2e = make_latency_row(st.e2e);
     row.lag = make_latency_row(st.lag);
+    row.ttfa = make_latency_row(st.ttfa);
     if (row.e2e.mean) row.mean_inflight = achieved * *row.e2e.mean / 1000.0;
     row.samples = st.completed;
     row.duration_s = st.duration_s();

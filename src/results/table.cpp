@@ -18,8 +18,10 @@ namespace openloop {
 
 namespace {
 
-// Row order: TTFT, TPOT, ITL, ICL, E2E, queue (only when requests waited for a slot), lag, connect.
-constexpr std::array<std::string_view, 8> table_rows = {"ttft", "tpot", "itl", "icl", "e2el", "queue", "lag", "connect"};
+// Row order: TTFT, then a thinking model's TTFA and thinking time, TPOT, ITL (and per phase when it
+// thought), ICL, E2E, queue (only when requests waited for a slot), lag, connect.
+constexpr std::array<std::string_view, 12> table_rows = {"ttft", "ttfa", "reasoning", "tpot", "itl", "itl_reasoning",
+                                                         "itl_answer", "icl", "e2el", "queue", "lag", "connect"};
 constexpr std::array<std::string_view, 8> table_columns = {"mean", "p50", "p90", "p95", "p99", "p99.9", "min", "max"};
 
 constexpr std::size_t name_w = 14;
@@ -67,6 +69,7 @@ void latency_rows(std::string& out, const run_stats& stats, bool streamed) {
     const std::vector<std::string_view> columns(table_columns.begin(), table_columns.end());
     for (const std::string_view row : table_rows) {
         if (row == "queue" && stats.queued == 0) continue;
+        if (reasoning_metric(row) && stats.reasoning.thinking == 0) continue;
         if (!streamed && stream_metric(row)) continue;
         const auto f = std::find_if(latency_families.begin(), latency_families.end(),
                                     [&](const latency_family& x) { return x.key == row; });
@@ -171,6 +174,18 @@ std::string format_table(const run_result& r) {
         // Only when it happened: the server's usage was not believed for these.
         line("bad usage      " + std::to_string(s.bad_usage) +
              " requests (counted by content chunks; see docs/metrics.md)");
+    }
+    if (const reasoning_stats& t = s.reasoning; t.thinking > 0 || t.tool_calls > 0) {
+        // A thinking model's output is mostly not the answer: say how much was which.
+        if (t.thinking > 0)
+            line("reasoning      " + count(t.thinking) + " of " + count(s.completed) + " requests thought: " +
+                 std::to_string(t.reasoning_tokens) + " reasoning tokens (source: " + or_dash(r.reasoning_tokens_source) +
+                 "), " + std::to_string(t.answer_tokens) + " answer tokens");
+        if (t.ended_thinking > 0)
+            line("ended thinking " + count(t.ended_thinking) +
+                 " requests spent max_tokens thinking and never answered: raise --output-len or lower "
+                 "--reasoning-effort");
+        if (t.tool_calls > 0) line("tool calls     " + count(t.tool_calls) + " answers were tool calls");
     }
     if (s.queued > 0) {
         line("queued         " + std::to_string(s.queued) + " requests waited for one of the " +

@@ -30,10 +30,20 @@ const std::vector<aspect_keys>& workload_keys() {
           "trace-to", "trace-max-requests", "trace-lengths-only", "loop"}},
         {"rate", {"rate", "rate-profile", "concurrency", "max-concurrency"}},
         {"arrival", {"arrival", "burstiness", "trace-speed"}},
-        {"sampling", {"temperature", "sampling-seed", "extra-body"}},
+        {"sampling", {"temperature", "sampling-seed", "extra-body", "response-format", "reasoning-effort"}},
+        {"tools",
+         {"tools", "tool-schema-len", "tool-choice", "tool-latency", "tool-result-len", "max-tool-steps"}},
         {"tokenizer", {"tokenizer", "vocab-size"}},
     };
     return keys;
+}
+
+// Flags newer than some recorded runs: a run from before them ran as their default does.
+const json::value* recorded(const json::object& config, std::string_view key) {
+    static const json::object defaults{{"tools", 0}, {"tool-schema-len", 64}, {"tool-choice", "auto"},
+                                       {"tool-latency", "0"}, {"tool-result-len", "64"}, {"max-tool-steps", 8}};
+    const json::value* v = config.if_contains(key);
+    return v ? v : defaults.if_contains(key);
 }
 
 std::string value_text(const json::value* v) {
@@ -72,7 +82,7 @@ std::vector<run_difference> run_differences(const run_context& a, const run_cont
     bool rate_said = false;
     for (const aspect_keys& group : workload_keys()) {
         for (std::string_view key : group.keys) {
-            const json::value *x = a.config.if_contains(key), *y = b.config.if_contains(key);
+            const json::value *x = recorded(a.config, key), *y = recorded(b.config, key);
             if (same(x, y)) continue;
             out.push_back({group.aspect, std::string(key), value_text(x), value_text(y), true});
             rate_said = rate_said || std::string_view(group.aspect) == "rate";

@@ -27,7 +27,7 @@ struct rebuilt_stats {
 // where it has no such figure): what `openloop compare` resamples.
 struct request_sample {
     bool ok = false;
-    std::int64_t ttft = -1, tpot = -1, e2e = -1;
+    std::int64_t ttft = -1, tpot = -1, e2e = -1, ttfa = -1;
     std::int64_t output_tokens = 0;
 };
 

@@ -22,7 +22,7 @@ struct latency_family {
     histogram run_stats::*member;
 };
 
-inline constexpr std::array<latency_family, 11> latency_families = {{
+inline constexpr std::array<latency_family, 15> latency_families = {{
     {"ttft", "TTFT", &run_stats::ttft},
     {"tpot", "TPOT", &run_stats::tpot},
     {"itl", "ITL", &run_stats::itl},
@@ -34,12 +34,24 @@ inline constexpr std::array<latency_family, 11> latency_families = {{
     {"ttft_from_send", "", &run_stats::ttft_from_send},
     {"e2el_from_send", "", &run_stats::e2e_from_send},
     {"queue", "queue", &run_stats::queue},  // --max-concurrency: the wait for a free slot
+    // A thinking model's: time to first answer token, how long it thought, ITL of each phase.
+    {"ttfa", "TTFA", &run_stats::ttfa},
+    {"reasoning", "thinking", &run_stats::reasoning_time},
+    {"itl_reasoning", "ITL thinking", &run_stats::itl_reasoning},
+    {"itl_answer", "ITL answer", &run_stats::itl_answer},
 }};
 
-// TTFT, TPOT, ITL, ICL and TTFT from the send: defined only for streamed
-// answers, so a run whose answers were single JSON bodies does not report them.
+// TTFT, TPOT, ITL, ICL, TTFT from the send and the thinking model's clocks:
+// defined only for streamed answers, so a run whose answers were single JSON
+// bodies does not report them.
 constexpr bool stream_metric(std::string_view key) {
-    return key == "ttft" || key == "tpot" || key == "itl" || key == "icl" || key == "ttft_from_send";
+    return key == "ttft" || key == "tpot" || key == "itl" || key == "icl" || key == "ttft_from_send" || key == "ttfa" ||
+           key == "reasoning" || key == "itl_reasoning" || key == "itl_answer";
+}
+
+// The families only a run whose model thought shows in its table.
+constexpr bool reasoning_metric(std::string_view key) {
+    return key == "ttfa" || key == "reasoning" || key == "itl_reasoning" || key == "itl_answer";
 }
 
 // One statistic of a histogram of ns, in ms: mean, std, median, p<N> (p50,
@@ -65,6 +77,9 @@ struct run_result {
     // Where ITL samples came from: "tokens" (per-chunk counts), "chunks"
     // (chunk intervals) or "mixed"; empty without samples.
     std::string_view itl_source;
+    // Where reasoning token counts came from: "usage", "usage_deltas",
+    // "chunks" (an estimate) or "mixed"; empty when no request thought.
+    std::string_view reasoning_tokens_source;
 };
 
 run_result make_run_result(run_stats stats, run_context context);

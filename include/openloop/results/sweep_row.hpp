@@ -62,7 +62,7 @@ struct stage_row {
     std::optional<double> mean_inflight;  // Little's law: achieved x mean E2E
     std::uint64_t samples = 0;
     double duration_s = 0;
-    latency_row ttft, tpot, itl, icl, e2e, lag;
+    latency_row ttft, tpot, itl, icl, e2e, lag, ttfa;
     bool slo_pass = true;
     std::vector<slo_result> slo_results;
     double deficit = 0;  // (sent - answered) x window: requests still queued

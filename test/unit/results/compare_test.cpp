@@ -24,6 +24,7 @@ compared_run run(const char* name, int n, double ttft_ms, std::uint64_t seed, in
             s.ttft = static_cast<std::int64_t>((ttft_ms * 0.75 + spread(rng)) * ms);
             s.tpot = 20 * ms;
             s.e2e = s.ttft + 9 * s.tpot;
+            s.ttfa = s.ttft;  // a model that does not think answers with its first token
             s.output_tokens = 10;
         }
         r.requests.push_back(s);

@@ -122,6 +122,9 @@ BOOST_AUTO_TEST_CASE(maps_to_summary_keys) {
     BOOST_TEST(summary_key(parse_slo("e2e_p95=1s")) == "p95_e2el_ms");
     BOOST_TEST(summary_key(parse_slo("icl_max=1s")) == "max_icl_ms");
     BOOST_TEST(summary_key(parse_slo("lag_p90=1s")) == "p90_lag_ms");
+    // A thinking model is judged by its answer: time to first answer token, and how long it thought.
+    BOOST_TEST(summary_key(parse_slo("ttfa_p99=5s")) == "p99_ttfa_ms");
+    BOOST_TEST(summary_key(parse_slo("reasoning_p50=5s")) == "median_reasoning_ms");
     BOOST_TEST(summary_key(parse_slo("error_rate=1%")) == "error_rate");
     BOOST_TEST(!error_of([] { summary_key(slo{"ttft", "p42", 1, "x"}); }).empty());
 }

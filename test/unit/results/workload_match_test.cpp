@@ -100,3 +100,23 @@ BOOST_AUTO_TEST_CASE(the_tokenizer_asked_for_is_workload_the_one_calibrated_is_t
     BOOST_TEST(differences_text(d) ==
                "tokenizer: calibrated server (vllm chat template) vs server (llama.cpp prompt); tokenizer: auto vs words");
 }
+
+// An agent's tools and a reasoning model's effort change what the server is asked; a run
+// recorded before these flags existed ran without tools.
+BOOST_AUTO_TEST_CASE(tools_response_format_and_reasoning_effort_are_the_workload) {
+    run_context with_tools = described();
+    with_tools.config["tools"] = 3;
+    with_tools.config["tool-latency"] = "200ms";
+    with_tools.config["reasoning-effort"] = "high";
+    with_tools.config["response-format"] = "json_object";
+    const auto d = run_differences(described(), with_tools);
+    BOOST_TEST(any_workload_difference(d));
+    BOOST_TEST(differences_text(d) ==
+                   "sampling: response-format (not set) vs json_object; sampling: reasoning-effort (not set) vs high; "
+                   "tools: 0 vs 3; tools: tool-latency 0 vs 200ms",
+               differences_text(d));
+    run_context no_tools = described();
+    no_tools.config["tools"] = 0;
+    no_tools.config["max-tool-steps"] = 8;
+    BOOST_TEST(run_differences(described(), no_tools).empty());
+}

@@ -32,7 +32,7 @@ net::awaitable<bool> write_streamed_answer(Stream& stream, const sim_http_reques
     std::string buf, frame;
     const int per_event = std::max(1, cfg.model.tokens_per_step);
     const int half = n / 2;
-    bool stalled = false, corrupted = false;
+    bool stalled = false, corrupted = false, answered = false;
     bool ok = co_await sim_io::write_stream_head(stream, req);
     if (ok) {
         if (a.responses) rw.opening(buf);
@@ -78,10 +78,10 @@ net::awaitable<bool> write_streamed_answer(Stream& stream, const sim_http_reques
             const bool last = sent == n;
             w.cached_tokens = lr.cached_tokens;
             if (a.responses) {
-                rw.delta(buf, w, k);
+                answered |= rw.step(buf, w, k, sent - k);
             } else {
-                w.content(buf, k, sent, last ? a.finish : std::string_view{},
-                          last && r.include_usage && quirks.usage_in_last_chunk);
+                answered |= w.step(buf, k, sent - k, last ? a.finish : std::string_view{},
+                                   last && r.include_usage && quirks.usage_in_last_chunk);
             }
         }
         if (!ok) break;
@@ -93,6 +93,7 @@ net::awaitable<bool> write_streamed_answer(Stream& stream, const sim_http_reques
             break;
         }
         if (rec.first_token_ns < 0) rec.first_token_ns = t;
+        if (answered && rec.first_answer_ns < 0) rec.first_answer_ns = t;
         rec.last_token_ns = t;
         // Let other connections write between our batches of events.
         if (fh && sent < n) co_await net::post(stream.get_executor(), net::use_awaitable);
@@ -101,7 +102,7 @@ net::awaitable<bool> write_streamed_answer(Stream& stream, const sim_http_reques
         buf.clear();
         w.cached_tokens = rw.cached_tokens = lr.cached_tokens;
         // A Responses stream has no [DONE]: response.completed, with the usage, is its end.
-        if (a.responses) rw.closing(buf, generated_words(a.h, sent), sent, a.length);
+        if (a.responses) rw.closing(buf, generated_words(a.h, std::max(0, sent - a.plan.reasoning)), sent, a.length);
         if (!a.responses && r.include_usage && !quirks.usage_in_last_chunk) w.final_usage(buf, sent);
         if (!a.responses && !quirks.no_done) buf.append("data: [DONE]\n\n");
         if (!buf.empty()) ok = co_await sim_io::write_chunk(stream, frame, buf);
@@ -129,15 +130,21 @@ net::awaitable<bool> write_whole_answer(Stream& stream, const sim_http_request& 
         rec.outcome = "fault";
         co_return false;
     }
-    const std::string text = generated_words(a.h, a.n);
+    const answer_plan& p = a.plan;
+    const std::string text = p.tool_call ? std::string() : generated_words(a.h, p.answer);
+    const std::string reasoning = generated_words(a.think_h, p.reasoning);
+    const std::string arguments = p.tool_call ? tool_arguments(a.h, p.answer, p.answer) : std::string();
+    const chat_extras extras{reasoning, cfg.answers.shape, a.w.thinks && cfg.answers.shape == reasoning_shape::reasoning,
+                             p.reasoning, a.w.tool_id, p.function, arguments};
     a.rw.cached_tokens = a.lr.cached_tokens;
     std::string s = a.responses ? a.rw.body(text, a.n, a.length)
                                 : completion_response(a.chat, (a.chat ? "chatcmpl-" : "cmpl-") + std::to_string(a.id),
                                                       started_unix, cfg.served_model_name, text, a.finish,
-                                                      a.r.prompt_tokens, a.n, a.lr.cached_tokens);
+                                                      a.r.prompt_tokens, a.n, a.lr.cached_tokens, extras);
     if (a.f == fault::bad_chunk) s.resize(s.size() / 2);
     const bool ok = co_await sim_io::send(stream, req, http::status::ok, std::move(s));
     rec.first_token_ns = rec.last_token_ns = steady_now_ns();
+    if (p.answer > 0) rec.first_answer_ns = rec.first_token_ns;
     if (!ok) rec.outcome = "client_closed";
     co_return ok;
 }

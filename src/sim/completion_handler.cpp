@@ -2,6 +2,7 @@
 
 #include "openloop/base/clock.hpp"
 #include "openloop/load/tokens.hpp"
+#include "openloop/sim/answer_plan.hpp"
 #include "openloop/sim/event_writer.hpp"
 #include "openloop/sim/faults.hpp"
 #include "openloop/sim/openai_api.hpp"
@@ -70,6 +71,14 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
                                         "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Sign in to continue"
                                         "</body></html>\n",
                                         "text/html; charset=utf-8");
+    if (quirks.no_stream_tools && r.stream && !r.tools.names.empty()) {
+        const api_error e{http::status::internal_server_error, "server_error", "Cannot use tools with stream"};
+        rec.status = static_cast<int>(e.status);
+        rec.outcome = "rejected";
+        rec.end_ns = steady_now_ns();
+        log_.write(rec);
+        co_return co_await sim_io::send(stream, req, e.status, error_body(e));
+    }
     if (quirks.ignore_stream) r.stream = false;
     if (quirks.ignore_stream_options) r.include_usage = r.continuous_usage = false;
     if (quirks.always_usage) r.include_usage = true;
@@ -98,9 +107,11 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
                           : r.temperature == 0.0 ? prompt_hash
                                                  : mix64(cfg_.seed ^ mix64(index));
     a.h = h;
-    a.n = output_length(r, h);
+    a.think_h = ~h;
+    a.plan = plan_answer(cfg_.answers, r, h);
+    a.n = a.plan.total();
     a.length = r.ignore_eos || a.n == r.max_tokens;
-    a.finish = a.length ? "length" : "stop";
+    a.finish = a.plan.finish(r);
     const std::int64_t created = started_unix_ + (rec.arrival_ns - started_ns_) / 1'000'000'000;
 
     if (a.responses) {
@@ -109,6 +120,11 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
         a.rw.model_json = model_json_;
         a.rw.created_unix = created;
         a.rw.prompt_tokens = r.prompt_tokens;
+        a.rw.reasoning = a.plan.reasoning;
+        if (a.plan.reasoning > 0) {
+            a.rw.reasoning_id = "rs_" + std::to_string(mix64(a.think_h ^ index) >> 16);
+            a.rw.thinking = generated_words(a.think_h, a.plan.reasoning);
+        }
     }
     event_writer& w = a.w;
     w.chat = a.chat;
@@ -116,6 +132,16 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
     if (quirks.absurd_usage) w.absurd_completion = 2147483647;
     w.prompt_tokens = r.prompt_tokens;
     w.word_state = h;
+    w.thinks = a.chat && cfg_.answers.reasoning_tokens.has_value();
+    w.shape = cfg_.answers.shape;
+    w.reasoning = a.plan.reasoning;
+    w.reasoning_state = a.think_h;
+    w.tool_call = a.plan.tool_call;
+    w.arguments_tokens = a.plan.answer;
+    if (w.tool_call) {
+        w.tool_id = tool_call_id(h ^ index);
+        w.tool_name_json = boost::json::serialize(boost::json::value(a.plan.function));
+    }
     {
         std::string id = (a.chat ? "chatcmpl-" : "cmpl-") + std::to_string(mix64(h ^ index) >> 16);
         w.head = R"({"id":")" + id + R"(","object":")" + (a.chat ? "chat.completion.chunk" : "text_completion") +
@@ -145,6 +171,9 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
     }
     if (ok) ++counters_.success;
     rec.completion_tokens = a.sent;
+    rec.reasoning_tokens = std::min(a.sent, a.plan.reasoning);
+    const int answered = a.sent - rec.reasoning_tokens;
+    rec.tool_call = a.plan.tool_call && answered > 0;
     rec.cached_tokens = a.lr.cached_tokens;
     rec.end_ns = steady_now_ns();
     if (cfg_.log_content) {
@@ -152,7 +181,14 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
         // sent (as for a Responses .done event and a non-streamed answer).
         rec.content = true;
         rec.body = req.body();
-        rec.output = generated_words(h, a.sent);
+        rec.reasoning = generated_words(a.think_h, rec.reasoning_tokens);
+        if (rec.tool_call) {
+            rec.tool_id = w.tool_id;
+            rec.tool_name = a.plan.function;
+            rec.tool_arguments = tool_arguments(h, answered, a.plan.answer);
+        } else {
+            rec.output = generated_words(h, answered);
+        }
     }
     log_.write(rec);
     co_return ok;

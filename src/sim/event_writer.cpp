@@ -2,9 +2,22 @@
 
 #include "openloop/load/tokens.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace openloop {
+
+namespace {
+
+void append_words(std::string& out, std::uint64_t& state, int k) {
+    for (int i = 0; i < k; ++i) {
+        state = mix64(state);
+        out.push_back(' ');
+        out.append(vocab_word(state >> 58));
+    }
+}
+
+}  // namespace
 
 void append_int(std::string& out, std::int64_t v) {
     char buf[24];
@@ -25,6 +38,12 @@ void event_writer::usage(std::string& out, int sent) const {
         append_int(out, cached_tokens);
         out.push_back('}');
     }
+    // The older shape's quirk: no details, a client attributes tokens by phase itself.
+    if (thinks && shape == reasoning_shape::reasoning) {
+        out.append(R"(,"completion_tokens_details":{"reasoning_tokens":)");
+        append_int(out, std::min(sent, reasoning));
+        out.push_back('}');
+    }
     out.push_back('}');
 }
 
@@ -38,27 +57,22 @@ void event_writer::role(std::string& out) const {
     out.append("}\n\n");
 }
 
-void event_writer::words(std::string& out, int k) {
-    for (int i = 0; i < k; ++i) {
-        word_state = mix64(word_state);
-        out.push_back(' ');
-        out.append(vocab_word(word_state >> 58));
-    }
-}
+void event_writer::words(std::string& out, int k) { append_words(out, word_state, k); }
+
+void event_writer::thinking_words(std::string& out, int k) { append_words(out, reasoning_state, k); }
 
 std::string generated_words(std::uint64_t state, int k) {
-    event_writer w;
-    w.word_state = state;
     std::string out;
-    w.words(out, k);
+    append_words(out, state, k);
     return out;
 }
 
-void event_writer::content(std::string& out, int k, int completion, std::string_view finish_reason, bool with_usage) {
-    out.append("data: ").append(head);
-    out.append(chat ? R"([{"index":0,"delta":{"content":")" : R"([{"index":0,"text":")");
-    words(out, k);
-    out.append(chat ? R"("},"logprobs":null,"finish_reason":)" : R"(","logprobs":null,"finish_reason":)");
+void event_writer::open_delta(std::string& out) const {
+    out.append("data: ").append(head).append(R"([{"index":0,"delta":{)");
+}
+
+void event_writer::close_choice(std::string& out, int completion, std::string_view finish_reason, bool with_usage) const {
+    out.append(R"(,"logprobs":null,"finish_reason":)");
     if (finish_reason.empty()) {
         out.append("null");
     } else {
@@ -72,6 +86,85 @@ void event_writer::content(std::string& out, int k, int completion, std::string_
         usage(out, completion);
     }
     out.append("}\n\n");
+}
+
+void event_writer::content(std::string& out, int k, int completion, std::string_view finish_reason, bool with_usage) {
+    if (chat) {
+        open_delta(out);
+        out.append(R"("content":")");
+    } else {
+        out.append("data: ").append(head).append(R"([{"index":0,"text":")");
+    }
+    words(out, k);
+    out.push_back('"');
+    if (chat && thinks && shape == reasoning_shape::reasoning_content) out.append(R"(,"reasoning_content":null)");
+    if (chat) out.push_back('}');
+    close_choice(out, completion, finish_reason, with_usage);
+}
+
+bool event_writer::step(std::string& out, int k, int before, std::string_view finish_reason, bool with_usage) {
+    const int think = std::clamp(reasoning - before, 0, k);
+    const int answer = k - think;
+    const int after = before + k;
+    const bool current = shape == reasoning_shape::reasoning;
+    if (think > 0 && answer > 0 && current && !tool_call) {
+        // vLLM sends the step that ends the thinking as one chunk with both.
+        open_delta(out);
+        out.append(R"("reasoning":")");
+        thinking_words(out, think);
+        out.append(R"(","content":")");
+        words(out, answer);
+        out.append(R"("})");
+        close_choice(out, after, finish_reason, with_usage);
+        return true;
+    }
+    if (think > 0) {
+        open_delta(out);
+        out.append(current ? R"("reasoning":")" : R"("content":null,"reasoning_content":")");
+        thinking_words(out, think);
+        out.append(R"("})");
+        const bool last = answer == 0;
+        close_choice(out, before + think, last ? finish_reason : std::string_view{}, last && with_usage);
+    }
+    if (answer == 0) return false;
+    if (!tool_call) {
+        content(out, answer, after, finish_reason, with_usage);
+        return true;
+    }
+    const int from = before + think - reasoning;
+    if (from == 0) {  // the call's id and name open it, with no tokens of their own
+        open_delta(out);
+        out.append(R"("tool_calls":[{"index":0,"id":")").append(tool_id);
+        out.append(R"(","type":"function","function":{"name":)").append(tool_name_json);
+        out.append(R"(,"arguments":""}}]})");
+        close_choice(out, before + think, {}, false);
+    }
+    open_delta(out);
+    out.append(R"("tool_calls":[{"index":0,"function":{"arguments":")");
+    arguments(out, from, answer, true);
+    out.append(R"("}}]})");
+    close_choice(out, after, finish_reason, with_usage);
+    return true;
+}
+
+void event_writer::arguments(std::string& out, int from, int k, bool escaped) {
+    for (int t = from; t < from + k; ++t) {
+        if (t == 0) {
+            out.append(escaped ? R"({\"query\":\")" : R"({"query":")");
+        } else {
+            words(out, 1);
+        }
+        if (t == arguments_tokens - 1) out.append(escaped ? R"(\"})" : R"("})");
+    }
+}
+
+std::string tool_arguments(std::uint64_t state, int k, int of) {
+    event_writer w;
+    w.word_state = state;
+    w.arguments_tokens = of;
+    std::string out;
+    w.arguments(out, 0, k, false);
+    return out;
 }
 
 void event_writer::empty_choices(std::string& out) const { out.append("data: ").append(head).append("[]}\n\n"); }

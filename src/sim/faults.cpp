@@ -56,6 +56,7 @@ bool set_quirk(sim_quirks& q, std::string_view name) {
         {"close-stale", &sim_quirks::close_stale},
         {"html-200", &sim_quirks::html_200},
         {"ignore-stream", &sim_quirks::ignore_stream},
+        {"no-stream-tools", &sim_quirks::no_stream_tools},
     };
     for (const auto& [n, member] : table) {
         if (n == name) {

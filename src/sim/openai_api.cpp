@@ -1,6 +1,7 @@
 #include "openloop/sim/openai_api.hpp"
 
 #include "openloop/load/tokens.hpp"
+#include "openloop/sim/answer_plan.hpp"
 
 #include <boost/json.hpp>
 
@@ -161,6 +162,7 @@ std::optional<api_error> parse_completion(std::string_view body, bool chat, cons
     r.chat = chat;
     std::string err;
     if (!request_prompt_ids(cfg.tokenizer, o, chat, r.token_ids, err)) return bad_request(err);
+    if (chat && !read_tool_request(o, r.tools, err)) return bad_request(err);
     return read_generation(o, cfg, r);
 }
 
@@ -190,10 +192,20 @@ std::optional<api_error> parse_responses(std::string_view body, const sim_config
 
 std::string completion_response(bool chat, const std::string& id, std::int64_t created_unix, const std::string& model,
                                 const std::string& text, std::string_view finish_reason, int prompt_tokens,
-                                int completion_tokens, int cached_tokens) {
+                                int completion_tokens, int cached_tokens, const chat_extras& extras) {
     json::object choice{{"index", 0}, {"logprobs", nullptr}, {"finish_reason", finish_reason}};
     if (chat) {
-        choice["message"] = json::object{{"role", "assistant"}, {"content", text}};
+        json::object message{{"role", "assistant"}, {"content", text}};
+        if (!extras.reasoning.empty())
+            message[extras.shape == reasoning_shape::reasoning ? "reasoning" : "reasoning_content"] = extras.reasoning;
+        if (!extras.tool_name.empty()) {
+            message["content"] = nullptr;
+            message["tool_calls"] = json::array{json::object{
+                {"id", extras.tool_id},
+                {"type", "function"},
+                {"function", json::object{{"name", extras.tool_name}, {"arguments", extras.tool_arguments}}}}};
+        }
+        choice["message"] = std::move(message);
     } else {
         choice["text"] = text;
     }
@@ -201,6 +213,8 @@ std::string completion_response(bool chat, const std::string& id, std::int64_t c
                        {"total_tokens", std::int64_t{prompt_tokens} + completion_tokens},
                        {"completion_tokens", completion_tokens}};
     if (cached_tokens > 0) usage["prompt_tokens_details"] = json::object{{"cached_tokens", cached_tokens}};
+    if (extras.reasoning_usage)
+        usage["completion_tokens_details"] = json::object{{"reasoning_tokens", extras.reasoning_tokens}};
     json::object body{{"id", id},
                       {"object", chat ? "chat.completion" : "text_completion"},
                       {"created", created_unix},
@@ -293,13 +307,16 @@ std::string models_response(const sim_config& cfg, std::int64_t created_unix) {
     return json::serialize(json::object{{"object", "list"}, {"data", json::array{std::move(model)}}});
 }
 
-int output_length(const completion_request& r, std::uint64_t h) {
-    if (r.ignore_eos) return r.max_tokens;
+int output_length(const completion_request& r, std::uint64_t h) { return answer_length(r, h, 0); }
+
+int answer_length(const completion_request& r, std::uint64_t h, int spent) {
+    const int budget = r.max_tokens - std::min(spent, r.max_tokens);
+    if (budget == 0 || r.ignore_eos) return budget;
     const double u1 = (static_cast<double>(mix64(h) >> 11) + 0.5) * 0x1.0p-53;
     const double u2 = (static_cast<double>(mix64(h + 1) >> 11) + 0.5) * 0x1.0p-53;
     const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
     const int natural = std::max(1, static_cast<int>(std::lround(200.0 * std::exp(0.8 * z))));
-    return std::clamp(natural, std::max(1, r.min_tokens), r.max_tokens);
+    return std::clamp(natural, std::clamp(r.min_tokens - spent, 1, budget), budget);
 }
 
 }  // namespace openloop

@@ -23,11 +23,14 @@ void sim_request_log::write(const log_record& r) {
                    {"arrival_ns", r.arrival_ns},
                    {"body_bytes", r.body_bytes},
                    {"first_token_ns", r.first_token_ns},
+                   {"first_answer_ns", r.first_answer_ns},
                    {"last_token_ns", r.last_token_ns},
                    {"end_ns", r.end_ns},
                    {"prompt_tokens", r.prompt_tokens},
                    {"completion_tokens", r.completion_tokens},
                    {"cached_tokens", r.cached_tokens},
+                   {"reasoning_tokens", r.reasoning_tokens},
+                   {"tool_call", r.tool_call},
                    {"status", r.status},
                    {"fault", fault_name(r.injected)},
                    {"outcome", r.outcome}};
@@ -35,9 +38,16 @@ void sim_request_log::write(const log_record& r) {
         json::error_code ec;
         const json::value body = json::parse(r.body, ec);
         const json::object* request = ec ? nullptr : body.if_object();
-        for (const char* key : {"messages", "prompt"})
+        for (const char* key : {"messages", "prompt", "tools"})
             if (const json::value* v = request ? request->if_contains(key) : nullptr) o[key] = *v;
         o["output"] = r.output;
+        if (!r.reasoning.empty()) o["reasoning"] = r.reasoning;
+        if (r.tool_call) {
+            o["tool_calls"] = json::array{json::object{
+                {"id", r.tool_id},
+                {"type", "function"},
+                {"function", json::object{{"name", r.tool_name}, {"arguments", r.tool_arguments}}}}};
+        }
     }
     out_ << json::serialize(o) << '\n';
     out_.flush();  // the log is read while the server runs (tests, tail -f)

@@ -91,9 +91,95 @@ bool completion_prompt_ids(const sim_tokenizer& tok, const json::value& prompt, 
     return true;
 }
 
-bool chat_prompt_ids(const sim_tokenizer& tok, const json::value& messages, bool add_generation_prompt,
+// An assistant message's tool calls, their names and arguments counted as
+// text; false with err naming the field when one is malformed.
+bool tool_call_ids(const sim_tokenizer& tok, const json::value& calls, const std::string& at,
+                   std::vector<std::uint64_t>& ids, std::string& err) {
+    const auto* list = calls.if_array();
+    if (!list) {
+        err = at + ".tool_calls: a list is required";
+        return false;
+    }
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        const std::string call_at = at + ".tool_calls[" + std::to_string(i) + "]";
+        const auto* call = (*list)[i].if_object();
+        const auto* function = call ? call->if_contains("function") : nullptr;
+        if (!function || !function->is_object()) {
+            err = call_at + ".function: an object is required";
+            return false;
+        }
+        for (const char* key : {"name", "arguments"}) {
+            const auto* v = function->get_object().if_contains(key);
+            if (!v || !v->is_string()) {
+                err = call_at + ".function." + key + ": a string is required";
+                return false;
+            }
+            append_text(tok, v->get_string(), ids);
+        }
+    }
+    return true;
+}
+
+bool message_ids(const sim_tokenizer& tok, const json::value& msg, std::size_t index, bool subword,
+                 std::vector<std::uint64_t>& ids, std::string& err) {
+    const auto* mo = msg.if_object();
+    if (!mo) {
+        err = "messages[]: each message must be an object";
+        return false;
+    }
+    const std::string at = "messages[" + std::to_string(index) + "]";
+    const auto* role = mo->if_contains("role");
+    const std::string_view role_name = role && role->is_string() ? std::string_view(role->get_string()) : "user";
+    if (subword) append_header(role_name, ids);
+    if (const auto* content = mo->if_contains("content"); content && content->is_string()) {
+        append_text(tok, content->get_string(), ids);
+    } else if (content && content->is_array()) {
+        for (const auto& part : content->get_array()) {
+            const auto* po = part.if_object();
+            const auto* text = po ? po->if_contains("text") : nullptr;
+            if (text && text->is_string()) append_text(tok, text->get_string(), ids);
+        }
+    } else if (content && !content->is_null()) {
+        err = "messages[].content must be a string or a list of content parts";
+        return false;
+    }
+    if (const auto* calls = mo->if_contains("tool_calls"); calls && !calls->is_null()) {
+        if (role_name != "assistant") {
+            err = at + ".tool_calls: only an assistant message has tool calls";
+            return false;
+        }
+        if (!tool_call_ids(tok, *calls, at, ids, err)) return false;
+    }
+    if (role_name == "tool") {
+        const auto* id = mo->if_contains("tool_call_id");
+        if (!id || !id->is_string()) {
+            err = at + ".tool_call_id: a string is required in a tool message";
+            return false;
+        }
+    }
+    if (subword) ids.push_back(end_of_turn_id);
+    return true;
+}
+
+// The tools and a response_format's schema come first, as a template puts
+// them in its system prompt: a prefix shared by every request that carries them.
+void preamble_ids(const sim_tokenizer& tok, const json::object& body, bool subword, std::vector<std::uint64_t>& ids) {
+    const auto* tools = body.if_contains("tools");
+    const auto* format = body.if_contains("response_format");
+    const auto* schema = format && format->is_object() ? format->get_object().if_contains("json_schema") : nullptr;
+    const bool has_tools = tools && tools->is_array() && !tools->get_array().empty();
+    if (!has_tools && !(schema && schema->is_object())) return;
+    if (subword) append_header("system", ids);
+    if (has_tools)
+        for (const auto& tool : tools->get_array()) append_text(tok, json::serialize(tool), ids);
+    if (schema && schema->is_object()) append_text(tok, json::serialize(*schema), ids);
+    if (subword) ids.push_back(end_of_turn_id);
+}
+
+bool chat_prompt_ids(const sim_tokenizer& tok, const json::object& body, bool add_generation_prompt,
                      bool add_special_tokens, std::vector<std::uint64_t>& ids, std::string& err) {
-    if (!messages.is_array() || messages.get_array().empty()) {
+    const auto* messages = body.if_contains("messages");
+    if (!messages || !messages->is_array() || messages->get_array().empty()) {
         err = "messages: a non-empty list is required";
         return false;
     }
@@ -102,30 +188,10 @@ bool chat_prompt_ids(const sim_tokenizer& tok, const json::value& messages, bool
         if (add_special_tokens) ids.push_back(bos_id);
         ids.push_back(bos_id);
     }
-    for (const auto& msg : messages.get_array()) {
-        const auto* mo = msg.if_object();
-        if (!mo) {
-            err = "messages[]: each message must be an object";
-            return false;
-        }
-        if (subword) {
-            const auto* role = mo->if_contains("role");
-            append_header(role && role->is_string() ? std::string_view(role->get_string()) : "user", ids);
-        }
-        if (const auto* content = mo->if_contains("content"); content && content->is_string()) {
-            append_text(tok, content->get_string(), ids);
-        } else if (content && content->is_array()) {
-            for (const auto& part : content->get_array()) {
-                const auto* po = part.if_object();
-                const auto* text = po ? po->if_contains("text") : nullptr;
-                if (text && text->is_string()) append_text(tok, text->get_string(), ids);
-            }
-        } else if (content && !content->is_null()) {
-            err = "messages[].content must be a string or a list of content parts";
-            return false;
-        }
-        if (subword) ids.push_back(end_of_turn_id);
-    }
+    preamble_ids(tok, body, subword, ids);
+    const auto& list = messages->get_array();
+    for (std::size_t i = 0; i < list.size(); ++i)
+        if (!message_ids(tok, list[i], i, subword, ids, err)) return false;
     if (subword && add_generation_prompt) append_header("assistant", ids);
     return true;
 }
@@ -149,15 +215,9 @@ std::vector<std::uint64_t> sim_token_ids(const sim_tokenizer& tok, std::string_v
 
 bool request_prompt_ids(const sim_tokenizer& tok, const json::object& body, bool chat, std::vector<std::uint64_t>& ids,
                         std::string& err) {
-    if (chat) {
-        const auto* messages = body.if_contains("messages");
-        if (!messages) {
-            err = "messages: a non-empty list is required";
-            return false;
-        }
-        return chat_prompt_ids(tok, *messages, read_bool(body, "add_generation_prompt", true),
+    if (chat)
+        return chat_prompt_ids(tok, body, read_bool(body, "add_generation_prompt", true),
                                read_bool(body, "add_special_tokens", false), ids, err);
-    }
     const auto* prompt = body.if_contains("prompt");
     if (!prompt) {
         err = "prompt: field required";

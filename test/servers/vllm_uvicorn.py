@@ -76,12 +76,27 @@ def content_text(content):
     return ""
 
 
+def compact(value):
+    return json.dumps(value, separators=(",", ":"))
+
+
+def message_words(m):
+    # A message's content, and an assistant's tool calls: each call's name and arguments.
+    toks = words(content_text(m.get("content")))
+    for call in m.get("tool_calls") or []:
+        function = call.get("function") or {}
+        toks += words(function.get("name", "")) + words(function.get("arguments", ""))
+    return toks
+
+
 def prompt_words(body):
     """The prompt's tokens as words (or the ids themselves), and a key to hash."""
     if "messages" in body:
         if not isinstance(body["messages"], list):
             raise BadRequest("messages must be a list")
-        toks = [w for m in body["messages"] for w in words(content_text(m.get("content")))]
+        # The tools first, each its compact JSON, as openloop sim counts them.
+        toks = [w for t in body.get("tools") or [] for w in words(compact(t))]
+        toks += [w for m in body["messages"] for w in message_words(m)]
         return toks, json.dumps(body["messages"], sort_keys=True)
     prompt = body.get("prompt")
     if isinstance(prompt, str):
@@ -124,8 +139,39 @@ def plan(body, chat):
     return p, lo + h % (max_tokens - lo + 1), max_tokens
 
 
-def usage(p, k):
-    return {"prompt_tokens": p, "total_tokens": p + k, "completion_tokens": k}
+def usage(p, k, reasoning=0):
+    u = {"prompt_tokens": p, "total_tokens": p + k, "completion_tokens": k}
+    if args.reasoning_tokens and args.reasoning_shape == "reasoning":
+        u["completion_tokens_details"] = {"reasoning_tokens": min(k, reasoning)}
+    return u
+
+
+def answer_plan(body, chat, n, max_tokens):
+    """(thinking tokens, answer tokens, tool name or None): as openloop sim decides, with fixed counts."""
+    kwargs = body.get("chat_template_kwargs") or {}
+    thinks = chat and args.reasoning_tokens > 0 and kwargs.get("enable_thinking") is not False \
+        and kwargs.get("thinking") is not False
+    r = min(args.reasoning_tokens, max_tokens) if thinks else 0
+    budget = max_tokens - r
+    answer = budget if body.get("ignore_eos") else min(n, budget)
+    tools = [t.get("function", {}).get("name") for t in body.get("tools") or [] if isinstance(t, dict)]
+    choice = body.get("tool_choice", "auto")
+    if not chat or not tools or choice == "none" or answer == 0:
+        return r, answer, None
+    if isinstance(choice, dict):
+        return r, answer, choice.get("function", {}).get("name")
+    results = 0  # tool messages after the last user message
+    for m in body.get("messages") or []:
+        results = 0 if m.get("role") == "user" else results + (m.get("role") == "tool")
+    if choice == "required" or results < args.tool_chain:
+        return r, answer, tools[zlib.crc32(json.dumps(body["messages"]).encode()) % len(tools)]
+    return r, answer, None
+
+
+def argument_piece(i, k):
+    # Token i of a call's k argument tokens: {"query":" first, a word each, "} closing the last.
+    piece = '{"query":"' if i == 0 else " tok"
+    return piece + '"}' if i == k - 1 else piece
 
 
 async def read_body(request):
@@ -150,19 +196,30 @@ async def completion(request, chat):
     # vLLM builds the id from the X-Request-Id header when there is one.
     rid = ("chatcmpl-" if chat else "cmpl-") + request.headers.get("x-request-id", uuid.uuid4().hex)
     created = int(time.time())
-    finish = "length" if n == max_tokens else "stop"
+    r, answer, tool = answer_plan(body, chat, n, max_tokens)
+    n = r + answer
+    finish = "length" if n == max_tokens and not tool else "tool_calls" if tool else "stop"
+    shape = args.reasoning_shape
+    call_id = "call_" + hashlib.sha256(rid.encode()).hexdigest()[:16]
     if not body.get("stream"):
         await asyncio.sleep((args.ttft_ms + args.itl_ms * (n - 1)) / 1000)
-        text = " tok" * n
+        text = " tok" * answer
         if chat:
-            choice = {"index": 0, "message": {"role": "assistant", "content": text, "tool_calls": []},
+            message = {"role": "assistant", "content": None if tool else text, "tool_calls": []}
+            if r:
+                message[shape] = " think" * r
+            if tool:
+                arguments = "".join(argument_piece(i, answer) for i in range(answer))
+                message["tool_calls"] = [{"id": call_id, "type": "function",
+                                          "function": {"name": tool, "arguments": arguments}}]
+            choice = {"index": 0, "message": message,
                       "logprobs": None, "finish_reason": finish, "stop_reason": None}
         else:
             choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": finish,
                       "stop_reason": None, "prompt_logprobs": None}
         return JSONResponse({"id": rid, "object": "chat.completion" if chat else "text_completion",
                              "created": created, "model": args.model, "choices": [choice],
-                             "usage": usage(p, n)})
+                             "usage": usage(p, n, r)})
     opts = body.get("stream_options") or {}
     include_usage = bool(opts.get("include_usage"))
     continuous = include_usage and bool(opts.get("continuous_usage_stats"))  # vLLM needs both
@@ -171,8 +228,17 @@ async def completion(request, chat):
     def event(choices, k):
         chunk = {"id": rid, "object": obj, "created": created, "model": args.model, "choices": choices}
         if continuous:
-            chunk["usage"] = usage(p, k)
+            chunk["usage"] = usage(p, k, r)
         return f"data: {json.dumps(chunk, separators=(',', ':'))}\n\n"
+
+    def delta(k):
+        # Token k's delta: thinking first in the chosen shape, then the text or the call's arguments.
+        if k <= r:
+            return {"reasoning": " think"} if shape == "reasoning" else {"content": None, "reasoning_content": " think"}
+        if tool:
+            return {"tool_calls": [{"index": 0, "function": {"arguments": argument_piece(k - r - 1, answer)}}]}
+        return {"content": " tok", "reasoning_content": None} if shape == "reasoning_content" and args.reasoning_tokens \
+            else {"content": " tok"}
 
     async def stream():
         await asyncio.sleep(args.ttft_ms / 1000)  # "prefill"
@@ -183,8 +249,12 @@ async def completion(request, chat):
             if k > 1:
                 await asyncio.sleep(args.itl_ms / 1000)
             last = k == n
+            if chat and tool and k == r + 1:  # the call's id and name open it
+                head = {"index": 0, "id": call_id, "type": "function", "function": {"name": tool, "arguments": ""}}
+                yield event([{"index": 0, "delta": {"tool_calls": [head]}, "logprobs": None,
+                              "finish_reason": None}], k - 1)
             if chat:
-                choice = {"index": 0, "delta": {"content": " tok"}, "logprobs": None,
+                choice = {"index": 0, "delta": delta(k), "logprobs": None,
                           "finish_reason": finish if last else None}
                 if last:
                     choice["stop_reason"] = None  # vLLM sets it on the last chunk only
@@ -194,7 +264,7 @@ async def completion(request, chat):
             yield event([choice], k)
         if include_usage:
             chunk = {"id": rid, "object": obj, "created": created, "model": args.model,
-                     "choices": [], "usage": usage(p, n)}
+                     "choices": [], "usage": usage(p, n, r)}
             yield f"data: {json.dumps(chunk, separators=(',', ':'))}\n\n"
         yield "data: [DONE]\n\n"
 
@@ -265,6 +335,10 @@ def main():
     ap.add_argument("--timeout-keep-alive", type=float, default=5, help="vLLM's default")
     ap.add_argument("--max-model-len", type=int, default=4096)
     ap.add_argument("--no-tokenize", action="store_true", help="serve no /tokenize, like an OpenAI-only endpoint")
+    ap.add_argument("--reasoning-tokens", type=int, default=0, help="chat answers think this many tokens first")
+    ap.add_argument("--reasoning-shape", choices=["reasoning", "reasoning_content"], default="reasoning")
+    ap.add_argument("--tool-chain", type=int, default=0,
+                    help="answer with a tool call while fewer tool results follow the last user message")
     args = ap.parse_args()
 
     # Bind ourselves, as vLLM does, so that port 0 works and the port is known

@@ -6,6 +6,7 @@
 // engine decoded all of it. Defined for plain and TLS streams.
 
 #include "openloop/base/executor.hpp"
+#include "openloop/sim/answer_plan.hpp"
 #include "openloop/sim/config.hpp"
 #include "openloop/sim/engine_runner.hpp"
 #include "openloop/sim/event_writer.hpp"
@@ -32,8 +33,10 @@ struct completion_answer {
     live_request lr;  // the engine's side of it
     fault f = fault::none;
     std::uint64_t h = 0;   // the seed of its words
+    std::uint64_t think_h = 0;  // the seed of its thinking's words
     std::uint64_t id = 0;  // its sequence in the engine
-    int n = 0;             // tokens to generate
+    answer_plan plan;      // thinking, then text or a tool call
+    int n = 0;             // tokens to generate, thinking included
     int sent = 0;          // tokens written
     bool chat = false, responses = false, length = false, firehose = false;
     std::string_view finish;

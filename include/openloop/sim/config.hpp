@@ -2,6 +2,7 @@
 // Everything `openloop sim` is told: the cost model, where to listen, what to
 // get wrong on purpose, how to treat idle connections.
 
+#include "openloop/load/length_dist.hpp"
 #include "openloop/sim/engine.hpp"
 #include "openloop/sim/faults.hpp"
 #include "openloop/sim/misbehaviour.hpp"
@@ -10,9 +11,24 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace openloop {
+
+// Where a thinking model's streamed thinking goes: vLLM's current "reasoning"
+// delta, or the older "reasoning_content" (SGLang, DeepSeek, vLLM before 2026),
+// whose usage has no completion_tokens_details.
+enum class reasoning_shape { reasoning, reasoning_content };
+
+// What a chat answer is beyond its text: --reasoning-tokens, --reasoning-shape,
+// --tool-chain, --tool-call-share.
+struct answer_config {
+    std::optional<length_dist> reasoning_tokens;  // none: the model does not think
+    reasoning_shape shape = reasoning_shape::reasoning;
+    int tool_chain = 0;          // call a tool while fewer tool results follow the last user message
+    double tool_call_share = 0;  // without a chain: the chance a tool-bearing request calls one
+};
 
 struct sim_config {
     cost_model model;
@@ -23,6 +39,7 @@ struct sim_config {
     fault_config faults;
     sim_quirks quirks;
     misbehaviour_config misbehaviour;  // leaks and slowdowns for soak tests
+    answer_config answers;
     std::string log_path;  // server-side JSONL, one line per completion request
     bool log_content = false;  // ... with each request's messages (or prompt) and the text generated
     std::string tls_cert;  // PEM; with tls_key, serve HTTPS only

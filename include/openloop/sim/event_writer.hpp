@@ -1,7 +1,11 @@
 #pragma once
-// Formats the SSE events of one streamed completion in vLLM's chunk shape.
+// Formats the SSE events of one streamed completion in vLLM's chunk shape:
+// text, and for a thinking model's chat answer its thinking first (in either
+// reasoning shape) and a tool call's id, name and argument pieces.
 // Each event is appended to a reused buffer: the simulator must outpace the
 // generator it measures, so nothing here allocates per token once warm.
+
+#include "openloop/sim/config.hpp"
 
 #include <cstdint>
 #include <string>
@@ -19,23 +23,51 @@ struct event_writer {
     // > 0 (quirk absurd-usage): every usage figure past the first token says
     // this many completion tokens instead of the truth.
     std::int64_t absurd_completion = 0;
+    // A thinking model (--reasoning-tokens): usage carries the reasoning tokens
+    // in the current shape; the older shape's answer chunks say reasoning_content null.
+    bool thinks = false;
+    reasoning_shape shape = reasoning_shape::reasoning;
+    int reasoning = 0;                  // this answer's first tokens that are thinking
+    std::uint64_t reasoning_state = 0;  // the seed of the thinking's words
+    // The answer after the thinking is one tool call of `arguments_tokens` tokens.
+    bool tool_call = false;
+    std::string tool_id;         // call_...
+    std::string tool_name_json;  // the function's name as a JSON string
+    int arguments_tokens = 0;
 
     void usage(std::string& out, int completion) const;
     // The role-only first chunk of a chat stream.
     void role(std::string& out) const;
     // k output words, each with a leading space (one word per token).
     void words(std::string& out, int k);
+    // k thinking words, from reasoning_state.
+    void thinking_words(std::string& out, int k);
     // k new tokens; completion = tokens sent including these. with_usage puts
     // the usage object on this chunk even without continuous usage stats.
     void content(std::string& out, int k, int completion, std::string_view finish_reason, bool with_usage = false);
+    // The chunks of one engine step of a chat answer: its k tokens after
+    // `before` were sent, thinking, text or a tool call by where they fall;
+    // finish_reason and with_usage go on the step's last chunk. Returns
+    // whether the step held answer tokens (text or the tool call).
+    bool step(std::string& out, int k, int before, std::string_view finish_reason, bool with_usage = false);
+    // The tool call's argument tokens [from, from + k): {"query":" and a word
+    // each, closed by "} with the last; escaped to sit inside a JSON string.
+    void arguments(std::string& out, int from, int k, bool escaped);
     void empty_choices(std::string& out) const;
     void final_usage(std::string& out, int completion) const;
     // A chunk cut off mid-object, as a buggy proxy or a crashing worker sends.
     void malformed(std::string& out) const;
+
+private:
+    void open_delta(std::string& out) const;
+    void close_choice(std::string& out, int completion, std::string_view finish_reason, bool with_usage) const;
 };
 
 // The k words a writer whose word_state starts at state generates.
 std::string generated_words(std::uint64_t state, int k);
+// The first k argument tokens of a tool call of `of` tokens whose words start
+// at state: with k == of, one whole JSON object.
+std::string tool_arguments(std::uint64_t state, int k, int of);
 
 // Appends v in decimal.
 void append_int(std::string& out, std::int64_t v);

@@ -46,6 +46,8 @@ struct sim_quirks {
                                          // (a server's counter gone wrong): the client must not believe it
     bool html_200 = false;               // completions answered 200 with a text/html login page (a proxy's)
     bool ignore_stream = false;          // stream: true not honoured: one JSON completion, application/json
+    bool no_stream_tools = false;        // a streamed request with tools answered 500 "Cannot use tools with
+                                         // stream" (llama.cpp's server before it streamed tool calls)
     // Connection behaviours of real HTTP stacks:
     bool close_after_completion = false; // closed after every completion answer, Keep-Alive or not (llama.cpp)
     bool close_stale = false;            // a request arriving after > 1 s idle is dropped unanswered: the race

@@ -16,6 +16,16 @@
 
 namespace openloop {
 
+// What a chat request says about tools and thinking (answer_plan reads it).
+enum class tool_choice_kind { auto_, none, required, named };
+struct tool_request {
+    std::vector<std::string> names;  // tools[*].function.name, in order
+    tool_choice_kind choice = tool_choice_kind::auto_;
+    std::string forced;    // the function a named tool_choice calls
+    int tool_results = 0;  // messages of role tool after the last user message
+    bool thinking = true;  // false: chat_template_kwargs' enable_thinking or thinking is false
+};
+
 // A request the simulator accepted, in the terms the engine and the writer need.
 struct completion_request {
     bool chat = false;
@@ -30,6 +40,7 @@ struct completion_request {
     bool ignore_eos = false;
     double temperature = 1.0;
     std::optional<std::int64_t> seed;
+    tool_request tools;  // chat only
 };
 
 struct api_error {
@@ -54,11 +65,22 @@ std::optional<api_error> parse_completion(std::string_view body, bool chat, cons
 // max_output_tokens, sampling, ignore_eos and min_tokens as for chat.
 std::optional<api_error> parse_responses(std::string_view body, const sim_config& cfg, completion_request& r);
 
+// What a non-streamed chat message holds beside its content.
+struct chat_extras {
+    std::string_view reasoning;  // the thinking text, as message.reasoning (or reasoning_content); empty: none
+    reasoning_shape shape = reasoning_shape::reasoning;
+    // usage.completion_tokens_details.reasoning_tokens (the current shape of a thinking model)
+    bool reasoning_usage = false;
+    int reasoning_tokens = 0;
+    // A tool call when tool_name is not empty: message.tool_calls, content null.
+    std::string_view tool_id, tool_name, tool_arguments;
+};
+
 // A non-streamed completion's body, as vLLM answers it: one choice (a chat
 // message or a completion text) and its usage.
 std::string completion_response(bool chat, const std::string& id, std::int64_t created_unix, const std::string& model,
                                 const std::string& text, std::string_view finish_reason, int prompt_tokens,
-                                int completion_tokens, int cached_tokens);
+                                int completion_tokens, int cached_tokens, const chat_extras& extras = {});
 
 // POST /v1/embeddings: "input" is a string, a list of token ids, or a list of
 // either (a batch); every input is counted as a completion prompt would be
@@ -91,5 +113,9 @@ std::string models_response(const sim_config& cfg, std::int64_t created_unix);
 // length (lognormal, median 200 tokens) at which the model would emit EOS,
 // drawn from h, the request's own seed, so it is reproducible.
 int output_length(const completion_request& r, std::uint64_t h);
+// The same for an answer after `spent` thinking tokens: the rest of max_tokens
+// with ignore_eos; else the natural length within it (at least 1, and what
+// min_tokens still asks). 0 when thinking spent all of max_tokens.
+int answer_length(const completion_request& r, std::uint64_t h, int spent);
 
 }  // namespace openloop

@@ -21,18 +21,24 @@ struct log_record {
     std::int64_t arrival_ns = 0;     // the whole request read
     std::size_t body_bytes = 0;      // its body's length (Content-Length)
     std::int64_t first_token_ns = -1;
+    std::int64_t first_answer_ns = -1;  // the first chunk of the answer (text or tool call), after any thinking
     std::int64_t last_token_ns = -1;
     std::int64_t end_ns = -1;
     int prompt_tokens = 0;
     int completion_tokens = 0;
     int cached_tokens = 0;
+    int reasoning_tokens = 0;  // of completion_tokens, those sent thinking
+    bool tool_call = false;    // the answer was a tool call
     int status = 200;
     fault injected = fault::none;
     std::string_view outcome = "ok";  // ok, rejected, fault or client_closed
-    // --log-content: the request body (its "messages" or "prompt" is logged) and the text generated.
+    // --log-content: the request body (its "messages" or "prompt", and "tools", are logged) and
+    // what was generated: the answer's text, the thinking, the tool call.
     bool content = false;
     std::string_view body;
     std::string output;
+    std::string reasoning;
+    std::string tool_id, tool_name, tool_arguments;
 };
 
 class sim_request_log {

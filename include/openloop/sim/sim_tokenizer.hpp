@@ -60,7 +60,10 @@ int subword_tokens(std::string_view word);
 std::vector<std::uint64_t> sim_token_ids(const sim_tokenizer& tok, std::string_view text);
 
 // The prompt ids of a request body: chat "messages" (content a string, null,
-// or a list of parts whose "text" counts) laid out by the chat template, or a
+// or a list of parts whose "text" counts; an assistant's tool_calls by their
+// names and arguments; a tool message needs its tool_call_id) laid out by the
+// chat template after the "tools" (each one's JSON) and a response_format's
+// json_schema, which come first as a shared prefix; or a
 // completion "prompt" (a string, a list of one string, or a list of token ids
 // used as given, nothing added). add_special_tokens (default: false for chat,
 // true for completions, as in vLLM) adds the tokenizer's BOS before a text

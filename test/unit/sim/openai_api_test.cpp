@@ -1,5 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
+#include "openloop/load/tokens.hpp"
+#include "openloop/sim/answer_plan.hpp"
 #include "openloop/sim/event_writer.hpp"
 #include "openloop/sim/openai_api.hpp"
 
@@ -156,4 +158,278 @@ BOOST_AUTO_TEST_CASE(non_streamed_completion_body) {
     BOOST_TEST(text.at("choices").at(0).at("text").as_string() == " x");
     BOOST_TEST(text.at("usage").at("total_tokens").as_int64() == 4294967294);
     BOOST_TEST(text.at("usage").at("prompt_tokens_details").at("cached_tokens").as_int64() == 16);
+}
+
+namespace {
+
+constexpr const char* tools_json =
+    R"("tools":[{"type":"function","function":{"name":"search","parameters":{}}},)"
+    R"({"type":"function","function":{"name":"fetch","parameters":{}}}])";
+
+// The JSON objects of SSE events: every "data: " payload.
+std::vector<boost::json::object> events(const std::string& out) {
+    std::vector<boost::json::object> v;
+    for (std::size_t pos = 0; (pos = out.find("data: ", pos)) != std::string::npos;) {
+        const auto end = out.find("\n\n", pos);
+        v.push_back(boost::json::parse(out.substr(pos + 6, end - pos - 6)).as_object());
+        pos = end;
+    }
+    return v;
+}
+
+const boost::json::object& delta_of(const boost::json::object& chunk) {
+    return chunk.at("choices").at(0).at("delta").as_object();
+}
+
+event_writer chat_writer(reasoning_shape shape, int reasoning) {
+    event_writer w;
+    w.chat = true;
+    w.continuous_usage = true;
+    w.prompt_tokens = 5;
+    w.thinks = true;
+    w.shape = shape;
+    w.reasoning = reasoning;
+    w.head = R"({"id":"x","object":"chat.completion.chunk","created":0,"model":"m","choices":)";
+    return w;
+}
+
+}  // namespace
+
+// An agent's history: an assistant's tool call (content null) and the tool's
+// result; each counted with the tools, and a malformed one refused naming its field.
+BOOST_AUTO_TEST_CASE(tool_calls_and_tool_messages_are_parsed_and_counted) {
+    const auto cfg = config();
+    const std::string history =
+        R"({"messages":[{"role":"user","content":"find it"},)"
+        R"({"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function",)"
+        R"("function":{"name":"search","arguments":"{\"q\": \"x y\"}"}}]},)"
+        R"({"role":"tool","tool_call_id":"call_1","content":"three result words"}],)";
+    completion_request r;
+    const auto ok = parse_completion(history + tools_json + R"(,"tool_choice":"auto"})", true, cfg, r);
+    BOOST_TEST_REQUIRE(!ok, ok->message);
+    // Words: "find it" 2, "search" 1, {"q": "x y"} 3, the result 3, and one word per tool's JSON.
+    BOOST_TEST(r.prompt_tokens == 2 + 1 + 3 + 3 + 2);
+    BOOST_TEST(r.tools.names == (std::vector<std::string>{"search", "fetch"}));
+    BOOST_TEST((r.tools.choice == tool_choice_kind::auto_));
+    BOOST_TEST(r.tools.tool_results == 1);
+    BOOST_TEST(r.tools.thinking);
+
+    completion_request named;
+    BOOST_TEST(!parse_completion(R"({"messages":[{"role":"user","content":"a"}],)" + std::string(tools_json) +
+                                     R"(,"tool_choice":{"type":"function","function":{"name":"fetch"}},)"
+                                     R"("chat_template_kwargs":{"enable_thinking":false}})",
+                                 true, cfg, named));
+    BOOST_TEST((named.tools.choice == tool_choice_kind::named));
+    BOOST_TEST(named.tools.forced == "fetch");
+    BOOST_TEST(!named.tools.thinking);
+
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {R"({"messages":[{"role":"tool","content":"r"}]})", "messages[0].tool_call_id: a string is required"},
+        {R"({"messages":[{"role":"user","content":"a"},{"role":"assistant","content":null,"tool_calls":[{"id":"c",)"
+         R"("function":{"name":"f","arguments":{}}}]}]})",
+         "messages[1].tool_calls[0].function.arguments: a string is required"},
+        {R"({"messages":[{"role":"assistant","tool_calls":[{"id":"c"}]}]})",
+         "messages[0].tool_calls[0].function: an object is required"},
+        {R"({"messages":[{"role":"assistant","tool_calls":{}}]})", "messages[0].tool_calls: a list is required"},
+        {R"({"messages":[{"role":"user","content":"a","tool_calls":[]}]})",
+         "messages[0].tool_calls: only an assistant message"},
+        {R"({"messages":[{"role":"user","content":"a"}],"tools":[{"type":"function","function":{}}]})",
+         "tools[0].function.name: a string is required"},
+        {R"({"messages":[{"role":"user","content":"a"}],"tools":[{"type":"retrieval"}]})", "tools[0].type"},
+        {R"({"messages":[{"role":"user","content":"a"}],"tools":{}})", "tools: a list"},
+        {R"({"messages":[{"role":"user","content":"a"}],"tool_choice":"required"})", "`tools` must be set"},
+        {R"({"messages":[{"role":"user","content":"a"}],)" + std::string(tools_json) + R"(,"tool_choice":"any"})",
+         "tool_choice: \"none\", \"auto\", \"required\""},
+        {R"({"messages":[{"role":"user","content":"a"}],)" + std::string(tools_json) +
+             R"(,"tool_choice":{"type":"function","function":{"name":"nope"}}})",
+         "`nope` specified in `tool_choice` does not match"},
+    };
+    for (const auto& [body, says] : bad) {
+        BOOST_TEST_CONTEXT(body) {
+            completion_request b;
+            const auto e = parse_completion(body, true, cfg, b);
+            BOOST_TEST_REQUIRE(e.has_value());
+            BOOST_TEST((e->status == http::status::bad_request));
+            BOOST_TEST(e->message.find(says) != std::string::npos, e->message);
+        }
+    }
+}
+
+// Thinking comes out of max_tokens first; the answer is text or a tool call by
+// the chain, the share and tool_choice; the Responses API and completions neither.
+BOOST_AUTO_TEST_CASE(answers_are_planned_by_thinking_and_tools) {
+    answer_config cfg;
+    cfg.reasoning_tokens = length_dist::fixed(30);
+    completion_request r;
+    r.chat = true;
+    r.max_tokens = 50;
+    r.ignore_eos = true;
+    auto p = plan_answer(cfg, r, 1);
+    BOOST_TEST(p.reasoning == 30);
+    BOOST_TEST(p.answer == 20);
+    BOOST_TEST(p.finish(r) == "length");
+    r.max_tokens = 30;  // all spent thinking: no answer
+    p = plan_answer(cfg, r, 1);
+    BOOST_TEST(p.reasoning == 30);
+    BOOST_TEST(p.answer == 0);
+    BOOST_TEST(p.finish(r) == "length");
+    r.max_tokens = 50;
+    r.tools.thinking = false;
+    BOOST_TEST(plan_answer(cfg, r, 1).reasoning == 0);
+    r.tools.thinking = true;
+    r.responses = true;  // the Responses API thinks, but calls no tools
+    r.tools.names = {"a"};
+    r.tools.choice = tool_choice_kind::required;
+    p = plan_answer(cfg, r, 1);
+    BOOST_TEST(p.reasoning == 30);
+    BOOST_TEST(!p.tool_call);
+    r.tools = {};
+    r.responses = false;
+    r.ignore_eos = false;
+    for (std::uint64_t h = 0; h < 200; ++h) {
+        const auto q = plan_answer(cfg, r, h);
+        BOOST_TEST_REQUIRE((q.answer >= 1 && q.answer <= 20));
+    }
+
+    cfg.tool_chain = 2;
+    r.tools.names = {"a", "b", "c"};
+    r.tools.tool_results = 1;
+    p = plan_answer(cfg, r, 7);
+    BOOST_TEST(p.tool_call);
+    BOOST_TEST(p.finish(r) == "tool_calls");
+    BOOST_TEST((p.function == "a" || p.function == "b" || p.function == "c"));
+    r.tools.tool_results = 2;  // the chain is done: a final text answer
+    BOOST_TEST(!plan_answer(cfg, r, 7).tool_call);
+    r.tools.choice = tool_choice_kind::named;
+    r.tools.forced = "c";
+    p = plan_answer(cfg, r, 7);
+    BOOST_TEST(p.tool_call);
+    BOOST_TEST(p.function == "c");
+    r.tools.choice = tool_choice_kind::none;
+    r.tools.tool_results = 0;
+    BOOST_TEST(!plan_answer(cfg, r, 7).tool_call);
+
+    cfg.tool_chain = 0;
+    r.tools.choice = tool_choice_kind::auto_;
+    int calls = 0;
+    std::vector<int> picked(3);
+    for (std::uint64_t h = 0; h < 400; ++h) {
+        cfg.tool_call_share = 0.25;
+        const auto q = plan_answer(cfg, r, h);
+        calls += q.tool_call;
+        if (q.tool_call) ++picked[q.function[0] - 'a'];
+        BOOST_TEST_REQUIRE(q.tool_call == plan_answer(cfg, r, h).tool_call);  // by the seed
+    }
+    BOOST_TEST((calls > 60 && calls < 140), calls);
+    for (int n : picked) BOOST_TEST(n > 0);
+    cfg.tool_call_share = 0;
+    r.tools.choice = tool_choice_kind::required;
+    BOOST_TEST(plan_answer(cfg, r, 3).tool_call);
+    BOOST_TEST(tool_call_id(3).size() == 5u + 16u);
+    BOOST_TEST(tool_call_id(3).rfind("call_", 0) == 0u);
+}
+
+// vLLM's current shape: thinking in delta.reasoning, the step that ends it one
+// chunk with both, usage with the reasoning tokens so far.
+BOOST_AUTO_TEST_CASE(thinking_streams_in_the_current_shape) {
+    auto w = chat_writer(reasoning_shape::reasoning, 3);
+    std::string out;
+    BOOST_TEST(!w.step(out, 2, 0, {}));
+    BOOST_TEST(w.step(out, 2, 2, {}));
+    BOOST_TEST(w.step(out, 1, 4, "length"));
+    const auto cs = events(out);
+    BOOST_TEST_REQUIRE(cs.size() == 3u);
+    BOOST_TEST(count_text_tokens(delta_of(cs[0]).at("reasoning").as_string()) == 2);
+    BOOST_TEST(!delta_of(cs[0]).contains("content"));
+    BOOST_TEST(count_text_tokens(delta_of(cs[1]).at("reasoning").as_string()) == 1);
+    BOOST_TEST(count_text_tokens(delta_of(cs[1]).at("content").as_string()) == 1);
+    BOOST_TEST(!delta_of(cs[2]).contains("reasoning"));
+    const std::vector<std::int64_t> reasoning{2, 3, 3}, completion{2, 4, 5};
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+        BOOST_TEST(cs[i].at("usage").at("completion_tokens_details").at("reasoning_tokens").as_int64() == reasoning[i]);
+        BOOST_TEST(cs[i].at("usage").at("completion_tokens").as_int64() == completion[i]);
+    }
+    BOOST_TEST(cs[2].at("choices").at(0).at("finish_reason").as_string() == "length");
+}
+
+// The older shape: reasoning_content beside content null (and null beside the
+// answer), never both phases in one chunk, and no completion_tokens_details.
+BOOST_AUTO_TEST_CASE(thinking_streams_in_the_older_shape) {
+    auto w = chat_writer(reasoning_shape::reasoning_content, 3);
+    std::string out;
+    w.step(out, 2, 0, {});
+    w.step(out, 2, 2, "length");
+    const auto cs = events(out);
+    BOOST_TEST_REQUIRE(cs.size() == 3u);
+    BOOST_TEST(delta_of(cs[0]).at("content").is_null());
+    BOOST_TEST(count_text_tokens(delta_of(cs[0]).at("reasoning_content").as_string()) == 2);
+    BOOST_TEST(count_text_tokens(delta_of(cs[1]).at("reasoning_content").as_string()) == 1);
+    BOOST_TEST(cs[1].at("choices").at(0).at("finish_reason").is_null());
+    BOOST_TEST(delta_of(cs[2]).at("reasoning_content").is_null());
+    BOOST_TEST(count_text_tokens(delta_of(cs[2]).at("content").as_string()) == 1);
+    const std::vector<std::int64_t> completion{2, 3, 4};
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+        BOOST_TEST(cs[i].at("usage").at("completion_tokens").as_int64() == completion[i]);
+        BOOST_TEST(!cs[i].at("usage").as_object().contains("completion_tokens_details"));
+    }
+}
+
+// A tool call after the thinking: its id and name first, then an arguments
+// piece per step that together are one JSON object of the answer's tokens.
+BOOST_AUTO_TEST_CASE(a_tool_call_streams_its_name_then_argument_pieces) {
+    auto w = chat_writer(reasoning_shape::reasoning, 1);
+    w.tool_call = true;
+    w.tool_id = "call_0123456789abcdef";
+    w.tool_name_json = R"("search")";
+    w.arguments_tokens = 6;
+    w.word_state = 42;
+    std::string out;
+    BOOST_TEST(w.step(out, 3, 0, {}));
+    BOOST_TEST(w.step(out, 4, 3, "tool_calls"));
+    const auto cs = events(out);
+    BOOST_TEST_REQUIRE(cs.size() == 4u);  // thinking, the name, two argument pieces
+    BOOST_TEST(delta_of(cs[0]).contains("reasoning"));
+    const auto& head = delta_of(cs[1]).at("tool_calls").at(0).as_object();
+    BOOST_TEST(head.at("index").as_int64() == 0);
+    BOOST_TEST(head.at("id").as_string() == "call_0123456789abcdef");
+    BOOST_TEST(head.at("type").as_string() == "function");
+    BOOST_TEST(head.at("function").at("name").as_string() == "search");
+    BOOST_TEST(head.at("function").at("arguments").as_string() == "");
+    BOOST_TEST(cs[1].at("usage").at("completion_tokens").as_int64() == 1);
+    std::string arguments;
+    for (std::size_t i = 2; i < cs.size(); ++i)
+        arguments += delta_of(cs[i]).at("tool_calls").at(0).at("function").at("arguments").as_string();
+    BOOST_TEST(cs[3].at("choices").at(0).at("finish_reason").as_string() == "tool_calls");
+    BOOST_TEST(cs[3].at("usage").at("completion_tokens").as_int64() == 7);
+    BOOST_TEST(arguments == tool_arguments(42, 6, 6));
+    const auto parsed = boost::json::parse(arguments).as_object();
+    BOOST_TEST(count_text_tokens(parsed.at("query").as_string()) == 5);
+    BOOST_TEST(count_text_tokens(arguments) == 6);  // as the words tokenizer counts it sent back
+    BOOST_TEST(tool_arguments(1, 1, 1) == R"({"query":""})");
+}
+
+// Not streamed: message.reasoning (or reasoning_content), a tool call with content null.
+BOOST_AUTO_TEST_CASE(non_streamed_thinking_and_tool_calls) {
+    chat_extras x;
+    x.reasoning = " a b";
+    x.reasoning_usage = true;
+    x.reasoning_tokens = 2;
+    auto body = boost::json::parse(completion_response(true, "c", 0, "m", " c", "stop", 3, 3, 0, x)).as_object();
+    const auto& message = body.at("choices").at(0).at("message").as_object();
+    BOOST_TEST(message.at("reasoning").as_string() == " a b");
+    BOOST_TEST(message.at("content").as_string() == " c");
+    BOOST_TEST(body.at("usage").at("completion_tokens_details").at("reasoning_tokens").as_int64() == 2);
+    x.shape = reasoning_shape::reasoning_content;
+    x.reasoning_usage = false;
+    x.tool_id = "call_1";
+    x.tool_name = "search";
+    x.tool_arguments = R"({"query":" w"})";
+    body = boost::json::parse(completion_response(true, "c", 0, "m", "", "tool_calls", 3, 4, 0, x)).as_object();
+    const auto& call = body.at("choices").at(0).at("message").as_object();
+    BOOST_TEST(call.at("reasoning_content").as_string() == " a b");
+    BOOST_TEST(call.at("content").is_null());
+    BOOST_TEST(call.at("tool_calls").at(0).at("function").at("arguments").as_string() == R"({"query":" w"})");
+    BOOST_TEST(call.at("tool_calls").at(0).at("id").as_string() == "call_1");
+    BOOST_TEST(body.at("choices").at(0).at("finish_reason").as_string() == "tool_calls");
+    BOOST_TEST(!body.at("usage").as_object().contains("completion_tokens_details"));
 }

@@ -100,8 +100,10 @@ BOOST_AUTO_TEST_CASE(the_stream_it_writes_reads_back_as_written) {
     BOOST_TEST(body.find(R"("status":"incomplete")") != std::string::npos);
 
     const fed f = feed_whole(200, body);
-    BOOST_TEST_REQUIRE(f.events.size() == 4u);
+    BOOST_TEST_REQUIRE(f.events.size() == 5u);
     BOOST_TEST(f.outcome == none);
+    // vLLM's usage says 0 reasoning tokens: said before the done event.
+    BOOST_TEST(show(f.events[3]) == "reasoning t=1 a=0 b=0 v=0 req=7");
     BOOST_TEST(show(f.events.back()) == "done t=1 a=5 b=12 v=8 req=7");
     // Each delta's characters are its words, each with its leading space.
     const std::string text = generated_words(42, 5);
@@ -134,4 +136,66 @@ BOOST_AUTO_TEST_CASE(the_body_it_answers_and_a_malformed_delta) {
     std::string bad;
     w.malformed(bad);
     BOOST_TEST(feed_whole(200, bad).outcome == error_class::bad_chunk);
+}
+
+// A thinking model's response: the reasoning item first (its reasoning_text
+// deltas, then its .done events), the message at output_index 1 opened where
+// the thinking ends, and usage.output_tokens_details.reasoning_tokens.
+BOOST_AUTO_TEST_CASE(thinking_comes_first_as_a_reasoning_item) {
+    responses_writer w = writer();
+    w.reasoning = 3;
+    w.reasoning_id = "rs_1";
+    w.thinking = generated_words(9, 3);
+    event_writer words;
+    words.word_state = 42;
+    words.reasoning_state = 9;
+    std::string body;
+    w.opening(body);
+    BOOST_TEST(!w.step(body, words, 2, 0));
+    BOOST_TEST(w.step(body, words, 2, 2));
+    BOOST_TEST(w.step(body, words, 1, 4));
+    w.closing(body, generated_words(42, 2), 5, true);
+    BOOST_TEST(feed_whole(200, body).outcome == none);
+
+    std::vector<json::object> events;
+    for (std::size_t at = 0; (at = body.find("data: ", at)) != std::string::npos;) {
+        const auto end = body.find('\n', at);
+        events.push_back(json::parse(body.substr(at + 6, end - at - 6)).as_object());
+        at = end;
+    }
+    std::vector<std::string> types;
+    for (const auto& e : events) types.emplace_back(e.at("type").as_string());
+    const std::vector<std::string> expected{
+        "response.created", "response.in_progress", "response.output_item.added", "response.reasoning_part.added",
+        "response.reasoning_text.delta", "response.reasoning_text.delta", "response.reasoning_text.done",
+        "response.reasoning_part.done", "response.output_item.done", "response.output_item.added",
+        "response.content_part.added", "response.output_text.delta", "response.output_text.delta",
+        "response.output_text.done", "response.content_part.done", "response.output_item.done", "response.completed"};
+    BOOST_TEST(types == expected, boost::test_tools::per_element());
+    std::string thinking, text;
+    for (const auto& e : events) {
+        if (e.at("type") == "response.reasoning_text.delta") {
+            BOOST_TEST(e.at("item_id").as_string() == "rs_1");
+            BOOST_TEST(e.at("output_index").as_int64() == 0);
+            thinking += e.at("delta").as_string();
+        }
+        if (e.at("type") == "response.output_text.delta") {
+            BOOST_TEST(e.at("output_index").as_int64() == 1);
+            text += e.at("delta").as_string();
+        }
+    }
+    BOOST_TEST(thinking == w.thinking);
+    BOOST_TEST(text == generated_words(42, 2));
+    const auto& done = events.back().at("response").as_object();
+    BOOST_TEST(done.at("output").at(0).at("type").as_string() == "reasoning");
+    BOOST_TEST(done.at("output").at(0).at("content").at(0).at("text").as_string() == w.thinking);
+    BOOST_TEST(done.at("output").at(1).at("type").as_string() == "message");
+    BOOST_TEST(done.at("usage").at("output_tokens").as_int64() == 5);
+    BOOST_TEST(done.at("usage").at("output_tokens_details").at("reasoning_tokens").as_int64() == 3);
+
+    // All of max_output_tokens spent thinking: the reasoning item alone.
+    const auto cut = json::parse(w.body("", 3, true)).as_object();
+    BOOST_TEST(cut.at("output").as_array().size() == 1u);
+    BOOST_TEST(cut.at("output").at(0).at("type").as_string() == "reasoning");
+    BOOST_TEST(cut.at("status").as_string() == "incomplete");
 }

@@ -184,3 +184,20 @@ BOOST_AUTO_TEST_CASE(tokenize_counts_as_the_request_would) {
 BOOST_AUTO_TEST_CASE(tokenize_shows_words_ids_inside_the_vocabulary) {
     for (auto id : sim_token_ids(words, "the model outside river")) BOOST_TEST(sim_vocab_id(id) < sim_vocab_size);
 }
+
+// Tools (and a response_format's schema) come before the messages, so that two
+// requests with the same tools share a prefix the prefix cache can find.
+BOOST_AUTO_TEST_CASE(tools_come_first_and_are_shared) {
+    const std::string tools =
+        R"("tools":[{"type":"function","function":{"name":"search","description":"finds the words it is given"}}])";
+    const auto one = prompt_ids(subword, R"({"messages":[{"role":"user","content":"first question"}],)" + tools + "}", true);
+    const auto two = prompt_ids(subword, R"({"messages":[{"role":"user","content":"another one"}],)" + tools + "}", true);
+    const auto bare = prompt_ids(subword, R"({"messages":[{"role":"user","content":"first question"}]})", true);
+    BOOST_TEST(one.size() > bare.size());
+    const auto shared = std::mismatch(one.begin(), one.end(), two.begin(), two.end()).first - one.begin();
+    BOOST_TEST(shared >= static_cast<std::ptrdiff_t>(one.size() - bare.size()));
+    const auto schema = prompt_ids(words, R"({"messages":[{"role":"user","content":"q"}],"response_format":)"
+                                          R"({"type":"json_schema","json_schema":{"name":"answer","schema":{"type":"object"}}}})",
+                                   true);
+    BOOST_TEST(schema.size() == 2u);  // the schema's JSON is one word, then "q"
+}

@@ -31,7 +31,7 @@ void require_streamed(const run_options& o, std::string_view metric, std::string
     if (streams(o) || !stream_metric(metric)) return;
     const std::string why = o.endpoint == endpoint_kind::embeddings ? "embeddings are not streamed" : "--no-stream answers are not streamed";
     throw usage_error(std::string(flag) + " " + std::string(metric) + ": " + why +
-                      ", so they have no TTFT, TPOT or ITL; use e2e");
+                      ", so they have no TTFT, TTFA, TPOT or ITL; use e2e");
 }
 
 void fill_endpoint(const po::variables_map& vm, run_options& o) {
@@ -58,6 +58,7 @@ void fill_endpoint(const po::variables_map& vm, run_options& o) {
         throw usage_error("--log-chunk-gaps lists the gaps between a stream's chunks; answers that are not "
                           "streamed have none");
     if (o.slo.ttft_ms >= 0) require_streamed(o, "ttft", "--goodput");
+    if (o.slo.ttfa_ms >= 0) require_streamed(o, "ttfa", "--goodput");
     if (o.slo.tpot_ms >= 0) require_streamed(o, "tpot", "--goodput");
     if (o.slo.itl_ms >= 0) require_streamed(o, "itl", "--goodput");
 }

@@ -100,8 +100,9 @@ po::options_description results_options() {
                                           "(a sessions run also sessions.jsonl; default results/run-TIMESTAMP; "
                                           "'-' writes no files)")
         ("json", po::bool_switch(), "print summary.json to stdout instead of the table")
-        ("headline", po::value<std::string>(), "the metric a scenario is judged by, printed first: ttft (chat), itl "
-                                               "(code completion), tpot, e2e, session (an agent chain) or throughput (batch)")
+        ("headline", po::value<std::string>(), "the metric a scenario is judged by, printed first: ttft (chat), ttfa "
+                                               "(a thinking model's first answer token), itl (code completion), tpot, e2e, "
+                                               "session (an agent chain) or throughput (batch)")
         ("log-chunk-gaps", po::bool_switch(), "requests.jsonl also lists each request's gaps between content "
                                               "chunks (chunk_gaps_ms), for per-request ITL analysis")
         ("progress", po::value<std::string>()->default_value("auto"), "live progress line on stderr: auto (when a terminal), on, off")
@@ -110,7 +111,8 @@ po::options_description results_options() {
          "the run fails (INVALID, exit 4) when more of its requests failed than this, e.g. 1%, 0.05 or 100%; "
          "requests openloop cancelled itself (grace or drain ran out) do not count")
         ("goodput", po::value<std::vector<std::string>>()->composing(),
-         "per-request SLO for goodput, METRIC=LIMIT with METRIC ttft, tpot, itl or e2e and LIMIT a duration, e.g. "
+         "per-request SLO for goodput, METRIC=LIMIT with METRIC ttft, ttfa (time to first answer token: a thinking "
+         "model's first token that is not thinking), tpot, itl or e2e and LIMIT a duration, e.g. "
          "ttft=500ms; ttft=0.5 is 0.5 s, as everywhere (repeatable)");
 
     return results;
@@ -159,10 +161,11 @@ void fill_results(const po::variables_map& vm, run_command& cmd) {
             const double ms = parse_duration_ms(item.substr(eq + 1), "--goodput " + metric);
             if (ms <= 0) throw usage_error("--goodput " + metric + ": the limit must be positive");
             if (metric == "ttft") o.slo.ttft_ms = ms;
+            else if (metric == "ttfa") o.slo.ttfa_ms = ms;
             else if (metric == "tpot") o.slo.tpot_ms = ms;
             else if (metric == "itl") o.slo.itl_ms = ms;
             else if (metric == "e2e" || metric == "e2el") o.slo.e2e_ms = ms;
-            else throw usage_error("--goodput: unknown metric '" + metric + "' (ttft, tpot, itl, e2e)");
+            else throw usage_error("--goodput: unknown metric '" + metric + "' (ttft, ttfa, tpot, itl, e2e)");
         }
     }
     o.config = config_json(vm);

@@ -47,6 +47,7 @@ void fill_sessions(const po::variables_map& vm, run_command& cmd, bool for_sweep
     session_config config;
     config.think_time = vm["think-time"].as<std::string>();
     config.seed = o.workload.seed;
+    config.tool_steps = o.tools.enabled() ? o.tools.max_steps : 0;
     if (recorded) {
         config.conversations_file = vm["conversations"].as<std::string>();
         if (!o.workload.prompts_file.empty() || !o.workload.sharegpt_file.empty())

@@ -3,6 +3,7 @@
 #include "openloop/base/quantity.hpp"
 #include "openloop/cli/scenario.hpp"
 #include "openloop/cli/usage.hpp"
+#include "openloop/load/length_dist.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
@@ -131,6 +132,22 @@ void fill_sim_command(const po::variables_map& vm, sim_command& cmd) {
     if (!(m.slowdown_step_factor > 0 && std::isfinite(m.slowdown_step_factor)))
         throw usage_error("sim: --slowdown-step-factor must be a finite positive number");
 
+    auto& a = c.answers;
+    if (const auto spec = vm["reasoning-tokens"].as<std::string>(); spec != "0") {
+        try {
+            a.reasoning_tokens = length_dist::parse(spec, "--reasoning-tokens");
+        } catch (const std::invalid_argument& e) {
+            throw usage_error(std::string("sim: ") + e.what());
+        }
+    }
+    const auto shape = vm["reasoning-shape"].as<std::string>();
+    if (shape != "reasoning" && shape != "reasoning_content")
+        throw usage_error("sim: unknown --reasoning-shape '" + shape + "' (choose reasoning or reasoning_content)");
+    a.shape = shape == "reasoning" ? reasoning_shape::reasoning : reasoning_shape::reasoning_content;
+    a.tool_chain = vm["tool-chain"].as<int>();
+    at_least("--tool-chain", a.tool_chain, 0);
+    check_probability(vm, "tool-call-share", a.tool_call_share);
+
     cmd.capacity = vm.count("capacity") > 0;
     cmd.json = vm.count("json") > 0;
     cmd.input_len = vm["input-len"].as<int>();
@@ -253,6 +270,25 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
                       "step change in latency (") + std::string(duration_syntax) + ")").c_str())
         ("slowdown-step-factor", po::value<double>()->default_value(2.0), "the step time's factor after --slowdown-step-at");
 
+    po::options_description answers("Thinking and tool calls (chat completions)", help_width, help_width / 2);
+    answers.add_options()
+        ("reasoning-tokens", po::value<std::string>()->default_value("0"),
+         "think this many tokens before each chat (and Responses) answer, streamed first, counted in completion_tokens and "
+         "costed as decode tokens; capped by max_tokens (all spent thinking: the answer ends there, "
+         "finish_reason length); chat_template_kwargs enable_thinking or thinking false turns it off "
+         "per request; 0: no thinking; a length as --output-len takes one, e.g. 200 or lognormal:300:0.5")
+        ("reasoning-shape", po::value<std::string>()->default_value("reasoning"),
+         "where thinking is streamed: reasoning (vLLM's delta.reasoning, usage with completion_tokens_details."
+         "reasoning_tokens; the step that ends thinking is one chunk with both) or reasoning_content (SGLang, DeepSeek, "
+         "older vLLM: delta.reasoning_content, content null, and usage without the details)")
+        ("tool-chain", po::value<int>()->default_value(0),
+         "answer a request that carries tools with a tool call (one of its tools, streamed as tool_calls deltas, "
+         "finish_reason tool_calls, arguments a JSON object of the answer's length) while fewer than N tool messages "
+         "follow its last user message, then with text; 0: --tool-call-share decides")
+        ("tool-call-share", po::value<double>(),
+         "without --tool-chain: the probability that a request carrying tools is answered with a tool call (by the "
+         "seed, per request); tool_choice required or a named function always calls, none never");
+
     po::options_description capacity("Capacity prediction", help_width, help_width / 2);
     capacity.add_options()
         ("capacity", "print the model's maximum sustainable request rate for --input-len/--output-len and exit")
@@ -267,7 +303,7 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
           std::string(quirk_names())).c_str());
 
     po::options_description all;
-    all.add(server).add(model).add(faults).add(quirks).add(misbehaviour).add(capacity);
+    all.add(server).add(model).add(answers).add(faults).add(quirks).add(misbehaviour).add(capacity);
 
     sim_command cmd;
     const auto parsed = parse_command_line(args, all, "sim", "config", false);

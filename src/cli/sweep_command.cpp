@@ -110,6 +110,7 @@ void fill_sweep_options(const po::variables_map& vm, sweep_command& cmd) {
     for (const auto& slo : o.slos) {
         require_streamed(o.base, slo.metric, "--slo");
         double* threshold = slo.metric == "ttft"  ? &o.base.slo.ttft_ms
+                          : slo.metric == "ttfa"  ? &o.base.slo.ttfa_ms
                           : slo.metric == "tpot"  ? &o.base.slo.tpot_ms
                           : slo.metric == "itl"   ? &o.base.slo.itl_ms
                           : slo.metric == "e2e"   ? &o.base.slo.e2e_ms

@@ -118,15 +118,18 @@ std::string duration_dist::describe() const {
 
 session_plan::session_plan(const session_config& config)
     : recorded_(config.conversations), traced_(config.traced), seed_(config.seed) {
+    if (config.tool_steps < 0) throw std::invalid_argument("--max-tool-steps must not be negative");
+    // Each user turn's requests: itself and its tool steps.
+    const int per_turn = 1 + config.tool_steps;
     if (traced_) {
-        stride_ = std::max(1, traced_->max_turns);
+        stride_ = std::max(1, traced_->max_turns) * per_turn;
         describe_ = "the trace's " + std::to_string(traced_->sessions.size()) + " sessions, up to " +
                     std::to_string(traced_->max_turns) + " turns";
         return;
     }
     if (recorded_) {
         think_ = duration_dist::parse(config.think_time, "--think-time");
-        stride_ = static_cast<int>(recorded_->max_turns);
+        stride_ = static_cast<int>(recorded_->max_turns) * per_turn;
         describe_ = "conversations " + config.conversations_file + " (" + std::to_string(recorded_->conversations.size()) +
                     ")";
         return;
@@ -138,7 +141,7 @@ session_plan::session_plan(const session_config& config)
                                     std::to_string(max_session_turns) +
                                     " turns; give the distribution a maximum, e.g. lognormal:4:0.6:1:30");
     think_ = duration_dist::parse(config.think_time, "--think-time");
-    stride_ = turns_.max();
+    stride_ = turns_.max() * per_turn;
 }
 
 const recorded_conversation* session_plan::recorded(std::uint64_t session) const {
@@ -167,12 +170,16 @@ std::string session_plan::describe() const {
     return (recorded_ ? describe_ : "turns " + turns_.describe()) + ", think " + think_.describe();
 }
 
-std::string& conversation::add(std::string_view role) {
+chat_message& conversation::add_message(std::string_view role) {
     if (size_ == messages_.size()) messages_.emplace_back();
     chat_message& m = messages_[size_++];
     m.role = role;
     m.text.clear();
-    return m.text;
+    m.tool_call = false;
+    m.call_id.clear();
+    m.call_name.clear();
+    m.call_arguments.clear();
+    return m;
 }
 
 }  // namespace openloop

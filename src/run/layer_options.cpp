@@ -36,6 +36,12 @@ body_options body_options_for(const run_options& o) {
     b.sampling_seed = o.sampling_seed;
     b.continuous_usage = o.continuous_usage;
     b.extra_body = o.extra_body;
+    if (o.tools.enabled()) {
+        b.tools = tool_schemas(o.tools.count, o.tools.schema_len, o.workload.seed);
+        b.tool_choice = tool_choice_value(o.tools.choice);
+    }
+    b.response_format = o.response_format;
+    b.reasoning_effort = o.reasoning_effort;
     return b;
 }
 

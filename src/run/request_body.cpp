@@ -21,11 +21,44 @@ constexpr std::string_view ids_mark = "\"@@openloop-ids@@\"";
 constexpr std::string_view max_mark = "\"@@openloop-max-tokens@@\"";
 // Before the user's message, with the comma that follows it.
 constexpr std::string_view history_mark = "\"@@openloop-history@@\",";
+// The whole message list of a tool result's request.
+constexpr std::string_view all_history_mark = "\"@@openloop-all-history@@\"";
 
 void append_int(std::string& out, std::int64_t v) {
     char digits[24];
     const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, v);
     out.append(digits, end);
+}
+
+void append_string(std::string& out, std::string_view s) {
+    out.push_back('"');
+    append_json_escaped(out, s);
+    out.push_back('"');
+}
+
+// One message as OpenAI's chat API takes it: text, an assistant's tool call
+// (content null, the call as it streamed), or a tool's result for a call.
+void append_message(std::string& out, const chat_message& m) {
+    out.append(R"({"role":")").append(m.role);
+    if (m.tool_call) {
+        out.append(R"(","content":null,"tool_calls":[{"id":)");
+        append_string(out, m.call_id);
+        out.append(R"(,"type":"function","function":{"name":)");
+        append_string(out, m.call_name);
+        out.append(R"(,"arguments":)");
+        append_string(out, m.call_arguments);
+        out.append("}}]}");
+        return;
+    }
+    if (m.role == "tool") {
+        out.append(R"(","tool_call_id":)");
+        append_string(out, m.call_id);
+        out.append(R"(,"content":)");
+    } else {
+        out.append(R"(","content":)");
+    }
+    append_string(out, m.text);
+    out.push_back('}');
 }
 
 }  // namespace
@@ -45,6 +78,17 @@ void request_body::generation_fields(json::object& body) const {
         body["ignore_eos"] = true;
         if (!o_.extra_body.contains("min_tokens")) body["min_tokens"] = max_mark.substr(1, max_mark.size() - 2);
     }
+    if (!o_.reasoning_effort.empty()) {
+        if (!responses_ && !o_.extra_body.contains("reasoning_effort")) body["reasoning_effort"] = o_.reasoning_effort;
+        if (responses_ && !o_.extra_body.contains("reasoning"))
+            body["reasoning"] = json::object{{"effort", o_.reasoning_effort}};
+    }
+    if (!o_.response_format.is_null() && !o_.extra_body.contains("response_format"))
+        body["response_format"] = o_.response_format;
+    if (!o_.tools.empty() && !o_.extra_body.contains("tools")) {
+        body["tools"] = o_.tools;
+        if (!o_.tool_choice.is_null() && !o_.extra_body.contains("tool_choice")) body["tool_choice"] = o_.tool_choice;
+    }
     // A non-streamed answer carries its usage anyway: stream_options would be refused.
     body["stream"] = o_.stream;
     // A Responses stream always ends with its usage, in response.completed: it has no stream_options for it.
@@ -54,7 +98,8 @@ void request_body::generation_fields(json::object& body) const {
     if (!o_.extra_body.contains("stream_options")) body["stream_options"] = std::move(so);
 }
 
-request_body::body_template request_body::make_template(const std::string& model, bool ids) const {
+request_body::body_template request_body::make_template(const std::string& model, shape s) const {
+    const bool ids = s == shape::ids;
     json::object body = o_.extra_body;
     body["model"] = model;
     if (embeddings_) {
@@ -63,6 +108,8 @@ request_body::body_template request_body::make_template(const std::string& model
     } else if (responses_) {
         // The prompt as the one user message's text, which the server renders with the chat template.
         body["input"] = prompt_mark;
+    } else if (chat_ && s == shape::tool_result) {
+        body["messages"] = json::array{all_history_mark.substr(1, all_history_mark.size() - 2)};
     } else if (chat_) {
         body["messages"] = json::array{history_mark.substr(1, history_mark.size() - 3),
                                        json::object{{"role", "user"}, {"content", prompt_mark}}};
@@ -82,7 +129,7 @@ request_body::body_template request_body::make_template(const std::string& model
             slot fill;
         };
         const mark marks[] = {{prompt_mark, slot::prompt_text}, {ids_mark, slot::prompt_ids}, {max_mark, slot::max_tokens},
-                              {history_mark, slot::history}};
+                              {history_mark, slot::history}, {all_history_mark, slot::all_history}};
         std::size_t next = std::string::npos;
         const mark* found = nullptr;
         for (const mark& m : marks) {
@@ -104,11 +151,13 @@ request_body::body_template request_body::make_template(const std::string& model
 void request_body::append(std::string& out, const request_spec& spec, const std::string& model) const {
     if (text_.empty() || model != model_) {
         model_ = model;
-        text_ = make_template(model, false);
-        ids_ = text_only() ? body_template{} : make_template(model, true);
+        text_ = make_template(model, shape::text);
+        ids_ = text_only() ? body_template{} : make_template(model, shape::ids);
+        tool_result_ = chat_ ? make_template(model, shape::tool_result) : body_template{};
     }
     const bool ids = !text_only() && !spec.prompt_ids.empty();
-    for (const piece& p : ids ? ids_ : text_) {
+    const bool tool_result = chat_ && spec.tool_result;
+    for (const piece& p : tool_result ? tool_result_ : ids ? ids_ : text_) {
         out.append(p.text);
         switch (p.then) {
         case slot::end: break;
@@ -125,10 +174,15 @@ void request_body::append(std::string& out, const request_spec& spec, const std:
         case slot::history:
             if (!spec.history) break;
             for (std::size_t i = 0; i < spec.history->size(); ++i) {
-                const chat_message& m = (*spec.history)[i];
-                out.append(R"({"role":")").append(m.role).append(R"(","content":")");
-                append_json_escaped(out, m.text);
-                out.append(R"("},)");
+                append_message(out, (*spec.history)[i]);
+                out.push_back(',');
+            }
+            break;
+        case slot::all_history:
+            if (!spec.history) break;
+            for (std::size_t i = 0; i < spec.history->size(); ++i) {
+                if (i > 0) out.push_back(',');
+                append_message(out, (*spec.history)[i]);
             }
             break;
         }

@@ -19,7 +19,7 @@ prepared_request request_builder::build(const request_spec& spec, std::uint64_t 
         spare_bytes_.pop_back();
     }
     p.head = write_http_request(p.bytes, co_, o_.request_id_prefix, index, body_text_);
-    p.input_tokens = spec.input_tokens;
+    p.input_tokens = spec.input_tokens + o_.tools_prompt_tokens;
     p.max_tokens = spec.max_tokens;
     return p;
 }

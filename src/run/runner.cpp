@@ -5,6 +5,7 @@
 #include "openloop/load/calibration.hpp"
 #include "openloop/load/session.hpp"
 #include "openloop/load/trace.hpp"
+#include "openloop/load/usage_probe.hpp"
 #include "openloop/base/clock.hpp"
 #include "openloop/measure/ring.hpp"
 #include "openloop/measure/resource_usage.hpp"
@@ -108,6 +109,7 @@ run_options with_trace_sessions(const run_options& asked, const workload& w) {
         refuse("arrive at the trace's times: drop --concurrency / --max-concurrency (bound with --max-inflight)");
     session_config traced;
     traced.seed = o.workload.seed;
+    traced.tool_steps = o.tools.enabled() ? o.tools.max_steps : 0;
     traced.traced = std::make_shared<trace_sessions>(group_trace_sessions(entries, max_session_turns, file));
     o.sessions = std::make_shared<const session_plan>(traced);
     return o;
@@ -157,6 +159,38 @@ calibration_result choose_tokenizer(const run_options& o, workload& w, const cli
     return tokenizer;
 }
 
+// The tools' prompt tokens on this server: one request without them and one with, their
+// usage.prompt_tokens apart. 0 (said on stderr) when the server does not tell.
+int tools_prompt_tokens(const run_options& o, const std::string& base, const std::string& model, server_setup& setup,
+                        client& cl) {
+    const body_options b = body_options_for(o);
+    const tools_probe calls = tools_probe_calls(base, model, b.tools, b.tool_choice, o.extra_body);
+    const auto count = [&](const http_call& c) {
+        const auto [status, body] = setup.call(cl.post(c.path, c.body), "POST " + c.path,
+                                               "the tools' prompt tokens (--tools)");
+        return read_usage_answer(status, body);
+    };
+    usage_answer without, with;
+    try {
+        without = count(calls.without);
+        with = count(calls.with);
+    } catch (const setup_interrupted&) {
+        throw;
+    } catch (const std::exception& e) {
+        without.problem = e.what();
+    }
+    if (!without.prompt_tokens || !with.prompt_tokens || *with.prompt_tokens < *without.prompt_tokens) {
+        const std::string why = !without.problem.empty() ? without.problem : !with.problem.empty() ? with.problem : "fewer with them";
+        std::fprintf(stderr, "openloop: --tools: their prompt tokens could not be counted from the server's usage (%s); "
+                             "intended input tokens leave them out\n", why.c_str());
+        return 0;
+    }
+    const int tokens = *with.prompt_tokens - *without.prompt_tokens;
+    std::fprintf(stderr, "openloop: --tools %d: %d prompt tokens on this server (two max_tokens 1 requests' usage), "
+                         "counted in each request's intended input tokens\n", o.tools.count, tokens);
+    return tokens;
+}
+
 }  // namespace
 
 run_outcome run_load(const run_options& asked) {
@@ -166,7 +200,7 @@ run_outcome run_load(const run_options& asked) {
     net::signal_set signals(io, SIGINT, SIGTERM);
     release_stop_signals();  // one held meanwhile (hold_stop_signals) reaches the set now
     workload w(asked.workload);
-    const run_options o = with_trace_sessions(asked, w);
+    run_options o = with_trace_sessions(asked, w);
     const client_options co = client_options_for(o);
     const std::string base = api_base(co.target);
 
@@ -180,6 +214,7 @@ run_outcome run_load(const run_options& asked) {
     try {
         if (model.empty()) model = discover_model(setup, cl, base);
         tokenizer = choose_tokenizer(o, w, co, base, model, setup, cl);
+        if (o.tools.enabled() && !setup.interrupted()) o.tools_prompt_tokens = tools_prompt_tokens(o, base, model, setup, cl);
         if (watch.enabled())
             setup.run_blocking([&watch] { watch.sample_before(); }, "the server watch's first sample",
                                "--scrape / --server-pid before the run: each URL at most 2 s");
@@ -231,7 +266,7 @@ run_outcome run_load(const run_options& asked) {
     if (!setup.interrupted()) watch.sample_after();  // nothing was sent: nothing to compare
 
     run_outcome out;
-    run_stats stats = rep.stats();
+    run_stats stats = rep.take_stats();
     stats.lost_events = cl.lost_events();
     stats.messages = cl.messages();
     out.interrupted = run.interrupted();

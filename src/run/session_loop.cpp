@@ -17,6 +17,9 @@ namespace {
 
 steady::time_point at(std::int64_t ns) { return steady::time_point(std::chrono::nanoseconds(ns)); }
 
+// A tool step's latency, result length and output length, from the seed and its request index.
+constexpr std::uint64_t tool_salt = 0x510e527fade682d1ULL;
+
 }  // namespace
 
 session_loop::session_loop(const run_options& o, boost::asio::io_context& io, client& cl, workload& w,
@@ -71,31 +74,33 @@ boost::asio::awaitable<void> session_loop::arrivals() {
 // sessions would be the ones missing from the session latency.
 boost::asio::awaitable<void> session_loop::session(slot& s, std::uint64_t id, std::int64_t first_intended, bool warm) {
     const int turns = plan_.turns(id);
-    const std::int64_t flags = warm ? std::int64_t{flag_warmup} : 0;
-    std::uint8_t how = warm ? session_warmup : 0;
-    std::int64_t intended = first_intended, end = first_intended, history_tokens = 0;
+    chain c{id};
+    c.flags = warm ? std::int64_t{flag_warmup} : 0;
+    c.how = warm ? session_warmup : 0;
+    c.end = first_intended;
+    std::int64_t intended = first_intended;
     int completed = 0;
     s.history.clear();
     const recorded_conversation* recorded = plan_.recorded(id);
     const trace_session* traced = plan_.traced(id);
     if (recorded && !recorded->system.empty()) {
         s.history.add("system") = recorded->system;
-        history_tokens = count_text_tokens(recorded->system);
+        c.history_tokens = count_text_tokens(recorded->system);
     }
     for (int k = 0; k < turns; ++k) {
         if (k > 0) {
             // From the answer's end, not from when this coroutine resumed: a late resume is lag.
-            intended = traced ? std::max(end, origin_ns() + row_ns(id, k)) : end + plan_.think_ns(id, k);
+            intended = traced ? std::max(c.end, origin_ns() + row_ns(id, k)) : c.end + plan_.think_ns(id, k);
             s.timer.expires_at(at(intended));
             co_await s.timer.async_wait();
         }
         if (stopping_) {
-            how |= session_cut;
+            c.how |= session_cut;
             break;
         }
-        const std::uint64_t index = plan_.request_index(id, k);
+        const std::uint64_t index = plan_.request_index(id, c.sent);
         if (traced) {
-            workload_.trace_turn(traced->turns[static_cast<std::size_t>(k)], history_tokens, index, spec_);
+            workload_.trace_turn(traced->turns[static_cast<std::size_t>(k)], c.history_tokens, index, spec_);
         } else if (recorded) {
             const recorded_turn& t = recorded->turns[static_cast<std::size_t>(k)];
             spec_.prompt = t.user;
@@ -104,34 +109,97 @@ boost::asio::awaitable<void> session_loop::session(slot& s, std::uint64_t id, st
         } else {
             workload_.at(index, spec_);
         }
-        spec_.history = &s.history;
-        prepared_request p = requests_.build(spec_, index);
-        spec_.history = nullptr;
-        const std::int64_t asked = spec_.max_tokens;
-        // What the server is asked to read: the conversation so far (its answers at the
-        // length asked) and the new message.
-        p.input_tokens = static_cast<int>(history_tokens + spec_.input_tokens);
-        history_tokens += spec_.input_tokens + asked;
-        p.answer = &s.answer;
+        prepared_request p = prepare(s, c);
         s.history.add("user") = spec_.prompt;
-        if (client_.in_flight() >= o_.max_inflight) {
-            client_.emit(event::refusal(index, intended, p.input_tokens, p.max_tokens, flags));
-            how |= session_failed;
-            break;
-        }
-        host_.sent();
-        const request_end r = co_await client_.run(index, std::move(p), intended, flags);
-        host_.ended(intended, r);
-        end = r.end_ns;
-        if (r.failure != error_class::none) {
-            how |= r.failure == error_class::cancelled || r.failure == error_class::cancelled_at_end ? session_cut
-                                                                                                     : session_failed;
-            break;
-        }
+        if (!co_await send(std::move(p), index, intended, c)) break;
+        if (keep_answer(s, c) && !co_await tool_steps(s, c)) break;
         ++completed;
-        std::swap(s.history.add("assistant"), s.answer);
     }
-    client_.emit(event::session_ended(plan_.request_index(id, 0), end, first_intended, completed, turns, how));
+    client_.emit(event::session_ended(plan_.request_index(id, 0), c.end, first_intended, completed, turns, c.how));
+}
+
+// After a tool-call answer: the tool runs (--tool-latency), and its result goes back as the
+// next request, no new user message, until an answer is text or the turn has taken
+// --max-tool-steps; false when the session ends here.
+boost::asio::awaitable<bool> session_loop::tool_steps(slot& s, chain& c) {
+    for (int step = 0;; ++step) {
+        const std::uint64_t index = plan_.request_index(c.id, c.sent);
+        request_rng rng(mix64(o_.workload.seed ^ tool_salt) ^ index);
+        // The call's result stays in the history even past the last step: a server may refuse
+        // a tool call without its result before the next user message.
+        chat_message& result = s.history.add_message("tool");
+        result.call_id = s.history[s.history.size() - 2].call_id;
+        const int result_tokens = o_.tools.result_len.sample(rng);
+        tool_result_text(result.text, result_tokens, index);
+        if (step == o_.tools.max_steps) {
+            c.history_tokens += result_tokens;
+            ++capped_;
+            co_return true;
+        }
+        const std::int64_t intended = c.end + o_.tools.latency.sample_ns(rng);
+        s.timer.expires_at(at(intended));
+        co_await s.timer.async_wait();
+        if (stopping_) {
+            c.how |= session_cut;
+            co_return false;
+        }
+        // spec_ is every session's: filled after the wait, used before the next.
+        spec_.input_tokens = result_tokens;
+        spec_.max_tokens = o_.workload.output_len.sample(rng);
+        spec_.tool_result = true;
+        prepared_request p = prepare(s, c);
+        spec_.tool_result = false;
+        if (!co_await send(std::move(p), index, intended, c)) co_return false;
+        if (!keep_answer(s, c)) co_return true;
+    }
+}
+
+// The session's next request from spec_ and its history, and what it asks the server to
+// read: the tools, the conversation so far (each answer at its length, or at the length
+// asked where the usage did not say) and the new message.
+prepared_request session_loop::prepare(slot& s, chain& c) {
+    spec_.history = &s.history;
+    prepared_request p = requests_.build(spec_, plan_.request_index(c.id, c.sent++));
+    spec_.history = nullptr;
+    p.input_tokens = static_cast<int>(c.history_tokens + spec_.input_tokens) + o_.tools_prompt_tokens;
+    c.history_tokens += spec_.input_tokens + spec_.max_tokens;
+    c.asked = spec_.max_tokens;
+    p.answer = &s.answer;
+    return p;
+}
+
+// false when the session ends with it: refused, failed or cut.
+boost::asio::awaitable<bool> session_loop::send(prepared_request p, std::uint64_t index, std::int64_t intended, chain& c) {
+    if (client_.in_flight() >= o_.max_inflight) {
+        client_.emit(event::refusal(index, intended, p.input_tokens, p.max_tokens, c.flags));
+        c.how |= session_failed;
+        co_return false;
+    }
+    host_.sent();
+    const request_end r = co_await client_.run(index, std::move(p), intended, c.flags);
+    host_.ended(intended, r);
+    c.end = r.end_ns;
+    // What goes back is the answer as it came: a thinking model's thinking is not sent, and an
+    // answer that stopped early is shorter than asked.
+    if (r.failure == error_class::none && r.answer_tokens >= 0) c.history_tokens += r.answer_tokens - c.asked;
+    if (r.failure == error_class::none) co_return true;
+    c.how |= r.failure == error_class::cancelled || r.failure == error_class::cancelled_at_end ? session_cut : session_failed;
+    co_return false;
+}
+
+// The answer joins the history as it streamed; true when it called a tool (with --tools:
+// without, the run sent none, and a call is taken as the text that came with it).
+bool session_loop::keep_answer(slot& s, chain& c) {
+    chat_message& m = s.history.add_message("assistant");
+    std::swap(m.text, s.answer.text);
+    if (!o_.tools.enabled() || !s.answer.tool_call) return false;
+    m.tool_call = true;
+    // The usage counted the call's arguments; sent back, the call names its function too.
+    c.history_tokens += count_text_tokens(s.answer.call_name);
+    std::swap(m.call_id, s.answer.call_id);
+    std::swap(m.call_name, s.answer.call_name);
+    std::swap(m.call_arguments, s.answer.call_arguments);
+    return true;
 }
 
 // When trace session id's row turn is due; --loop's later laps (id past the trace's
@@ -152,6 +220,11 @@ session_loop::slot& session_loop::take_slot() {
 void session_loop::maybe_done() {
     if (arrivals_done_ && live_ == 0 && !reported_) {
         reported_ = true;
+        if (capped_ > 0)
+            std::fprintf(stderr,
+                         "openloop: %llu user turns were still calling tools after --max-tool-steps %d; their "
+                         "sessions went on to the next turn\n",
+                         static_cast<unsigned long long>(capped_), o_.tools.max_steps);
         host_.schedule_done();
     }
 }

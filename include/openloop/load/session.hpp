@@ -46,11 +46,15 @@ struct session_config {
     std::shared_ptr<const conversation_file> conversations;
     // A --trace whose rows carry session ids: session s is the trace's session s, once.
     std::shared_ptr<const trace_sessions> traced;
+    // --max-tool-steps with --tools (load/tools.hpp): each user turn may be followed by this many
+    // tool-result requests, which take request indexes of their own; 0: no tools.
+    int tool_steps = 0;
     bool enabled() const { return !turns.empty() || conversations != nullptr || traced != nullptr; }
 };
 
 // The most turns a session may have: request indexes are session * stride +
-// turn, so the stride (the distribution's maximum) must stay small.
+// request, so the stride (the distribution's maximum, times 1 + the tool steps
+// a turn may take) must stay small.
 inline constexpr int max_session_turns = 1000;
 
 class session_plan {
@@ -67,8 +71,10 @@ public:
     std::size_t traced_count() const { return traced_ ? traced_->sessions.size() : 0; }
     // How long the user waits after turn - 1's answer before sending turn (>= 1).
     std::int64_t think_ns(std::uint64_t session, int turn) const;
-    // Request indexes: turn k of session s is s * stride() + k, so the
-    // reporter reads a request's turn from its index alone.
+    // Request indexes: the k-th request of session s (from 0: its user turns
+    // and, with tools, their tool-result requests, in the order sent) is
+    // s * stride() + k, so the reporter reads a request's place in its session
+    // from its index alone; without tools, k is the turn.
     int stride() const { return stride_; }
     std::uint64_t request_index(std::uint64_t session, int turn) const {
         return session * static_cast<std::uint64_t>(stride_) + static_cast<std::uint64_t>(turn);
@@ -88,18 +94,25 @@ private:
 };
 
 // A conversation so far: the messages turn k sends before its own (every
-// earlier user message and the assistant's actual answer to it). Cleared
-// between sessions, its memory is kept for the next.
+// earlier user message and the assistant's actual answer to it, with an
+// agent's tool calls and the tools' results). Cleared between sessions, its
+// memory is kept for the next.
 struct chat_message {
-    std::string_view role;  // "user" or "assistant"
-    std::string text;
+    std::string_view role;  // "system", "user", "assistant" or "tool"
+    std::string text;       // the content; an assistant's tool call has none (null)
+    // An assistant message that called a tool: its call's id, function name and
+    // arguments as streamed. A tool message answers call_id.
+    bool tool_call = false;
+    std::string call_id, call_name, call_arguments;
 };
 
 class conversation {
 public:
     void clear() { size_ = 0; }
-    // The next message's text, to fill in place (its capacity reused).
-    std::string& add(std::string_view role);
+    // The next message, emptied, to fill in place (its strings' capacity reused).
+    chat_message& add_message(std::string_view role);
+    // The next message's text, to fill in place.
+    std::string& add(std::string_view role) { return add_message(role).text; }
     std::size_t size() const { return size_; }
     const chat_message& operator[](std::size_t i) const { return messages_[i]; }
 

@@ -32,6 +32,9 @@ struct request_spec {
     int prefix_group = -1;   // shared-prefix group, -1 when none
     // A session's later turn: the messages before this one (not owned).
     const conversation* history = nullptr;
+    // An agent's tool result: history is the whole message list (it ends with
+    // the tool's message), no prompt of its own is sent.
+    bool tool_result = false;
 };
 
 struct workload_config {

@@ -8,6 +8,10 @@
 // prompt as "input" text and max_output_tokens, and no stream options (its
 // stream ends with its usage anyway). An embeddings request is only the
 // model and the prompt as "input" (text, or token ids), and --extra-body.
+// An agent's requests carry the run's tools and tool_choice, a session's
+// history its tool calls and their results (a tool result's request ends
+// with them: no new user message); response_format and reasoning_effort
+// (a Responses request's reasoning.effort) are sent as given.
 // Everything but the prompt and the lengths is the same for every request, so
 // it is serialized once per model into a template and each request only fills
 // in its own parts. Pure: no sockets, no clocks.
@@ -15,7 +19,9 @@
 #include "openloop/load/workload.hpp"
 #include "openloop/run/endpoint.hpp"
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 
 #include <cstdint>
 #include <string>
@@ -33,6 +39,10 @@ struct body_options {
     bool continuous_usage = true;    // stream_options.continuous_usage_stats
     // --extra-body, checked by cli/ (an object, without openloop's marks); its fields win.
     boost::json::object extra_body;
+    boost::json::array tools;            // --tools' schemas (load/tools.hpp); empty: none (chat only)
+    boost::json::value tool_choice;      // with tools; null: not sent
+    boost::json::value response_format;  // null: not sent
+    std::string reasoning_effort;        // empty: not sent
 };
 
 class request_body {
@@ -44,15 +54,19 @@ public:
     std::string json(const request_spec& spec, const std::string& model) const;
 
 private:
-    // Serialized text, then what follows it.
-    enum class slot { end, prompt_text, prompt_ids, max_tokens, history };
+    // Serialized text, then what follows it. history: the messages before the
+    // user's, each with a comma after it; all_history: the whole list.
+    enum class slot { end, prompt_text, prompt_ids, max_tokens, history, all_history };
     struct piece {
         std::string text;
         slot then = slot::end;
     };
     using body_template = std::vector<piece>;
-    body_template make_template(const std::string& model, bool ids) const;
-    // max_tokens, sampling and the stream options: all but embeddings.
+    // A prompt as text or token ids, or no prompt: a tool result's request.
+    enum class shape { text, ids, tool_result };
+    body_template make_template(const std::string& model, shape s) const;
+    // max_tokens, sampling, reasoning effort, response format, tools and the stream
+    // options: all but embeddings.
     void generation_fields(boost::json::object& body) const;
     // Chat and Responses prompts are text: token ids are for completions and embeddings.
     bool text_only() const { return chat_ || responses_; }
@@ -61,9 +75,10 @@ private:
     bool chat_;
     bool responses_;
     bool embeddings_;
-    // Per model, made at first use: text prompts, and token-id prompts (completions).
+    // Per model, made at first use: text prompts, token-id prompts (completions),
+    // tool results' requests (chat with tools).
     mutable std::string model_;
-    mutable body_template text_, ids_;
+    mutable body_template text_, ids_, tool_result_;
 };
 
 }  // namespace openloop

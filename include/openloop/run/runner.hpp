@@ -8,6 +8,7 @@
 #include "openloop/load/shard.hpp"
 #include "openloop/measure/reporter.hpp"
 #include "openloop/load/session.hpp"
+#include "openloop/load/tools.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/run/endpoint.hpp"
@@ -17,6 +18,7 @@
 #include "openloop/run/stage_end.hpp"
 
 #include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -55,6 +57,13 @@ struct run_options {
     std::int64_t sampling_seed = 0;  // sent as "seed"; < 0: not sent
     bool continuous_usage = true;    // ask for usage on every chunk (per-chunk token counts)
     boost::json::object extra_body;  // --extra-body, parsed by cli/: merged into every request body
+    // --tools and the tool loop's flags (load/tools.hpp); count 0: no tools.
+    tool_config tools;
+    // The tools' share of every prompt as the server counts it, learned before the schedule
+    // (two max_tokens-1 requests, run_load): part of each request's intended input tokens.
+    int tools_prompt_tokens = 0;
+    boost::json::value response_format;  // --response-format, OpenAI's object; null: not sent
+    std::string reasoning_effort;        // --reasoning-effort; empty: not sent
     // --turns / --conversations with --think-time: each arrival starts a multi-turn session
     // (load/session.hpp), planned once by cli/ (or by run_load for a trace's sessions); null:
     // single requests.

@@ -6,12 +6,16 @@
 // starts at that intended time, so a generator that sends it late shows lag.
 // A trace's sessions (trace_sessions.hpp) arrive at their first rows' times,
 // and a later turn is due at its row's time or its answer's end, the later.
+// With --tools, an answer that calls a tool is followed, --tool-latency after
+// it, by a request carrying the call and the tool's result (an agent's step),
+// up to --max-tool-steps per turn, before the next user turn.
 
 #include "openloop/base/executor.hpp"
 #include "openloop/load/session.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/run/request_builder.hpp"
 #include "openloop/run/scheduler.hpp"
+#include "openloop/wire/chunk.hpp"
 
 #include <boost/asio.hpp>
 
@@ -38,13 +42,28 @@ private:
     struct slot {
         explicit slot(boost::asio::io_context& io) : timer(io) {}
         conversation history;
-        std::string answer;
+        streamed_answer answer;
         steady_timer timer;
+    };
+    // Where a session is: its requests so far (the next one's place in its index), the last
+    // answer's end, the conversation's tokens as asked, its requests' flags, how it ended.
+    struct chain {
+        std::uint64_t id = 0;
+        int sent = 0;
+        std::int64_t end = 0;
+        std::int64_t history_tokens = 0;  // the answers counted at the length asked until they come
+        std::int64_t asked = 0;           // the last request's max_tokens
+        std::int64_t flags = 0;
+        std::uint8_t how = 0;
     };
 
     std::int64_t origin_ns() const { return to_ns(origin_); }
     boost::asio::awaitable<void> arrivals();
     boost::asio::awaitable<void> session(slot& s, std::uint64_t id, std::int64_t first_intended, bool warm);
+    boost::asio::awaitable<bool> tool_steps(slot& s, chain& c);
+    prepared_request prepare(slot& s, chain& c);
+    boost::asio::awaitable<bool> send(prepared_request p, std::uint64_t index, std::int64_t intended, chain& c);
+    bool keep_answer(slot& s, chain& c);
     std::int64_t row_ns(std::uint64_t id, int turn) const;
     slot& take_slot();
     void maybe_done();
@@ -66,6 +85,7 @@ private:
     bool arrivals_done_ = false;
     bool stopping_ = false;
     bool reported_ = false;
+    std::uint64_t capped_ = 0;  // user turns cut at --max-tool-steps
 };
 
 }  // namespace openloop

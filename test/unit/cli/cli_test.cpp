@@ -325,3 +325,69 @@ BOOST_AUTO_TEST_CASE(values_are_typed_once_in_cli) {
     BOOST_TEST(message({"--endpoint", "anthropic"}) ==
                "--endpoint must be chat, completions, responses or embeddings, got 'anthropic'");
 }
+
+namespace {
+
+// The usage error a command line gets, or "" when it parses.
+std::string run_error(const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"--out", "-"};
+    all.insert(all.end(), args.begin(), args.end());
+    try {
+        parse_run_command(all);
+        return "";
+    } catch (const usage_error& e) {
+        return e.what();
+    }
+}
+
+bool says(const std::string& error, const std::string& what) {
+    BOOST_TEST_MESSAGE(error);
+    return error.find(what) != std::string::npos;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(agent_flags_are_typed_and_their_errors_name_them) {
+    const auto run = parse_run_command({"--out", "-", "--turns", "3", "--tools", "4", "--tool-choice", "tool_3",
+                                        "--tool-latency", "uniform:100ms:300ms", "--tool-result-len", "32",
+                                        "--max-tool-steps", "2", "--tool-schema-len", "16", "--reasoning-effort", "low",
+                                        "--response-format", "json_object"});
+    const tool_config& t = run.options.tools;
+    BOOST_TEST(t.count == 4);
+    BOOST_TEST(t.choice == "tool_3");
+    BOOST_TEST(t.latency.describe() == "uniform:0.1s:0.3s");
+    BOOST_TEST(t.result_len.describe() == "32");
+    BOOST_TEST(t.max_steps == 2);
+    BOOST_TEST(t.schema_len == 16);
+    // Each user turn may take two tool steps: three requests of index of their own.
+    BOOST_TEST(run.options.sessions->stride() == 9);
+    BOOST_TEST(run.options.reasoning_effort == "low");
+    BOOST_TEST(boost::json::serialize(run.options.response_format) == R"({"type":"json_object"})");
+    BOOST_TEST(run.options.config.at("tools") == 4);  // recorded as every flag is
+    BOOST_TEST(parse_run_command({"--out", "-", "--turns", "3"}).options.sessions->stride() == 3);
+
+    BOOST_TEST(says(run_error({"--tools", "2", "--endpoint", "completions"}), "--tools needs --endpoint chat"));
+    BOOST_TEST(says(run_error({"--tools", "-1"}), "--tools must be 0 to 1024"));
+    BOOST_TEST(says(run_error({"--tool-choice", "required"}), "--tool-choice needs --tools"));
+    BOOST_TEST(says(run_error({"--tools", "2", "--tool-choice", "tool_2"}), "tool_0 to tool_1"));
+    BOOST_TEST(says(run_error({"--tools", "2", "--tool-choice", "tool_01"}), "--tool-choice must be"));
+    BOOST_TEST(says(run_error({"--tools", "2", "--turns", "2", "--tool-latency", "soon"}), "--tool-latency soon"));
+    BOOST_TEST(says(run_error({"--tools", "2", "--turns", "2", "--tool-result-len", "x"}), "--tool-result-len"));
+    BOOST_TEST(says(run_error({"--tools", "2", "--turns", "2", "--max-tool-steps", "101"}), "--max-tool-steps must be 0 to 100"));
+    BOOST_TEST(says(run_error({"--tools", "2", "--tool-schema-len", "0"}), "--tool-schema-len"));
+    BOOST_TEST(says(run_error({"--tools", "2", "--tool-latency", "1s"}), "--tool-latency shapes a session's tool loop"));
+    BOOST_TEST(says(run_error({"--reasoning-effort", "extreme"}), "--reasoning-effort must be minimal, low"));
+    BOOST_TEST(says(run_error({"--reasoning-effort", "low", "--endpoint", "embeddings"}), "--reasoning-effort"));
+    BOOST_TEST(says(run_error({"--response-format", "yaml"}), "--response-format must be json_object or json_schema:FILE"));
+    BOOST_TEST(says(run_error({"--response-format", "json_object", "--endpoint", "responses"}), "--extra-body"));
+    BOOST_TEST(says(run_error({"--response-format", "json_schema:/nonexistent/s.json"}), "/nonexistent/s.json"));
+    // A schema file that is not JSON is named, with its line; one that is, is sent under its stem's name.
+    scenario_file bad("{\n  \"type\": \"object\",\n  oops\n}\n");
+    BOOST_TEST(says(run_error({"--response-format", "json_schema:" + bad.path}), bad.path + ":3"));
+    scenario_file good(R"({"type":"object","properties":{"a":{"type":"integer"}}})");
+    const auto schema = parse_run_command({"--out", "-", "--response-format", "json_schema:" + good.path});
+    const auto& format = schema.options.response_format.as_object();
+    BOOST_TEST(format.at("type") == "json_schema");
+    BOOST_TEST(format.at("json_schema").at("schema").at("type") == "object");
+    BOOST_TEST(format.at("json_schema").at("name").as_string() == std::filesystem::path(good.path).stem().string());
+}

@@ -99,3 +99,31 @@ BOOST_AUTO_TEST_CASE(a_conversation_keeps_its_memory_between_sessions) {
     t = "hi";
     BOOST_TEST(c[0].text.data() == memory);  // the same capacity, not a new allocation
 }
+
+BOOST_AUTO_TEST_CASE(an_agents_messages_reuse_their_memory_and_forget_their_call) {
+    conversation c;
+    chat_message& call = c.add_message("assistant");
+    call.tool_call = true;
+    call.call_id = "call_0123456789abcdef0123456789";
+    call.call_arguments = "{\"query\": \"a long enough argument to leave the small-string buffer\"}";
+    const char* arguments = call.call_arguments.data();
+    c.clear();
+    // The next session's first message is plain text, its strings' memory kept.
+    chat_message& user = c.add_message("user");
+    BOOST_TEST(!user.tool_call);
+    BOOST_TEST(user.call_id.empty());
+    BOOST_TEST(user.call_arguments.empty());
+    user.call_arguments = "{\"query\": \"another argument\"}";
+    BOOST_TEST(user.call_arguments.data() == arguments);
+}
+
+BOOST_AUTO_TEST_CASE(tool_steps_widen_the_request_index_stride) {
+    session_config config;
+    config.turns = "uniform:2:5";
+    config.tool_steps = 3;
+    const session_plan plan(config);
+    BOOST_TEST(plan.stride() == 5 * 4);  // each turn and its three tool steps
+    BOOST_TEST(plan.request_index(2, 7) == 47u);
+    config.tool_steps = -1;
+    BOOST_CHECK_THROW(session_plan{config}, std::invalid_argument);
+}

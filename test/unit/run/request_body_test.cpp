@@ -2,6 +2,8 @@
 
 #include "openloop/run/request_body.hpp"
 #include "openloop/load/session.hpp"
+#include "openloop/load/tokens.hpp"
+#include "openloop/load/tools.hpp"
 #include "openloop/base/json_text.hpp"
 
 #include <boost/json/parse.hpp>
@@ -155,4 +157,106 @@ BOOST_AUTO_TEST_CASE(a_later_turn_carries_the_conversation_before_its_message) {
     // An empty conversation (a session's first turn) is the plain message.
     history.clear();
     BOOST_TEST(json::serialize(body_of(o, s).at("messages")) == R"([{"role":"user","content":"second"}])");
+}
+
+namespace {
+
+// A session after an agent's step: the user's task, the assistant's call, the tool's result.
+void agent_history(conversation& history) {
+    history.add("user") = "look it up";
+    chat_message& call = history.add_message("assistant");
+    call.tool_call = true;
+    call.call_id = "call_0123456789abcdef";
+    call.call_name = "tool_1";
+    call.call_arguments = R"({"query":"river \"stone\""})";
+    chat_message& result = history.add_message("tool");
+    result.call_id = "call_0123456789abcdef";
+    result.text = "cloud light paper";
+}
+
+const std::string agent_messages =
+    R"([{"role":"user","content":"look it up"},)"
+    R"({"role":"assistant","content":null,"tool_calls":[{"id":"call_0123456789abcdef","type":"function",)"
+    R"("function":{"name":"tool_1","arguments":"{\"query\":\"river \\\"stone\\\"\"}"}}]},)"
+    R"({"role":"tool","tool_call_id":"call_0123456789abcdef","content":"cloud light paper"}])";
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(an_agents_requests_carry_the_tools_and_its_calls_exactly) {
+    body_options o;
+    o.tools = tool_schemas(3, 5, 42);
+    o.tool_choice = tool_choice_value("required");
+    conversation history;
+    agent_history(history);
+    // A tool result's request: the history is the whole message list, no new user message.
+    request_spec s = spec("not sent", 7);
+    s.history = &history;
+    s.tool_result = true;
+    const std::string text = request_body(o).json(s, "m");
+    BOOST_TEST(text.find(agent_messages) != std::string::npos, text);
+    const json::object b = json::parse(text).as_object();
+    BOOST_TEST(json::serialize(b.at("messages")) == agent_messages);
+    BOOST_TEST(b.at("tool_choice") == "required");
+    BOOST_TEST(b.at("max_tokens") == 7);
+    const json::array& tools = b.at("tools").as_array();
+    BOOST_TEST_REQUIRE(tools.size() == 3u);
+    for (std::size_t k = 0; k < tools.size(); ++k) {
+        const json::object& fn = tools[k].at("function").as_object();
+        BOOST_TEST(tools[k].at("type") == "function");
+        BOOST_TEST(fn.at("name").as_string() == "tool_" + std::to_string(k));
+        BOOST_TEST(count_text_tokens(fn.at("description").as_string()) == 5);
+        BOOST_TEST(json::serialize(fn.at("parameters")) ==
+                   R"({"type":"object","properties":{"query":{"type":"string","description":"what to look up"}},"required":["query"]})");
+    }
+    // The same tools for the same seed (a prefix servers cache across sessions and runs), others for another.
+    BOOST_TEST(json::serialize(tool_schemas(3, 5, 42)) == json::serialize(tools));
+    BOOST_TEST(json::serialize(tool_schemas(3, 5, 43)) != json::serialize(tools));
+
+    // The next user turn: the same history, then its message.
+    s.tool_result = false;
+    s.prompt = "thanks";
+    const json::object next = json::parse(request_body(o).json(s, "m")).as_object();
+    const std::string with_user = agent_messages.substr(0, agent_messages.size() - 1) + R"(,{"role":"user","content":"thanks"}])";
+    BOOST_TEST(json::serialize(next.at("messages")) == with_user);
+    // A named function is OpenAI's object.
+    BOOST_TEST(json::serialize(tool_choice_value("tool_2")) == R"({"type":"function","function":{"name":"tool_2"}})");
+}
+
+BOOST_AUTO_TEST_CASE(response_format_and_reasoning_effort_are_sent_as_given) {
+    body_options o;
+    o.response_format = json::object{{"type", "json_object"}};
+    o.reasoning_effort = "low";
+    const json::object chat = body_of(o, spec("p", 3));
+    BOOST_TEST(json::serialize(chat.at("response_format")) == R"({"type":"json_object"})");
+    BOOST_TEST(chat.at("reasoning_effort") == "low");
+    BOOST_TEST(!chat.contains("tools"));
+    BOOST_TEST(!chat.contains("tool_choice"));
+    // Responses: reasoning.effort.
+    o.endpoint = endpoint_kind::responses;
+    o.response_format = nullptr;
+    const json::object responses = body_of(o, spec("p", 3));
+    BOOST_TEST(json::serialize(responses.at("reasoning")) == R"({"effort":"low"})");
+    BOOST_TEST(!responses.contains("reasoning_effort"));
+    // --extra-body's fields win, as for every other field.
+    o.endpoint = endpoint_kind::chat;
+    o.extra_body = json::object{{"reasoning_effort", "high"}};
+    BOOST_TEST(body_of(o, spec("p", 3)).at("reasoning_effort") == "high");
+}
+
+BOOST_AUTO_TEST_CASE(the_tools_cost_is_probed_without_and_with_them) {
+    const json::array tools = tool_schemas(2, 4, 1);
+    const tools_probe p = tools_probe_calls("/v1", "m", tools, tool_choice_value("auto"), json::object{{"top_p", 0.5}});
+    const json::object without = json::parse(p.without.body).as_object();
+    const json::object with = json::parse(p.with.body).as_object();
+    BOOST_TEST(p.with.path == "/v1/chat/completions");
+    BOOST_TEST(without.at("max_tokens") == 1);
+    BOOST_TEST(!without.contains("tools"));
+    BOOST_TEST(with.at("top_p") == 0.5);
+    BOOST_TEST(with.at("tools") == json::value(tools));
+    BOOST_TEST(with.at("tool_choice") == "auto");
+    // The rest of the two requests is the same: their usage differs by the tools alone.
+    json::object rest = with;
+    rest.erase("tools");
+    rest.erase("tool_choice");
+    BOOST_TEST(rest == without);
 }

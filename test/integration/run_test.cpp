@@ -20,11 +20,6 @@ namespace {
 
 std::int64_t num(const json::value& v) { return v.is_null() ? -1 : v.to_number<std::int64_t>(); }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
-
 }  // namespace
 
 // Token counts come from the server's usage, and the client's clocks agree

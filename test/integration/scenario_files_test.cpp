@@ -30,8 +30,12 @@ struct shipped {
 BOOST_AUTO_TEST_CASE(each_scenario_runs_and_leads_with_its_metric) {
     const std::vector<shipped> scenarios = {
         {"chat.ini", "ttft", true, {"--duration", "3s", "--warmup", "0s", "--think-time", "100ms"}},
-        {"agent.ini", "session", true, {"--duration", "3s", "--warmup", "0s", "--think-time", "50ms"}},
+        // One task per session and short calls: the chain is still three tool calls and the answer.
+        {"agent.ini", "session", true,
+         {"--duration", "3s", "--warmup", "0s", "--turns", "1", "--tool-latency", "50ms", "--output-len", "16"}},
         {"rag.ini", "ttft", false, {"--duration", "3s", "--warmup", "0s"}},
+        // Shorter answers: thinking of some 300 tokens then a short answer, a few seconds in all.
+        {"reasoning.ini", "ttfa", false, {"--duration", "1s", "--warmup", "0s", "--rate", "3", "--output-len", "uniform:350:400"}},
         {"code.ini", "itl", false, {"--duration", "3s", "--warmup", "0s"}},
         {"batch.ini", "throughput", false, {"--num-requests", "32", "--output-len", "64"}},
     };

@@ -9,6 +9,7 @@
 // their answers by the think time.
 
 #include "openloop/cli/child_process.hpp"
+#include "hostile_server.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
 #include "test_paths.hpp"
@@ -19,6 +20,7 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <mutex>
 
 namespace json = boost::json;
 using namespace test_http;
@@ -253,6 +255,195 @@ BOOST_AUTO_TEST_CASE(sessions_against_uvicorn_resend_what_it_streamed) {
         later += turn > 1;
     }
     BOOST_TEST(later == 8);
+}
+
+namespace {
+
+// A chat server that plays an agent's model as the contract between the parts says the
+// simulator does (--tool-chain 2): a request with tools and fewer than two tool messages after
+// its last user message is answered with a tool call, streamed in pieces as vLLM does; any
+// other with text. It keeps each request's body by its x-request-id.
+struct tool_chain_server {
+    std::mutex mutex;
+    std::map<std::int64_t, json::object> bodies;
+    hostile::server server{[this](hostile::connection& c, const hostile::request& r) { return answer(c, r); }};
+
+    static std::string chunk(const std::string& delta, const char* finish) {
+        return "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"model\":\"m\",\"choices\":[{\"index\":0,"
+               "\"delta\":" + delta + ",\"finish_reason\":" + finish + "}]}\n\n";
+    }
+
+    bool answer(hostile::connection& c, const hostile::request& r) {
+        if (r.head.rfind("POST /v1/chat/completions", 0) != 0)
+            return c.send("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+        const json::object body = json::parse(r.body).as_object();
+        const auto id_at = r.head.find("x-request-id: openloop-");
+        if (id_at == std::string::npos) {
+            // The setup's probes of what the tools cost: 40 prompt tokens here.
+            const std::string usage = R"({"choices":[{"index":0,"message":{"role":"assistant","content":"a"},"finish_reason":"length"}],)"
+                                      R"("usage":{"prompt_tokens":)" + std::to_string(body.contains("tools") ? 50 : 10) +
+                                      R"(,"completion_tokens":1,"total_tokens":2}})";
+            return c.send("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                          std::to_string(usage.size()) + "\r\n\r\n" + usage);
+        }
+        const std::int64_t index = std::stoll(r.head.substr(id_at + 23));
+        {
+            std::lock_guard lock(mutex);
+            bodies[index] = body;
+        }
+        const json::array& messages = body.at("messages").as_array();
+        int results = 0;
+        for (const json::value& m : messages) results = m.at("role") == "user" ? 0 : results + (m.at("role") == "tool");
+        std::string sse = chunk(R"({"role":"assistant","content":""})", "null");
+        if (body.contains("tools") && results < 2) {
+            // Arguments that need escaping, in three pieces; the name one of the request's tools.
+            const std::string name(body.at("tools").at(static_cast<std::size_t>(index % 3)).at("function").at("name").as_string());
+            char call_id[32];
+            std::snprintf(call_id, sizeof call_id, "call_%016llx", static_cast<unsigned long long>(index * 7919 + 1));
+            sse += chunk(std::string(R"({"tool_calls":[{"index":0,"id":")") + call_id + R"(","type":"function","function":{"name":")" +
+                             name + R"(","arguments":""}}]})", "null");
+            for (const char* piece : {R"({\"query\": \"st)", R"(\u00f6ne \\\"\", )", R"(\"step\": )" })
+                sse += chunk(std::string(R"({"tool_calls":[{"index":0,"function":{"arguments":")") + piece + R"("}}]})", "null");
+            sse += chunk(R"({"tool_calls":[{"index":0,"function":{"arguments":")" + std::to_string(results) + R"(}"}}]})",
+                         "\"tool_calls\"");
+        } else {
+            sse += chunk(R"({"content":"all"})", "null") + chunk(R"({"content":" done"})", "\"stop\"");
+        }
+        sse += "data: [DONE]\n\n";
+        return c.send("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n") &&
+               c.send_chunk(sse) && c.send("0\r\n\r\n");
+    }
+};
+
+}  // namespace
+
+// An agent's sessions: each tool call the model streams goes back, after the tool's latency,
+// exactly as it streamed, with the tool's result and the whole history before it and no new
+// user message, until the model answers in text; then the next user turn. Against a scripted
+// server (tool_chain_server: vLLM's pieces, and what the tools cost), then the simulator.
+BOOST_AUTO_TEST_CASE(an_agents_tool_calls_go_back_with_their_results) {
+    temp_dir dir;
+    tool_chain_server model;
+    const int rc = run_openloop({"--target", model.server.url(), "--model", "m", "--tokenizer", "words", "--rate", "20",
+                                 "--num-requests", "3", "--turns", "2", "--tools", "3", "--tool-schema-len", "8",
+                                 "--tool-latency", "30ms", "--tool-result-len", "5", "--think-time", "10ms",
+                                 "--input-len", "12", "--output-len", "6", "--seed", "4", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    // Each turn is a call, a call and the answer: three requests, at indexes session * 18 + 0..5
+    // (two turns of one request and up to eight tool steps each).
+    std::lock_guard lock(model.mutex);
+    BOOST_TEST_REQUIRE(model.bodies.size() == 18u);
+    for (const auto& [index, body] : model.bodies) {
+        const std::int64_t place = index % 18;
+        BOOST_TEST_CONTEXT("request " << index) {
+            BOOST_TEST_REQUIRE(place < 6);
+            BOOST_TEST(body.at("tools").as_array().size() == 3u);
+            BOOST_TEST(body.at("tool_choice") == "auto");
+            if (place == 0) {
+                BOOST_TEST(body.at("messages").as_array().size() == 1u);
+                continue;
+            }
+            const json::object& before = model.bodies.at(index - 1);
+            const json::array& sent = body.at("messages").as_array();
+            json::array expected = before.at("messages").as_array();
+            if (place % 3 != 0) {
+                // What the server streamed, whole, and the tool's result for it.
+                const std::string name(before.at("tools").at(static_cast<std::size_t>((index - 1) % 3)).at("function").at("name").as_string());
+                char call_id[32];
+                std::snprintf(call_id, sizeof call_id, "call_%016llx", static_cast<unsigned long long>((index - 1) * 7919 + 1));
+                const std::string arguments = "{\"query\": \"st\xc3\xb6ne \\\"\", \"step\": " + std::to_string(place % 3 - 1) + "}";
+                BOOST_TEST(json::parse(arguments).at("step").as_int64() == place % 3 - 1);
+                expected.push_back(json::object{
+                    {"role", "assistant"},
+                    {"content", nullptr},
+                    {"tool_calls", json::array{json::object{{"id", call_id},
+                                                            {"type", "function"},
+                                                            {"function", json::object{{"name", name}, {"arguments", arguments}}}}}}});
+                BOOST_TEST_REQUIRE(sent.size() == expected.size() + 1);
+                BOOST_TEST(json::array(sent.begin(), sent.end() - 1) == expected);
+                const json::object& result = sent.back().as_object();
+                BOOST_TEST(result.size() == 3u);
+                BOOST_TEST(result.at("role") == "tool");
+                BOOST_TEST(result.at("tool_call_id") == call_id);
+                BOOST_TEST(std::count(result.at("content").as_string().begin(), result.at("content").as_string().end(), ' ') == 4);
+            } else {
+                expected.push_back(json::object{{"role", "assistant"}, {"content", "all done"}});
+                BOOST_TEST_REQUIRE(sent.size() == expected.size() + 1);
+                BOOST_TEST(json::array(sent.begin(), sent.end() - 1) == expected);
+                BOOST_TEST(sent.back().at("role") == "user");
+            }
+        }
+    }
+    // Each request's intended prompt: the one before it, its answer at the length asked (a call's
+    // arguments and the function's name, one word) and the new message.
+    BOOST_TEST(slurp(dir.file("run.log")).find("--tools 3: 40 prompt tokens on this server") != std::string::npos);
+    std::map<std::int64_t, json::object> logged;
+    for (auto& r : read_jsonl(dir.file("out") + "/requests.jsonl")) {
+        BOOST_TEST(r.at("status").as_string() == "ok");
+        logged[num(r.at("index"))] = std::move(r);
+    }
+    BOOST_TEST_REQUIRE(logged.size() == 18u);
+    for (const auto& [index, r] : logged) {
+        const std::int64_t place = index % 18;
+        BOOST_TEST_CONTEXT("request " << index) {
+            BOOST_TEST(num(r.at("turn")) == place + 1);  // the request's place in its session
+            if (place == 0) {
+                BOOST_TEST(num(r.at("input_tokens")) == 40 + 12);  // the tools, as the server counted them, and the task
+                continue;
+            }
+            const json::object& before = logged.at(index - 1);
+            BOOST_TEST(num(r.at("input_tokens")) == num(before.at("input_tokens")) + num(before.at("max_tokens")) +
+                                                        (place % 3 != 0 ? 1 + 5 : 12));
+        }
+    }
+    const json::object summary = read_json(dir.file("out") + "/summary.json");
+    BOOST_TEST(summary.at("sessions").at("completed").as_int64() == 3);
+    BOOST_TEST(summary.at("sessions").at("turns_completed").as_int64() == 6);
+
+    // The same loop against the simulator (--tool-chain 2), from its log of what each request
+    // carried and what it streamed back.
+    const std::string sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(openloop_test::bin,
+                                   {"--preset", "h100-8b", "--tool-chain", "2", "--log", sim_log, "--log-content"});
+    const int sim_rc = run_openloop({"--target", sim.url, "--rate", "20", "--num-requests", "2", "--turns", "2",
+                                     "--tools", "3", "--tool-latency", "20ms", "--tool-result-len", "5", "--think-time",
+                                     "10ms", "--input-len", "12", "--output-len", "8", "--ignore-eos", "--seed", "4",
+                                     "--out", dir.file("sim")},
+                                    dir.file("sim.log"));
+    sim.process.stop();
+    BOOST_TEST_REQUIRE(sim_rc == 0, slurp(dir.file("sim.log")));
+    std::map<std::int64_t, json::object> seen;
+    for (auto& line : read_jsonl(sim_log)) {
+        const std::string id(line.at("request_id").as_string());
+        // The setup's probes of what the tools cost carry no request id of the run's.
+        if (id.rfind("openloop-", 0) == 0) seen[std::stoll(id.substr(9))] = std::move(line);
+    }
+    BOOST_TEST_REQUIRE(seen.size() == 12u);
+    for (const auto& [index, now] : seen) {
+        const std::int64_t place = index % 18;
+        BOOST_TEST_CONTEXT("sim request " << index) {
+            BOOST_TEST_REQUIRE(place < 6);
+            BOOST_TEST(now.at("tool_call").as_bool() == (place % 3 != 2));
+            if (place == 0) continue;
+            const json::object& before = seen.at(index - 1);
+            const json::array& sent = now.at("messages").as_array();
+            json::array expected = before.at("messages").as_array();
+            if (before.at("tool_call").as_bool()) {
+                expected.push_back(json::object{{"role", "assistant"}, {"content", nullptr}, {"tool_calls", before.at("tool_calls")}});
+            } else {
+                expected.push_back(json::object{{"role", "assistant"}, {"content", before.at("output")}});
+            }
+            BOOST_TEST_REQUIRE(sent.size() == expected.size() + 1);
+            BOOST_TEST(json::array(sent.begin(), sent.end() - 1) == expected);
+            if (before.at("tool_call").as_bool()) {
+                BOOST_TEST(sent.back().at("role") == "tool");
+                BOOST_TEST(sent.back().at("tool_call_id") == before.at("tool_calls").at(0).at("id"));
+            } else {
+                BOOST_TEST(sent.back().at("role") == "user");
+            }
+        }
+    }
 }
 
 // A run killed before its summary, and runs merged, get their session figures back from

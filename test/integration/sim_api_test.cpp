@@ -447,3 +447,163 @@ BOOST_AUTO_TEST_CASE(subword_tokenize_matches_usage) {
     BOOST_TEST_REQUIRE(!cs.empty());
     BOOST_TEST(cs.back().at("usage").as_object().at("prompt_tokens").as_int64() == chat_count);
 }
+
+namespace {
+
+const json::array agent_tools{json::object{
+    {"type", "function"},
+    {"function", json::object{{"name", "search"}, {"description", "looks it up"},
+                              {"parameters", json::object{{"type", "object"}}}}}}};
+
+json::object agent_request(json::array messages, bool with_tools) {
+    json::object req{{"messages", std::move(messages)}, {"max_tokens", 8}, {"ignore_eos", true}, {"stream", true},
+                     {"stream_options", json::object{{"include_usage", true}, {"continuous_usage_stats", true}}}};
+    if (with_tools) req["tools"] = agent_tools;
+    return req;
+}
+
+struct agent_stream {
+    std::string reasoning, content, arguments, call_id, name, finish;
+    std::int64_t reasoning_tokens = -1, completion_tokens = -1, prompt_tokens = -1;
+};
+
+// A streamed chat answer read as an agent reads it: thinking first, never after
+// the answer began; the call's id and name once, before its argument pieces.
+agent_stream read_agent_stream(const response& r) {
+    BOOST_TEST_REQUIRE(r.status == 200, r.body);
+    bool done = false;
+    agent_stream s;
+    for (const auto& c : chunks(r.body, done)) {
+        const auto& u = c.at("usage").as_object();
+        s.completion_tokens = u.at("completion_tokens").as_int64();
+        s.prompt_tokens = u.at("prompt_tokens").as_int64();
+        BOOST_TEST_REQUIRE(u.contains("completion_tokens_details"));
+        s.reasoning_tokens = u.at("completion_tokens_details").at("reasoning_tokens").as_int64();
+        if (c.at("choices").as_array().empty()) continue;
+        const auto& choice = c.at("choices").at(0).as_object();
+        const auto& d = choice.at("delta").as_object();
+        if (const auto* t = d.if_contains("reasoning")) {
+            BOOST_TEST(s.content.empty());
+            BOOST_TEST(s.arguments.empty());
+            s.reasoning += t->as_string();
+        }
+        if (const auto* t = d.if_contains("content")) s.content += t->as_string();
+        if (const auto* calls = d.if_contains("tool_calls")) {
+            const auto& call = calls->at(0).as_object();
+            BOOST_TEST(call.at("index").as_int64() == 0);
+            if (const auto* id = call.if_contains("id")) {
+                BOOST_TEST(s.call_id.empty());
+                s.call_id = id->as_string();
+                s.name = call.at("function").at("name").as_string();
+                BOOST_TEST(call.at("type").as_string() == "function");
+            }
+            BOOST_TEST(!s.call_id.empty());
+            s.arguments += call.at("function").at("arguments").as_string();
+        }
+        if (choice.at("finish_reason").is_string()) s.finish = choice.at("finish_reason").as_string();
+    }
+    BOOST_TEST(done);
+    return s;
+}
+
+// Three turns of an agent against a thinking model with --tool-chain 1: a
+// plain question thinks 3 tokens and answers 5; with tools it calls search;
+// sent back with the tool's result it answers in text. Both servers stream alike.
+void agent_turns_stream_in_vllm_shapes(unsigned short port, const std::string& model) {
+    json::array history{json::object{{"role", "user"}, {"content", "find the answer"}}};
+    auto plain = agent_request(history, false);
+    plain["model"] = model;
+    const auto text = read_agent_stream(post(port, "/v1/chat/completions", json::serialize(plain)));
+    BOOST_TEST(openloop::count_text_tokens(text.reasoning) == 3);
+    BOOST_TEST(openloop::count_text_tokens(text.content) == 5);
+    BOOST_TEST(text.reasoning_tokens == 3);
+    BOOST_TEST(text.completion_tokens == 8);
+    BOOST_TEST(text.finish == "length");
+
+    auto tooled = agent_request(history, true);
+    tooled["model"] = model;
+    const auto call = read_agent_stream(post(port, "/v1/chat/completions", json::serialize(tooled)));
+    BOOST_TEST(call.content.empty());
+    BOOST_TEST(call.name == "search");
+    BOOST_TEST(call.call_id.rfind("call_", 0) == 0u);
+    BOOST_TEST(call.call_id.size() == 21u);
+    BOOST_TEST(call.finish == "tool_calls");
+    BOOST_TEST(call.reasoning_tokens == 3);
+    BOOST_TEST(call.completion_tokens == 8);
+    json::error_code ec;
+    const auto arguments = json::parse(call.arguments, ec);
+    BOOST_TEST_REQUIRE(!ec, call.arguments);
+    BOOST_TEST(arguments.is_object());
+    BOOST_TEST(openloop::count_text_tokens(call.arguments) == 5);
+    // The tools are counted: 3 words of their JSON, 3 of the question.
+    BOOST_TEST(call.prompt_tokens == 3 + 3);
+
+    history.push_back(json::object{
+        {"role", "assistant"},
+        {"content", nullptr},
+        {"tool_calls", json::array{json::object{{"id", call.call_id}, {"type", "function"},
+                                                {"function", json::object{{"name", call.name},
+                                                                          {"arguments", call.arguments}}}}}}});
+    history.push_back(json::object{{"role", "tool"}, {"tool_call_id", call.call_id}, {"content", "two words"}});
+    auto result = agent_request(history, true);
+    result["model"] = model;
+    const auto answer = read_agent_stream(post(port, "/v1/chat/completions", json::serialize(result)));
+    BOOST_TEST(answer.call_id.empty());
+    BOOST_TEST(openloop::count_text_tokens(answer.content) == 5);
+    BOOST_TEST(answer.finish == "length");
+    // Tools 3, question 3, the call's name 1 and arguments 5, the result 2.
+    BOOST_TEST(answer.prompt_tokens == 3 + 3 + 1 + 5 + 2);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(thinking_and_tool_calls_stream_in_vllm_shapes) {
+    temp_dir dir;
+    const auto log = dir.file("sim.jsonl");
+    {
+        sim s({"--preset", "cpu-small", "--reasoning-tokens", "3", "--tool-chain", "1", "--log", log, "--log-content"});
+        agent_turns_stream_in_vllm_shapes(s.port(), "openloop-sim");
+        // The Responses API thinks too: its reasoning item's deltas, then the message's.
+        const auto rs = post(s.port(), "/v1/responses",
+                             R"({"input":"why","max_output_tokens":5,"ignore_eos":true,"stream":true})");
+        BOOST_TEST_REQUIRE(rs.status == 200);
+        const auto first_reasoning = rs.body.find("response.reasoning_text.delta");
+        BOOST_TEST(first_reasoning < rs.body.find("response.output_text.delta"));
+        const auto completed = json::parse(sse_data(rs.body).back()).as_object();
+        BOOST_TEST(completed.at("response").at("usage").at("output_tokens_details").at("reasoning_tokens").as_int64() == 3);
+        const auto bad = post(s.port(), "/v1/chat/completions",
+                              R"({"messages":[{"role":"user","content":"a"},{"role":"tool","content":"r"}]})");
+        BOOST_TEST(bad.status == 400);
+        BOOST_TEST(bad.body.find("messages[1].tool_call_id") != std::string::npos, bad.body);
+    }
+    std::vector<json::object> lines;
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line).as_object());
+    BOOST_TEST_REQUIRE(lines.size() == 5u);
+    for (int i = 0; i < 4; ++i) {
+        const auto& l = lines[i];
+        BOOST_TEST(l.at("reasoning_tokens").as_int64() == 3);
+        BOOST_TEST(l.at("first_answer_ns").as_int64() > l.at("first_token_ns").as_int64());
+        BOOST_TEST(openloop::count_text_tokens(l.at("reasoning").as_string()) == 3);
+        BOOST_TEST(l.at("tool_call").as_bool() == (i == 1));
+    }
+    BOOST_TEST(!lines[0].contains("tools"));
+    BOOST_TEST(lines[1].at("tools").as_array().size() == 1u);
+    BOOST_TEST(lines[1].at("output").as_string() == "");
+    const auto& logged_call = lines[1].at("tool_calls").at(0).at("function").as_object();
+    BOOST_TEST(logged_call.at("name").as_string() == "search");
+    // The call as streamed is what the next request carried back, and the log says so.
+    const auto& sent_back = lines[2].at("messages").at(1).at("tool_calls").at(0).at("function").as_object();
+    BOOST_TEST(sent_back.at("arguments") == logged_call.at("arguments"));
+    BOOST_TEST(lines[2].at("messages").at(2).at("role").as_string() == "tool");
+    BOOST_TEST(openloop::count_text_tokens(lines[2].at("output").as_string()) == 5);
+    BOOST_TEST(lines[4].at("first_answer_ns").as_int64() == -1);
+}
+
+// vLLM's FastAPI/uvicorn test server (test/servers/vllm_uvicorn.py) streams the same shapes.
+BOOST_AUTO_TEST_CASE(uvicorn_streams_thinking_and_tool_calls_alike) {
+    auto server = openloop::start_server({"/usr/bin/python3", std::string(openloop_test::source_dir) + "/test/servers/vllm_uvicorn.py",
+                                          "--port", "0", "--reasoning-tokens", "3", "--tool-chain", "1"},
+                                         std::chrono::seconds(30));
+    agent_turns_stream_in_vllm_shapes(server.port, "vllm-uvicorn");
+}

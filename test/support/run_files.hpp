@@ -70,6 +70,12 @@ inline int openloop_cli(const std::vector<std::string>& args, const std::string&
 }
 
 // Nearest-rank percentile of raw values, as the histograms report it.
+// The middle of v (the upper one of an even count); 0 when empty.
+inline double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
 inline double nearest_rank(std::vector<std::int64_t> v, double p) {
     std::sort(v.begin(), v.end());
     const auto rank = static_cast<std::size_t>(std::ceil(p / 100 * static_cast<double>(v.size())));

@@ -1,0 +1,203 @@
+// Thinking models on real sockets: against the simulator (both of vLLM's
+// reasoning shapes) and vLLM's FastAPI/uvicorn stack, openloop's reasoning and
+// answer tokens equal each server's usage request by request, its time to first
+// answer token agrees with the server's log as its TTFT does, and a request that
+// spent max_tokens thinking is named. The report rebuilt from requests.jsonl
+// gives back the same figures.
+
+#include "sanitized.hpp"
+#include <boost/test/unit_test.hpp>
+
+#include "openloop/cli/child_process.hpp"
+#include "run_files.hpp"
+#include "test_http.hpp"
+#include "test_paths.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+namespace json = boost::json;
+using namespace test_http;
+
+namespace {
+
+const auto num = json_int;
+
+struct totals {
+    std::int64_t reasoning = 0, answer = 0, ended = 0;
+};
+
+// Each request's reasoning and answer tokens against the server's log; returns the sums.
+totals check_against_log(const std::vector<json::object>& requests, const std::string& sim_log,
+                         std::string_view source) {
+    const std::map<std::string, json::object> server = sim_log_by_id(sim_log);
+    totals t;
+    std::vector<double> ttfa_diff;
+    for (const auto& r : requests) {
+        BOOST_TEST_REQUIRE(r.at("status").as_string() == "ok");
+        const auto& s = server.at(std::string(r.at("id").as_string()));
+        const std::int64_t reasoning = num(s.at("reasoning_tokens"));
+        BOOST_TEST(num(r.at("reasoning_tokens")) == reasoning);
+        BOOST_TEST(num(r.at("answer_tokens")) == num(s.at("completion_tokens")) - reasoning);
+        BOOST_TEST(r.at("reasoning_source").as_string() == source);
+        t.reasoning += reasoning;
+        t.answer += num(r.at("answer_tokens"));
+        const std::int64_t server_answer = num(s.at("first_answer_ns"));
+        if (server_answer < 0) {
+            // It never answered: named, and no time to first answer token.
+            BOOST_TEST(r.at("ended_thinking").as_bool());
+            BOOST_TEST(r.at("ttfa_ms").is_null());
+            ++t.ended;
+            continue;
+        }
+        BOOST_TEST(!r.contains("ended_thinking"));
+        // The client sees the first answer chunk after the server wrote it, never before.
+        BOOST_TEST(num(r.at("first_answer_ns")) >= server_answer);
+        const double client = double(num(r.at("first_answer_ns")) - num(r.at("intended_ns")));
+        const double served = double(server_answer - num(s.at("arrival_ns")));
+        ttfa_diff.push_back(std::abs(client - served) / 1e6);
+    }
+    BOOST_TEST_MESSAGE("median |TTFA diff| " << median(ttfa_diff) << " ms");
+    // The bound client_agrees_with_server_log (it_run) holds TTFT to.
+    BOOST_TEST(median(ttfa_diff) < (openloop_test::sanitized ? 5.0 : 1.0));
+    return t;
+}
+
+void check_summary(const json::object& summary, const totals& t, std::string_view source) {
+    const json::object& r = summary.at("reasoning").as_object();
+    BOOST_TEST(num(r.at("reasoning_tokens")) == t.reasoning);
+    BOOST_TEST(num(r.at("answer_tokens")) == t.answer);
+    BOOST_TEST(num(r.at("ended_thinking")) == t.ended);
+    BOOST_TEST(r.at("reasoning_tokens_source").as_string() == source);
+    BOOST_TEST(num(summary.at("total_output_tokens")) == t.reasoning + t.answer);
+    // TTFA comes after TTFT: the thinking came first.
+    BOOST_TEST(summary.at("p50_ttfa_ms").as_double() > summary.at("p50_ttft_ms").as_double());
+    BOOST_TEST(summary.at("p50_reasoning_ms").is_double());
+}
+
+}  // namespace
+
+// vLLM's current shape: the usage's reasoning_tokens; some requests' max_tokens all go to thinking.
+BOOST_AUTO_TEST_CASE(simulator_current_shape) {
+    temp_dir dir;
+    const auto sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(openloop_test::bin,
+                                   {"--preset", "h100-8b", "--reasoning-tokens", "uniform:4:48", "--log", sim_log});
+    const int rc = run_openloop({"--target", sim.url, "--rate", "20", "--num-requests", "40", "--input-len", "64",
+                                 "--output-len", "uniform:8:64", "--ignore-eos", "--headline", "ttfa",
+                                 "--threshold", "ttfa_p99<60s", "--goodput", "ttfa=60s", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    const std::string printed = slurp(dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, printed);
+    sim.process.stop();
+    const auto requests = read_jsonl(dir.file("out/requests.jsonl"));
+    BOOST_TEST_REQUIRE(requests.size() == 40u);
+    const totals t = check_against_log(requests, sim_log, "usage");
+    BOOST_TEST(t.ended > 0);  // uniform:4:48 thinking against uniform:8:64 max_tokens runs out sometimes
+    const json::object summary = read_json(dir.file("out/summary.json"));
+    check_summary(summary, t, "usage");
+    // The requests that never answered miss the TTFA goodput SLO, the others meet it.
+    BOOST_TEST(num(summary.at("goodput_requests")) == 40 - t.ended);
+    BOOST_TEST(printed.find("headline       TTFA") != std::string::npos, printed);
+    BOOST_TEST(printed.find("ended thinking ") != std::string::npos, printed);
+
+    // Rebuilt from requests.jsonl alone: the same time to first answer token and split.
+    std::filesystem::remove(dir.file("out/summary.json"));
+    const int reported = openloop_cli({"report", dir.file("out")}, dir.file("report.log"));
+    BOOST_TEST_REQUIRE(reported == 0, slurp(dir.file("report.log")));
+    const json::object rebuilt = read_json(dir.file("out/summary.json"));
+    BOOST_TEST(rebuilt.at("reasoning") == summary.at("reasoning"));
+    for (const char* key : {"p50_ttfa_ms", "p99_ttfa_ms", "max_ttfa_ms", "p99_reasoning_ms"})
+        BOOST_TEST(rebuilt.at(key) == summary.at(key), key);
+}
+
+// vLLM's older shape gives no reasoning_tokens: the thinking chunks' usage deltas count them.
+BOOST_AUTO_TEST_CASE(simulator_older_shape) {
+    temp_dir dir;
+    const auto sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--reasoning-tokens", "uniform:4:32",
+                                                        "--reasoning-shape", "reasoning_content", "--log", sim_log});
+    const int rc = run_openloop({"--target", sim.url, "--rate", "20", "--num-requests", "30", "--input-len", "64",
+                                 "--output-len", "48", "--ignore-eos", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    sim.process.stop();
+    const totals t = check_against_log(read_jsonl(dir.file("out/requests.jsonl")), sim_log, "usage_deltas");
+    BOOST_TEST(t.ended == 0);
+    check_summary(read_json(dir.file("out/summary.json")), t, "usage_deltas");
+}
+
+// vLLM's own HTTP stack (FastAPI over uvicorn) in both shapes: counts by its usage, request by request.
+BOOST_AUTO_TEST_CASE(uvicorn_server_both_shapes) {
+    for (const char* shape : {"reasoning", "reasoning_content"}) {
+        temp_dir dir;
+        auto server = openloop::start_server({"/usr/bin/python3",
+                                              std::string(openloop_test::source_dir) + "/test/servers/vllm_uvicorn.py",
+                                              "--port", "0", "--reasoning-tokens", "5", "--reasoning-shape", shape},
+                                             std::chrono::seconds(30));
+        const int rc = run_openloop({"--target", server.url, "--model", "vllm-uvicorn", "--rate", "20", "--num-requests",
+                                     "12", "--input-len", "20", "--output-len", "9", "--ignore-eos", "--tokenizer",
+                                     "words", "--out", dir.file("out")},
+                                    dir.file("run.log"));
+        BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+        const std::string source = std::string(shape) == "reasoning" ? "usage" : "usage_deltas";
+        for (const auto& r : read_jsonl(dir.file("out/requests.jsonl"))) {
+            BOOST_TEST(num(r.at("reasoning_tokens")) == 5, shape);
+            BOOST_TEST(num(r.at("answer_tokens")) == 4, shape);
+            BOOST_TEST(r.at("reasoning_source").as_string() == source, shape);
+            BOOST_TEST(num(r.at("first_answer_ns")) > num(r.at("first_token_ns")), shape);
+        }
+        const json::object summary = read_json(dir.file("out/summary.json"));
+        BOOST_TEST(num(summary.at("reasoning").at("thinking_requests")) == 12, shape);
+    }
+}
+
+// A thinking agent on vLLM's HTTP stack: each step sends back the tool call it streamed (not
+// its thinking) with the tool's result, and every request's intended input is what the
+// server counted: the thinking left out of the history by each answer's own usage.
+BOOST_AUTO_TEST_CASE(uvicorn_thinking_agent_counts_exactly) {
+    temp_dir dir;
+    auto server = openloop::start_server({"/usr/bin/python3",
+                                          std::string(openloop_test::source_dir) + "/test/servers/vllm_uvicorn.py",
+                                          "--port", "0", "--reasoning-tokens", "3", "--tool-chain", "2"},
+                                         std::chrono::seconds(30));
+    const int rc = run_openloop({"--target", server.url, "--model", "vllm-uvicorn", "--rate", "10", "--num-requests", "3",
+                                 "--turns", "2", "--tools", "2", "--tool-schema-len", "8", "--tool-latency", "10ms",
+                                 "--tool-result-len", "5", "--think-time", "10ms", "--input-len", "12", "--output-len", "9",
+                                 "--ignore-eos", "--tokenizer", "words", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    const auto requests = read_jsonl(dir.file("out/requests.jsonl"));
+    BOOST_TEST_REQUIRE(requests.size() == 18u);  // 3 sessions x 2 turns x (2 calls + the answer)
+    int calls = 0;
+    for (const auto& r : requests) {
+        BOOST_TEST(num(r.at("prompt_tokens")) == num(r.at("input_tokens")));
+        BOOST_TEST(num(r.at("reasoning_tokens")) == 3);
+        BOOST_TEST(num(r.at("answer_tokens")) == 6);
+        calls += r.contains("tool_call");
+    }
+    BOOST_TEST(calls == 12);
+    const json::object summary = read_json(dir.file("out/summary.json"));
+    BOOST_TEST(num(summary.at("reasoning").at("tool_calls")) == 12);
+    BOOST_TEST(num(summary.at("sessions").at("tool_calls")) == 12);
+}
+
+// llama.cpp's server before it streamed tool calls refuses a streamed request with tools (HTTP
+// 500 "Cannot use tools with stream"; docs/real-servers.md): the simulator learned it, and
+// openloop's result says it in the server's words (a 5xx is never a reason to stop early:
+// it is what a load test measures).
+BOOST_AUTO_TEST_CASE(a_server_that_cannot_stream_tools_is_named) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--quirk", "no-stream-tools"});
+    const int rc = run_openloop({"--target", sim.url, "--rate", "20", "--duration", "1s", "--tools", "2",
+                                 "--input-len", "32", "--output-len", "8", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    const std::string printed = slurp(dir.file("run.log"));
+    BOOST_TEST(rc != 0, printed);
+    BOOST_TEST(printed.find("Cannot use tools with stream") != std::string::npos, printed);
+    const json::object summary = read_json(dir.file("out/summary.json"));
+    BOOST_TEST(num(summary.at("completed")) == 0);
+    BOOST_TEST(summary.at("error_messages").at(0).at("messages").at(0).as_string() ==
+               "Cannot use tools with stream");
+}

@@ -50,6 +50,7 @@ void request_recorder::process(const event& e) {
     case event_kind::reasoning_usage:
         if (auto* r = live_.find(e.request)) r->usage_reasoning = e.reasoning_tokens();
         break;
+    case event_kind::media: break;
     case event_kind::done: on_done(e); break;
     case event_kind::failed: on_failed(e); break;
     case event_kind::drain_over: drain_over_ = true; break;

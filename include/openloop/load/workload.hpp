@@ -35,6 +35,11 @@ struct request_spec {
     // An agent's tool result: history is the whole message list (it ends with
     // the tool's message), no prompt of its own is sent.
     bool tool_result = false;
+    // The run's --model entry this request goes to (an index into its model_mix; 0 when one).
+    std::uint8_t model = 0;
+    // Images and audio clips sent with the prompt (chat): indices into the run's media_set
+    // (load/media.hpp). Cleared, not freed, when the spec's memory is reused.
+    std::vector<std::uint32_t> media;
 };
 
 struct workload_config {

@@ -25,6 +25,8 @@ enum class event_kind : std::uint8_t {
                   // start event, and schedule lag counts from here
     session_end,  // a session ended (its last turn's end, or when it stopped)
     reasoning_usage,  // the usage's reasoning tokens, just before its done event (only when the server sent them)
+    media,        // what a request carried beside its text (images, audio clips, its body's bytes); follows its
+                  // start event, only for a request that carried media
 };
 
 // Flags of a start or refused event.
@@ -47,14 +49,24 @@ struct event {
     event_kind kind = event_kind::start;
     std::uint8_t flags = 0;
 
-    // t = intended send time; flags: event_flags.
+    // t = intended send time; flags: event_flags; model: the request's entry in the run's --model
+    // list (0 when there is one).
     static constexpr event started(std::uint64_t request, std::int64_t intended_ns, std::int64_t input_tokens,
-                                   std::int64_t max_tokens, std::int64_t flags) {
-        return {intended_ns, flags, request, input_tokens, max_tokens, event_kind::start, 0};
+                                   std::int64_t max_tokens, std::int64_t flags, std::uint8_t model = 0) {
+        return {intended_ns, flags, request, input_tokens, max_tokens, event_kind::start, model};
     }
     static constexpr event refusal(std::uint64_t request, std::int64_t intended_ns, std::int64_t input_tokens,
-                                   std::int64_t max_tokens, std::int64_t flags) {
-        return {intended_ns, flags, request, input_tokens, max_tokens, event_kind::refused, 0};
+                                   std::int64_t max_tokens, std::int64_t flags, std::uint8_t model = 0) {
+        return {intended_ns, flags, request, input_tokens, max_tokens, event_kind::refused, model};
+    }
+    // t = intended send time; bucket: the images' size bucket (an index into --image-size's
+    // list), -1 when they were of several or from --image-dir.
+    static constexpr event media_shape(std::uint64_t request, std::int64_t intended_ns, std::int64_t body_bytes,
+                                       std::int32_t images, std::int32_t audios, std::int32_t bucket) {
+        return {intended_ns, bucket, request, body_bytes,
+                static_cast<std::int64_t>(static_cast<std::uint32_t>(images)) |
+                    (static_cast<std::int64_t>(audios) << 32),
+                event_kind::media, 0};
     }
     // took_ns: how long a new connection took; 0 for a pooled one.
     static constexpr event connected(std::uint64_t request, std::int64_t t_ns, std::int64_t took_ns) {
@@ -102,6 +114,12 @@ struct event {
     std::int64_t input_tokens() const { return a; }
     std::int64_t max_tokens() const { return b; }
     bool warmup() const { return (v & flag_warmup) != 0; }
+    std::uint8_t model() const { return flags; }
+    // media
+    std::int64_t body_bytes() const { return a; }
+    std::int32_t images() const { return static_cast<std::int32_t>(b & 0xffffffff); }
+    std::int32_t audios() const { return static_cast<std::int32_t>(b >> 32); }
+    std::int32_t bucket() const { return static_cast<std::int32_t>(v); }
     // connect
     std::int64_t connect_ns() const { return v; }
     // headers, failed (0: none)

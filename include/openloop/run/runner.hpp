@@ -5,6 +5,8 @@
 
 #include "openloop/load/arrival.hpp"
 #include "openloop/load/local_tokenizer.hpp"
+#include "openloop/load/media.hpp"
+#include "openloop/load/model_mix.hpp"
 #include "openloop/load/shard.hpp"
 #include "openloop/measure/reporter.hpp"
 #include "openloop/load/session.hpp"
@@ -40,6 +42,10 @@ struct run_options {
     // embeddings are never streamed, whatever this says.
     bool stream = true;
     std::string model;              // empty: the first id of GET /v1/models
+    // --model as a weighted list (its first entry is `model`); one entry when not mixed.
+    model_mix models;
+    // --images, --image-size, --audio... (cli/media_options); nothing when none are asked.
+    media_config media;
     std::vector<std::pair<std::string, std::string>> headers;
     std::string api_key_env = "OPENAI_API_KEY";
     std::string ca_file;

@@ -22,6 +22,10 @@ struct prepared_request {
     int max_tokens = 0;
     // A session's turn: where its answer goes (response_reader::start).
     streamed_answer* answer = nullptr;
+    std::uint8_t model = 0;     // its entry in the run's --model list (the start event carries it)
+    std::uint16_t images = 0;   // media it carries (the media event), 0: none
+    std::uint16_t audios = 0;
+    std::int16_t bucket = -1;   // its images' size bucket, -1: none or several
 };
 // Writes the request into out (cleared first; its memory is reused), with
 // x-request-id prefix followed by index. Returns the size of the request

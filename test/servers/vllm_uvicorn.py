@@ -10,12 +10,16 @@ Only the response shapes are vLLM's; there is no model. See README.md here.
 
 import argparse
 import asyncio
+import base64
+import binascii
 import ctypes
 import hashlib
 import json
+import math
 import os
 import signal
 import socket
+import struct
 import sys
 import time
 import uuid
@@ -67,13 +71,129 @@ def words(text):
     return text.split()
 
 
-def content_text(content):
-    # A message's content is a string or a list of parts ({"type":"text","text":...}).
+# Media as openloop sim counts it by default (docs/simulator.md): an image is
+# resized as Qwen2-VL's smart_resize does, one token per 28x28 cell, plus its
+# vision start and end tokens; a WAV clip is 25 tokens a second, rounded up, plus
+# 2. Sizes come from the headers alone (no PIL here): PNG's IHDR, JPEG's SOFn.
+PATCH, MIN_PIXELS, MAX_PIXELS = 28, 4 * 28 * 28, 16384 * 28 * 28
+AUDIO_TOKENS_PER_S = 25
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def image_size(data):
+    """(width, height) of a PNG or JPEG from its header."""
+    if data.startswith(PNG_SIGNATURE):
+        if len(data) < 24 or data[12:16] != b"IHDR":
+            raise BadRequest("Failed to load image: truncated or malformed PNG")
+        return struct.unpack(">II", data[16:24])
+    if data[:3] != b"\xff\xd8\xff":
+        raise BadRequest("Failed to load image: cannot identify image file: neither PNG nor JPEG")
+    at = 2
+    while at + 4 <= len(data):
+        if data[at] != 0xFF:
+            raise BadRequest(f"Failed to load image: malformed JPEG: no marker at offset {at}")
+        while at < len(data) and data[at] == 0xFF:  # fill bytes
+            at += 1
+        if at >= len(data):
+            break
+        marker = data[at]
+        at += 1
+        if marker == 0x01 or 0xD0 <= marker <= 0xD8:
+            continue
+        if marker in (0xD9, 0xDA):
+            break
+        if at + 2 > len(data):
+            break
+        length = struct.unpack(">H", data[at:at + 2])[0]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            if at + 7 > len(data):
+                break
+            height, width = struct.unpack(">HH", data[at + 3:at + 7])
+            if width and height:
+                return width, height
+            break
+        at += length
+    raise BadRequest("Failed to load image: truncated or malformed JPEG: no frame header")
+
+
+def wav_seconds(data):
+    if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        raise BadRequest("Failed to load audio: not a WAV file")
+    at, byte_rate = 12, 0
+    while at + 8 <= len(data):
+        kind, length = data[at:at + 4], struct.unpack("<I", data[at + 4:at + 8])[0]
+        at += 8
+        if kind == b"fmt " and at + 16 <= len(data):
+            byte_rate = struct.unpack("<I", data[at + 8:at + 12])[0]
+        elif kind == b"data" and byte_rate:
+            return min(length, len(data) - at) / byte_rate
+        at += length + (length & 1)
+    raise BadRequest("Failed to load audio: truncated or malformed WAV")
+
+
+def smart_resize(height, width):
+    h = max(PATCH, round(height / PATCH) * PATCH)
+    w = max(PATCH, round(width / PATCH) * PATCH)
+    if h * w > MAX_PIXELS:
+        beta = math.sqrt(height * width / MAX_PIXELS)
+        h = max(PATCH, math.floor(height / beta / PATCH) * PATCH)
+        w = max(PATCH, math.floor(width / beta / PATCH) * PATCH)
+    elif h * w < MIN_PIXELS:
+        beta = math.sqrt(MIN_PIXELS / (height * width))
+        h = math.ceil(height * beta / PATCH) * PATCH
+        w = math.ceil(width * beta / PATCH) * PATCH
+    return h, w
+
+
+def decode(data, what):
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError) as e:
+        raise BadRequest(f"Failed to load {what}: invalid base64 data: {e}")
+
+
+def media_tokens(part):
+    """The prompt tokens of a content part that is not text (vLLM's errors for what cannot be read)."""
+    kind = part.get("type")
+    if kind == "image_url":
+        url = (part.get("image_url") or {}).get("url") if isinstance(part.get("image_url"), dict) else None
+        if not isinstance(url, str):
+            raise BadRequest("image_url: an object with a url string is required")
+        if not url.startswith("data:"):
+            raise BadRequest("The test server cannot fetch remote URLs: send images as data URLs")
+        spec, _, data = url[5:].partition(",")
+        if not spec.endswith(";base64"):
+            raise BadRequest("Only base64 data URLs are supported for now.")
+        width, height = image_size(decode(data, "image"))
+        if max(width, height) / min(width, height) > 200:
+            raise BadRequest("absolute aspect ratio must be smaller than 200")
+        h, w = smart_resize(height, width)
+        return (h // PATCH) * (w // PATCH) + 2
+    if kind == "input_audio":
+        audio = part.get("input_audio") or {}
+        if audio.get("format") != "wav":
+            raise BadRequest(f"input_audio.format: WAV audio only (\"wav\"), got {audio.get('format')!r}")
+        seconds = wav_seconds(decode(audio.get("data") or "", "audio"))
+        return math.ceil(seconds * AUDIO_TOKENS_PER_S - 1e-9) + 2
+    if kind in ("text", "input_text", "output_text", "refusal", "thinking"):
+        return 0
+    raise BadRequest(f"Unsupported chat content part type: {kind!r}.")
+
+
+def content_words(content):
+    # A message's content is a string or a list of parts: text parts count their
+    # words, an image or audio part its tokens (as placeholder words).
     if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return ""
+        return words(content)
+    toks = []
+    for p in content if isinstance(content, list) else []:
+        if not isinstance(p, dict):
+            continue
+        if isinstance(p.get("text"), str):
+            toks += words(p["text"])
+        else:
+            toks += ["<|media_pad|>"] * media_tokens(p)
+    return toks
 
 
 def compact(value):
@@ -82,7 +202,7 @@ def compact(value):
 
 def message_words(m):
     # A message's content, and an assistant's tool calls: each call's name and arguments.
-    toks = words(content_text(m.get("content")))
+    toks = content_words(m.get("content"))
     for call in m.get("tool_calls") or []:
         function = call.get("function") or {}
         toks += words(function.get("name", "")) + words(function.get("arguments", ""))

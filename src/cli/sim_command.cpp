@@ -2,6 +2,7 @@
 
 #include "openloop/base/quantity.hpp"
 #include "openloop/cli/scenario.hpp"
+#include "openloop/cli/sim_media_options.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/load/length_dist.hpp"
 
@@ -73,6 +74,7 @@ void fill_sim_command(const po::variables_map& vm, sim_command& cmd) {
     at_least("--max-model-len", c.model.max_model_len, 2);
     at_least("--block-size", c.model.block_size, 1);
     at_least("--tokens-per-chunk", c.model.tokens_per_step, 1);
+    fill_sim_media(vm, c);
 
     c.host = vm["host"].as<std::string>();
     const unsigned port = vm["port"].as<unsigned>();
@@ -303,7 +305,7 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
           std::string(quirk_names())).c_str());
 
     po::options_description all;
-    all.add(server).add(model).add(answers).add(faults).add(quirks).add(misbehaviour).add(capacity);
+    all.add(server).add(model).add(sim_media_options()).add(answers).add(faults).add(quirks).add(misbehaviour).add(capacity);
 
     sim_command cmd;
     const auto parsed = parse_command_line(args, all, "sim", "config", false);

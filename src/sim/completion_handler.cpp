@@ -84,6 +84,7 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
     if (quirks.always_usage) r.include_usage = true;
     rec.stream = r.stream;
     rec.prompt_tokens = r.prompt_tokens;
+    rec.media = r.media;
     const std::uint64_t index = completion_index_++;
     a.f = pick_fault(cfg_.faults, cfg_.seed, index);
     rec.injected = a.f;
@@ -154,7 +155,9 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
         counters_.prompt_tokens += r.prompt_tokens;
         ++counters_.streams;
     } else {
-        runner_.add(a.lr, seq_request{a.id, r.prompt_tokens, a.n, block_hashes(r.token_ids, cfg_.model.block_size)});
+        runner_.add(a.lr, seq_request{a.id, r.prompt_tokens, a.n, block_hashes(r.token_ids, cfg_.model.block_size),
+                                      r.media.items(), static_cast<int>(r.media.tokens()),
+                                      static_cast<int>(r.media.end)});
     }
     bool ok = false;
     if (r.stream) {

@@ -75,6 +75,21 @@ std::optional<api_error> parse_body(std::string_view body, const sim_config& cfg
     return std::nullopt;
 }
 
+// A chat prompt's ids, its media parts read by cfg's rule into r.media.
+std::optional<api_error> chat_prompt(const json::object& body, const sim_config& cfg, completion_request& r) {
+    media_reader media{cfg.media, static_cast<std::size_t>(cfg.model.max_model_len) + 1};
+    std::string err;
+    if (!request_prompt_ids(cfg.tokenizer, body, true, r.token_ids, err, &media)) return bad_request(err);
+    r.media = media.count;
+    if (media.unplaced > 0) {
+        return bad_request("This model's maximum context length is " + std::to_string(cfg.model.max_model_len) +
+                           " tokens. However, your request has " +
+                           std::to_string(static_cast<std::int64_t>(r.token_ids.size()) + media.unplaced) +
+                           " input tokens. Please reduce the length of the input messages.");
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::string error_body(const api_error& e) {
@@ -161,7 +176,11 @@ std::optional<api_error> parse_completion(std::string_view body, bool chat, cons
     const auto& o = doc.get_object();
     r.chat = chat;
     std::string err;
-    if (!request_prompt_ids(cfg.tokenizer, o, chat, r.token_ids, err)) return bad_request(err);
+    if (chat) {
+        if (auto e = chat_prompt(o, cfg, r)) return e;
+    } else if (!request_prompt_ids(cfg.tokenizer, o, chat, r.token_ids, err)) {
+        return bad_request(err);
+    }
     if (chat && !read_tool_request(o, r.tools, err)) return bad_request(err);
     return read_generation(o, cfg, r);
 }
@@ -184,9 +203,10 @@ std::optional<api_error> parse_responses(std::string_view body, const sim_config
     } else {
         return bad_request("input: a string or a non-empty list of input items is required, got " + text_of(*input));
     }
-    std::string err;
-    if (!request_prompt_ids(cfg.tokenizer, json::object{{"messages", std::move(messages)}}, true, r.token_ids, err))
-        return bad_request("input: " + err);
+    if (auto e = chat_prompt(json::object{{"messages", std::move(messages)}}, cfg, r)) {
+        e->message = "input: " + e->message;
+        return e;
+    }
     return read_generation(o, cfg, r);
 }
 
@@ -291,7 +311,8 @@ std::pair<http::status, std::string> tokenize_response(std::string_view body, co
     if (auto e = parse_body(body, cfg, doc)) return {e->status, error_body(*e)};
     std::vector<std::uint64_t> ids;
     std::string err;
-    if (!tokenize_request_ids(cfg.tokenizer, doc.get_object(), ids, err))
+    media_reader media{cfg.media, static_cast<std::size_t>(cfg.model.max_model_len) + 1};
+    if (!tokenize_request_ids(cfg.tokenizer, doc.get_object(), ids, err, &media))
         return {http::status::bad_request, error_body(bad_request(err))};
     json::array tokens;
     tokens.reserve(ids.size());

@@ -34,6 +34,14 @@ void sim_request_log::write(const log_record& r) {
                    {"status", r.status},
                    {"fault", fault_name(r.injected)},
                    {"outcome", r.outcome}};
+    if (r.media.images > 0) {
+        o["images"] = r.media.images;
+        o["image_tokens"] = r.media.image_tokens;
+    }
+    if (r.media.audios > 0) {
+        o["audios"] = r.media.audios;
+        o["audio_tokens"] = r.media.audio_tokens;
+    }
     if (r.content) {
         json::error_code ec;
         const json::value body = json::parse(r.body, ec);

@@ -2,6 +2,7 @@
 
 #include "openloop/load/tokenizer.hpp"
 #include "openloop/load/tokens.hpp"
+#include "openloop/sim/media_parts.hpp"
 
 #include <boost/json.hpp>
 
@@ -121,7 +122,7 @@ bool tool_call_ids(const sim_tokenizer& tok, const json::value& calls, const std
 }
 
 bool message_ids(const sim_tokenizer& tok, const json::value& msg, std::size_t index, bool subword,
-                 std::vector<std::uint64_t>& ids, std::string& err) {
+                 media_reader* media, std::vector<std::uint64_t>& ids, std::string& err) {
     const auto* mo = msg.if_object();
     if (!mo) {
         err = "messages[]: each message must be an object";
@@ -137,7 +138,11 @@ bool message_ids(const sim_tokenizer& tok, const json::value& msg, std::size_t i
         for (const auto& part : content->get_array()) {
             const auto* po = part.if_object();
             const auto* text = po ? po->if_contains("text") : nullptr;
-            if (text && text->is_string()) append_text(tok, text->get_string(), ids);
+            if (text && text->is_string()) {
+                append_text(tok, text->get_string(), ids);
+            } else if (po && media && !append_media_part(*media, *po, ids, err)) {
+                return false;
+            }
         }
     } else if (content && !content->is_null()) {
         err = "messages[].content must be a string or a list of content parts";
@@ -177,7 +182,7 @@ void preamble_ids(const sim_tokenizer& tok, const json::object& body, bool subwo
 }
 
 bool chat_prompt_ids(const sim_tokenizer& tok, const json::object& body, bool add_generation_prompt,
-                     bool add_special_tokens, std::vector<std::uint64_t>& ids, std::string& err) {
+                     bool add_special_tokens, media_reader* media, std::vector<std::uint64_t>& ids, std::string& err) {
     const auto* messages = body.if_contains("messages");
     if (!messages || !messages->is_array() || messages->get_array().empty()) {
         err = "messages: a non-empty list is required";
@@ -191,7 +196,7 @@ bool chat_prompt_ids(const sim_tokenizer& tok, const json::object& body, bool ad
     preamble_ids(tok, body, subword, ids);
     const auto& list = messages->get_array();
     for (std::size_t i = 0; i < list.size(); ++i)
-        if (!message_ids(tok, list[i], i, subword, ids, err)) return false;
+        if (!message_ids(tok, list[i], i, subword, media, ids, err)) return false;
     if (subword && add_generation_prompt) append_header("assistant", ids);
     return true;
 }
@@ -214,10 +219,10 @@ std::vector<std::uint64_t> sim_token_ids(const sim_tokenizer& tok, std::string_v
 }
 
 bool request_prompt_ids(const sim_tokenizer& tok, const json::object& body, bool chat, std::vector<std::uint64_t>& ids,
-                        std::string& err) {
+                        std::string& err, media_reader* media) {
     if (chat)
         return chat_prompt_ids(tok, body, read_bool(body, "add_generation_prompt", true),
-                               read_bool(body, "add_special_tokens", false), ids, err);
+                               read_bool(body, "add_special_tokens", false), media, ids, err);
     const auto* prompt = body.if_contains("prompt");
     if (!prompt) {
         err = "prompt: field required";
@@ -227,13 +232,13 @@ bool request_prompt_ids(const sim_tokenizer& tok, const json::object& body, bool
 }
 
 bool tokenize_request_ids(const sim_tokenizer& tok, const json::object& body, std::vector<std::uint64_t>& ids,
-                          std::string& err) {
+                          std::string& err, media_reader* media) {
     const bool chat = body.contains("messages");
     if (const auto* p = body.if_contains("prompt"); !chat && !(p && p->is_string())) {
         err = "prompt: a string is required (or messages: a list of messages)";
         return false;
     }
-    return request_prompt_ids(tok, body, chat, ids, err);
+    return request_prompt_ids(tok, body, chat, ids, err, media);
 }
 
 }  // namespace openloop

@@ -3,7 +3,8 @@
 // Invariants: a request is accepted, or rejected with a 4xx and an error body
 // that is JSON; an accepted one asks for at least one token and fits the
 // model (prompt + max_tokens <= max_model_len, without overflow), and its
-// output length stays within what it asked for; /tokenize answers JSON.
+// output length stays within what it asked for, and its media tokens (images,
+// audio) are within its prompt; /tokenize answers JSON.
 
 #include "fuzz_input.hpp"
 
@@ -49,6 +50,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(is_json(openloop::error_body(*error)));
     } else {
         FUZZ_CHECK(r.chat == chat);
+        // Media tokens are prompt tokens: never more than the prompt holds, and only in chat.
+        FUZZ_CHECK(r.media.tokens() >= 0 && r.media.tokens() <= r.prompt_tokens);
+        FUZZ_CHECK(chat || r.media.items() == 0);
         FUZZ_CHECK(r.prompt_tokens >= 0 && r.max_tokens >= 1 && r.min_tokens >= 0);
         FUZZ_CHECK(std::int64_t{r.prompt_tokens} + r.max_tokens <= cfg.model.max_model_len);
         const int n = openloop::output_length(r, 0x9e3779b97f4a7c15u ^ size);

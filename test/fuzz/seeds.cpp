@@ -198,6 +198,12 @@ int main(int argc, char** argv) try {
                   R"("tools":[{"type":"function","function":{"name":"tool_0","description":"looks up","parameters":)"
                   R"({"type":"object","properties":{"query":{"type":"string"}}}}}],"tool_choice":"auto",)"
                   R"("chat_template_kwargs":{"enable_thinking":false},"max_tokens":16,"stream":true})"},
+        // A multimodal chat: a PNG's and a JPEG's headers, and a short WAV clip.
+        {"media", R"({"model":"openloop-sim","messages":[{"role":"user","content":[{"type":"text","text":"what is this"},)"
+                  R"({"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAjAAAAB4CAYAAADsZchH"}},)"
+                  R"({"type":"image_url","image_url":{"url":"data:image/jpeg;base64,/9j/4AAQSkZJRgABAQEAYABgAAD/wAARCAJYAgADASIAAhEBAxEB"}},)"
+                  R"({"type":"input_audio","input_audio":{"format":"wav","data":"UklGRkQAAABXQVZFZm10IBAAAAABAAEAgD4AAAB9AAACABAA)"
+                  R"(ZGF0YSAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="}}]}],"max_tokens":8})"},
     };
     for (const auto& [name, body] : requests) {
         write(out / "openai_api", name + "-completions", bytes({0}) + body);

@@ -607,3 +607,87 @@ BOOST_AUTO_TEST_CASE(uvicorn_streams_thinking_and_tool_calls_alike) {
                                          std::chrono::seconds(30));
     agent_turns_stream_in_vllm_shapes(server.port, "vllm-uvicorn");
 }
+
+namespace {
+
+std::string to_base64(const std::string& bytes) {
+    static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    for (std::size_t i = 0; i < bytes.size(); i += 3) {
+        std::uint32_t v = static_cast<unsigned char>(bytes[i]) << 16;
+        if (i + 1 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+        if (i + 2 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 2]);
+        for (int k = 0; k < 4; ++k) out += k <= static_cast<int>(bytes.size() - i) ? abc[v >> (18 - 6 * k) & 63] : '=';
+    }
+    return out;
+}
+
+// A chat body of "a b c" and `images` PNGs of 1024x768 (the header is all a server reads
+// for the count), each different; or with one part given as is.
+std::string image_chat(int images, const std::string& part = "") {
+    json::array content{json::object{{"type", "text"}, {"text", "a b c"}}};
+    for (int i = 0; i < images; ++i) {
+        const std::string png = std::string("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\x04\0\0\0\x03\0\x08\x02\0\0\0", 29) +
+                                std::string(64, static_cast<char>('a' + i));
+        content.push_back(json::object{{"type", "image_url"},
+                                       {"image_url", json::object{{"url", "data:image/png;base64," + to_base64(png)}}}});
+    }
+    if (!part.empty()) content.push_back(json::parse(part));
+    return json::serialize(json::object{{"messages", json::array{json::object{{"role", "user"}, {"content", content}}}},
+                                        {"max_tokens", 4}, {"ignore_eos", true}});
+}
+
+}  // namespace
+
+// An image part counts by the default rule (1024x768: 27 x 37 cells + 2 = 1001 tokens),
+// the log says so, the encoder's cost shows in TTFT, and a part the sim cannot read is a 400.
+BOOST_AUTO_TEST_CASE(chat_with_images_counts_and_costs_them) {
+    temp_dir dir;
+    const auto log = dir.file("sim.jsonl");
+    {
+        sim s({"--preset", "h100-8b", "--log", log});
+        for (int images : {1, 4}) {
+            const auto r = post(s.port(), "/v1/chat/completions", image_chat(images));
+            BOOST_TEST_REQUIRE(r.status == 200, r.body);
+            BOOST_TEST(json::parse(r.body).at("usage").at("prompt_tokens").as_int64() == 3 + 1001 * images);
+        }
+        const auto remote = post(s.port(), "/v1/chat/completions",
+                                 image_chat(0, R"({"type":"image_url","image_url":{"url":"https://example.com/a.png"}})"));
+        BOOST_TEST(remote.status == 400);
+        BOOST_TEST(json::parse(remote.body).at("error").at("message").as_string().find("cannot fetch") != std::string::npos);
+        const auto unknown = post(s.port(), "/v1/chat/completions", image_chat(1, R"({"type":"hologram"})"));
+        BOOST_TEST(unknown.status == 400);
+        BOOST_TEST(json::parse(unknown.body).at("error").at("type").as_string() == "BadRequestError");
+    }
+    std::ifstream in(log);
+    std::vector<json::object> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line).as_object());
+    BOOST_TEST_REQUIRE(lines.size() == 4u);
+    // h100-8b: 6 ms a step + 0.035 ms a prompt token + 4e-5 per KV token read, and the
+    // encoder's 1 ms an image + 0.012 ms an image token, in the one prefill step.
+    const double predicted[] = {6 + 1004 * (0.035 + 4e-5) + 1 + 1001 * 0.012,
+                                6 + 4007 * (0.035 + 4e-5) + 4 * (1 + 1001 * 0.012)};
+    for (int i = 0; i < 2; ++i) {
+        const json::object& o = lines[static_cast<std::size_t>(i)];
+        const int images = i == 0 ? 1 : 4;
+        BOOST_TEST(o.at("images").as_int64() == images);
+        BOOST_TEST(o.at("image_tokens").as_int64() == 1001 * images);
+        BOOST_TEST(!o.contains("audios"));
+        const double ttft_ms = static_cast<double>(o.at("first_token_ns").as_int64() - o.at("arrival_ns").as_int64()) / 1e6;
+        BOOST_TEST(ttft_ms >= 0.95 * predicted[i], "TTFT " << ttft_ms << " ms, the cost model's " << predicted[i]);
+    }
+    BOOST_TEST(lines[2].at("status").as_int64() == 400);
+    BOOST_TEST(!lines[2].contains("images"));
+}
+
+// vLLM's FastAPI/uvicorn test server counts the same images the same way.
+BOOST_AUTO_TEST_CASE(uvicorn_counts_images_alike) {
+    auto server = openloop::start_server({"/usr/bin/python3", std::string(openloop_test::source_dir) + "/test/servers/vllm_uvicorn.py",
+                                          "--port", "0"},
+                                         std::chrono::seconds(30));
+    const auto r = post(server.port, "/v1/chat/completions", image_chat(2));
+    BOOST_TEST_REQUIRE(r.status == 200, r.body);
+    BOOST_TEST(json::parse(r.body).at("usage").at("prompt_tokens").as_int64() == 3 + 2 * 1001);
+    const auto bad = post(server.port, "/v1/chat/completions", image_chat(0, R"({"type":"hologram"})"));
+    BOOST_TEST(bad.status == 400);
+}

@@ -5,6 +5,7 @@
 #include "openloop/load/length_dist.hpp"
 #include "openloop/sim/engine.hpp"
 #include "openloop/sim/faults.hpp"
+#include "openloop/sim/media_tokens.hpp"
 #include "openloop/sim/misbehaviour.hpp"
 #include "openloop/sim/sim_tokenizer.hpp"
 
@@ -46,6 +47,7 @@ struct sim_config {
     std::string tls_key;
     std::size_t max_request_bytes = 64u << 20;
     sim_tokenizer tokenizer;
+    media_token_rule media;  // --image-tokens, --audio-tokens-per-s: what a chat request's images and audio count
     bool tokenize_endpoint = true;  // false: POST /tokenize is 404, as behind a hosted API or gateway
     // An idle connection (no byte of a next request, or of the first one after
     // the handshake) is closed after this long, as uvicorn (vLLM, SGLang) and

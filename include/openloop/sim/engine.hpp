@@ -19,6 +19,8 @@ namespace openloop {
 // Cost of one forward pass (one "step") and the scheduler's limits.
 // step time = step_base_ms + prefill_token_ms * prefill tokens computed
 //           + decode_seq_ms * decoding sequences + kv_token_ms * KV tokens read
+//           + the encoder's cost of the media of requests starting their prefill
+//             (media_encode_ms per image or clip + media_encode_token_ms per media token)
 struct cost_model {
     std::string name;
     double step_base_ms = 0;      // fixed cost per step (weights read, launch overhead)
@@ -33,6 +35,8 @@ struct cost_model {
     bool prefix_cache = true;
     int tokens_per_step = 1;      // tokens a decoding sequence gains per step (speculative decoding)
     bool firehose = false;        // zero cost: the server streams as fast as the socket takes
+    double media_encode_ms = 0;        // per image or audio clip encoded (preprocessing, encoder launch)
+    double media_encode_token_ms = 0;  // per media token the vision or audio encoder computes
 };
 
 // Named presets: "h100-8b", "cpu-small", "firehose". Empty when unknown.
@@ -44,6 +48,11 @@ struct seq_request {
     int prompt_tokens = 0;
     int output_tokens = 0;                   // tokens the sequence will generate before finishing
     std::vector<std::uint64_t> block_hashes; // one per full prompt block, chained (prefix cache key)
+    // Media in the prompt (of prompt_tokens): encoded in the step of the first
+    // prefill chunk unless the prefix cache holds every prompt token before media_end.
+    int media_items = 0;
+    int media_tokens = 0;
+    int media_end = 0;
 };
 
 // What one step produced for one sequence.
@@ -59,6 +68,8 @@ struct step_result {
     int prefill_tokens = 0;
     int decode_seqs = 0;
     std::int64_t kv_tokens_read = 0;
+    int encoded_items = 0;   // media items encoded in the step
+    int encoded_tokens = 0;  // their tokens
     std::vector<emission> out;
 };
 

@@ -4,6 +4,7 @@
 // /tokenize and /v1/models answers. No sockets, no clocks.
 
 #include "openloop/sim/config.hpp"
+#include "openloop/sim/media_parts.hpp"
 
 #include <boost/beast/http/status.hpp>
 
@@ -41,6 +42,7 @@ struct completion_request {
     double temperature = 1.0;
     std::optional<std::int64_t> seed;
     tool_request tools;  // chat only
+    media_count media;   // chat only: its images and audio, whose tokens prompt_tokens counts
 };
 
 struct api_error {

@@ -4,6 +4,7 @@
 // client's view of a request next to the server's.
 
 #include "openloop/sim/faults.hpp"
+#include "openloop/sim/media_parts.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -28,6 +29,7 @@ struct log_record {
     int completion_tokens = 0;
     int cached_tokens = 0;
     int reasoning_tokens = 0;  // of completion_tokens, those sent thinking
+    media_count media;         // of prompt_tokens, the images' and audio's (logged when there are any)
     bool tool_call = false;    // the answer was a tool call
     int status = 200;
     fault injected = fault::none;

@@ -21,6 +21,8 @@
 
 namespace openloop {
 
+struct media_reader;
+
 enum class sim_tokenizer_kind { words, subword, local };
 
 // local: a real model's tokenizer (hf:PATH, tiktoken:FILE) counts the text,
@@ -69,15 +71,17 @@ std::vector<std::uint64_t> sim_token_ids(const sim_tokenizer& tok, std::string_v
 // true for completions, as in vLLM) adds the tokenizer's BOS before a text
 // prompt, and for chat before the template's own BOS, doubling it as vLLM
 // does; add_generation_prompt (default true) ends a chat prompt with the
-// assistant's header. False with err when the prompt is malformed.
+// assistant's header. With media, a chat content part that is not text is
+// read by it (media_parts: images and audio become placeholder ids where they
+// stand); without, it is passed over. False with err when the prompt is malformed.
 bool request_prompt_ids(const sim_tokenizer& tok, const boost::json::object& body, bool chat,
-                        std::vector<std::uint64_t>& ids, std::string& err);
+                        std::vector<std::uint64_t>& ids, std::string& err, media_reader* media = nullptr);
 
 // The ids POST /tokenize asks for, vLLM's two shapes: {"prompt": str} counted
 // as a completion with that prompt, {"messages": [...]} as a chat request with
 // those messages, each with the same defaults, so count == usage.prompt_tokens.
 bool tokenize_request_ids(const sim_tokenizer& tok, const boost::json::object& body, std::vector<std::uint64_t>& ids,
-                          std::string& err);
+                          std::string& err, media_reader* media = nullptr);
 
 // An id as /tokenize shows it: a small non-negative integer (words ids are
 // 64-bit hashes, folded into the vocabulary; subword ids are already in it).

@@ -429,3 +429,57 @@ BOOST_AUTO_TEST_CASE(predicted_capacity_holds_in_virtual_time) {
         }
     }
 }
+
+// The encoder's cost is charged in the step of a request's first prefill chunk:
+// per item and per media token, beside the prompt tokens' own prefill cost.
+BOOST_AUTO_TEST_CASE(media_encoder_cost_in_the_first_prefill_step) {
+    cost_model m = plain_model();
+    m.media_encode_ms = 2.0;
+    m.media_encode_token_ms = 0.01;
+    const auto first_step_ms = [&](seq_request r) {
+        engine eng(m);
+        eng.add(std::move(r));
+        return static_cast<double>(eng.step().duration_ns) / 1e6;
+    };
+    seq_request text = make_request(1, 100, 4);
+    // 1 base + 100 x 0.01 prefill + 100 x 0.001 KV read.
+    BOOST_TEST(first_step_ms(text) == 2.1, boost::test_tools::tolerance(1e-9));
+    seq_request one = text;
+    one.media_items = 1, one.media_tokens = 82, one.media_end = 100;
+    BOOST_TEST(first_step_ms(one) == 2.1 + 2.0 + 0.82, boost::test_tools::tolerance(1e-9));
+    seq_request two = make_request(2, 182, 4);
+    two.media_items = 2, two.media_tokens = 164, two.media_end = 182;
+    BOOST_TEST(first_step_ms(two) == 1 + 1.82 + 0.182 + 4.0 + 1.64, boost::test_tools::tolerance(1e-9));
+
+    // A chunked prompt pays once, in its first chunk.
+    m.max_batched_tokens = 64;
+    engine eng(m);
+    eng.add(one);
+    const step_result c1 = eng.step();
+    BOOST_TEST(c1.encoded_items == 1);
+    BOOST_TEST(c1.encoded_tokens == 82);
+    const step_result c2 = eng.step();
+    BOOST_TEST(c2.encoded_items == 0);
+    BOOST_TEST(static_cast<double>(c2.duration_ns) / 1e6 == 1 + 36 * 0.01 + 100 * 0.001, boost::test_tools::tolerance(1e-9));
+}
+
+// Media the prefix cache holds whole is not encoded again; media past the cached prefix is.
+BOOST_AUTO_TEST_CASE(cached_media_is_not_encoded_again) {
+    cost_model m = plain_model();
+    m.media_encode_ms = 2.0;
+    engine eng(m);
+    seq_request a = unique_request(1, 100, 1, m.block_size);
+    a.media_items = 1, a.media_tokens = 40, a.media_end = 60;
+    eng.add(a);
+    BOOST_TEST(eng.step().encoded_items == 1);
+    seq_request again = a;
+    again.id = 2;  // the same prompt: 96 of its tokens cached, the media (before 60) among them
+    eng.add(again);
+    const step_result s = eng.step();
+    BOOST_TEST(s.encoded_items == 0);
+    BOOST_TEST(find_emission(s, 2)->cached_tokens == 96);
+    seq_request late = again;
+    late.id = 3, late.media_end = 100;  // media among the last tokens, recomputed: encoded
+    eng.add(late);
+    BOOST_TEST(eng.step().encoded_items == 1);
+}

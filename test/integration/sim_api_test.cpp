@@ -623,12 +623,13 @@ std::string to_base64(const std::string& bytes) {
 }
 
 // A chat body of "a b c" and `images` PNGs of 1024x768 (the header is all a server reads
-// for the count), each different; or with one part given as is.
-std::string image_chat(int images, const std::string& part = "") {
+// for the count), each different (from `first` on: other bodies' images are not in the
+// prefix cache); or with one part given as is.
+std::string image_chat(int images, const std::string& part = "", char first = 'a') {
     json::array content{json::object{{"type", "text"}, {"text", "a b c"}}};
     for (int i = 0; i < images; ++i) {
         const std::string png = std::string("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\x04\0\0\0\x03\0\x08\x02\0\0\0", 29) +
-                                std::string(64, static_cast<char>('a' + i));
+                                std::string(64, static_cast<char>(first + i));
         content.push_back(json::object{{"type", "image_url"},
                                        {"image_url", json::object{{"url", "data:image/png;base64," + to_base64(png)}}}});
     }
@@ -647,7 +648,7 @@ BOOST_AUTO_TEST_CASE(chat_with_images_counts_and_costs_them) {
     {
         sim s({"--preset", "h100-8b", "--log", log});
         for (int images : {1, 4}) {
-            const auto r = post(s.port(), "/v1/chat/completions", image_chat(images));
+            const auto r = post(s.port(), "/v1/chat/completions", image_chat(images, "", images == 1 ? 'a' : 'b'));
             BOOST_TEST_REQUIRE(r.status == 200, r.body);
             BOOST_TEST(json::parse(r.body).at("usage").at("prompt_tokens").as_int64() == 3 + 1001 * images);
         }
@@ -673,6 +674,7 @@ BOOST_AUTO_TEST_CASE(chat_with_images_counts_and_costs_them) {
         BOOST_TEST(o.at("images").as_int64() == images);
         BOOST_TEST(o.at("image_tokens").as_int64() == 1001 * images);
         BOOST_TEST(!o.contains("audios"));
+        BOOST_TEST(o.at("cached_tokens").as_int64() == 0);  // so the whole prompt is prefilled
         const double ttft_ms = static_cast<double>(o.at("first_token_ns").as_int64() - o.at("arrival_ns").as_int64()) / 1e6;
         BOOST_TEST(ttft_ms >= 0.95 * predicted[i], "TTFT " << ttft_ms << " ms, the cost model's " << predicted[i]);
     }

@@ -62,7 +62,11 @@ po::options_description target_options() {
         ("target", po::value<std::string>()->default_value("sim:cpu-small"),
          "server to load: the API base URL (http(s)://HOST:PORT[/v1]; /v1 is assumed when no path is given), "
          "or sim:PRESET to start the built-in simulator (h100-8b, cpu-small, firehose) for the run")
-        ("model", po::value<std::string>(), "model name; default: the first id that GET /v1/models lists")
+        ("model", po::value<std::string>(),
+         "model name, or a weighted mix of models behind the one endpoint: NAME=WEIGHT,... (a name alone weighs "
+         "1; weights are normalized), e.g. base=0.5,sql-lora=0.3,chat-lora=0.2. Each request's model follows from "
+         "its index and --seed, so shards and reruns agree; a session keeps one model. Default: the first id that "
+         "GET /v1/models lists")
         ("header", po::value<std::vector<std::string>>()->composing(), "extra request header 'Name: value' (repeatable)")
         ("api-key-env", po::value<std::string>()->default_value("OPENAI_API_KEY"),
          "environment variable holding the API key, sent as a Bearer token; the key is never printed or written")
@@ -86,7 +90,10 @@ void fill_target(const po::variables_map& vm, run_command& cmd) {
         }
     }
     o.target_label = cmd.target;
-    if (vm.count("model")) o.model = vm["model"].as<std::string>();
+    if (vm.count("model")) {
+        o.models = model_mix::parse(vm["model"].as<std::string>());
+        o.model = o.models.name(0);  // the setup calls (tokenizer, tools' length) ask with it
+    }
     if (vm.count("header")) {
         for (const auto& h : vm["header"].as<std::vector<std::string>>()) {
             const auto colon = h.find(':');

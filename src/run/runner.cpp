@@ -212,7 +212,11 @@ run_outcome run_load(const run_options& asked) {
     std::string model = o.model;
     calibration_result tokenizer;
     try {
-        if (model.empty()) model = discover_model(setup, cl, base);
+        if (model.empty()) {
+            model = discover_model(setup, cl, base);
+            o.model = model;
+            o.models = model_mix(model);
+        }
         tokenizer = choose_tokenizer(o, w, co, base, model, setup, cl);
         if (o.tools.enabled() && !setup.interrupted()) o.tools_prompt_tokens = tools_prompt_tokens(o, base, model, setup, cl);
         if (watch.enabled())

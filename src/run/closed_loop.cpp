@@ -44,6 +44,7 @@ net::awaitable<void> closed_loop::worker() {
         ++next_index_;
         if (!warm) ++measured_;
         workload_.at(index, spec_);
+        spec_.model = requests_.model_of(index);
         prepared_request p = requests_.build(spec_, index);
         const std::int64_t sent = to_ns(steady::now());
         host_.sent();

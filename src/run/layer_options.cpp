@@ -1,5 +1,7 @@
 #include "openloop/run/layer_options.hpp"
 
+#include "openloop/load/tokens.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -13,6 +15,8 @@ client_options client_options_for(const run_options& o) {
     co.path = api_base(co.target) + std::string(endpoint_path(o.endpoint));
     co.streamed = streams(o);
     co.headers = o.headers;
+    co.trace_key = mix64(o.workload.seed);
+    for (const char c : o.request_id_prefix) co.trace_key = mix64(co.trace_key ^ static_cast<unsigned char>(c));
     if (const char* key = std::getenv(o.api_key_env.c_str()); key && *key)
         co.headers.emplace_back("Authorization", std::string("Bearer ") + key);
     co.ca_file = o.ca_file;

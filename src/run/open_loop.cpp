@@ -47,6 +47,7 @@ bool open_loop::prepare_next(arrival_process& arrivals, shard_walk& walk, send_q
     });
     if (!arrival) return false;
     workload_.at(arrival->index, spec_);
+    spec_.model = requests_.model_of(arrival->index);
     queue.push(queued_request{requests_.build(spec_, arrival->index), arrival->index, arrival->offset_ns,
                               arrival->warmup});
     return true;
@@ -105,7 +106,8 @@ net::awaitable<void> open_loop::run() {
             ++offered_.measured;
         }
         if (client_.in_flight() + waiting_.size() >= o_.max_inflight) {
-            client_.emit(event::refusal(r.index, intended, r.request.input_tokens, r.request.max_tokens, flags));
+            client_.emit(
+                event::refusal(r.index, intended, r.request.input_tokens, r.request.max_tokens, flags, r.request.model));
             continue;
         }
         if (o_.max_concurrency > 0 && (client_.in_flight() >= o_.max_concurrency || !waiting_.empty())) {
@@ -159,7 +161,8 @@ void open_loop::drop_waiting() {
     for (std::size_t i = 0; i < waiting_.size(); ++i) {
         const queued_request& r = waiting_[i];
         const std::int64_t flags = r.warmup ? std::int64_t{flag_warmup} : 0;
-        client_.emit(event::started(r.index, r.offset_ns, r.request.input_tokens, r.request.max_tokens, flags));
+        client_.emit(
+            event::started(r.index, r.offset_ns, r.request.input_tokens, r.request.max_tokens, flags, r.request.model));
         client_.emit(event::failure(r.index, to_ns(steady::now()), error_class::cancelled, 0));
     }
     waiting_.clear();

@@ -149,15 +149,17 @@ request_body::body_template request_body::make_template(const std::string& model
 }
 
 void request_body::append(std::string& out, const request_spec& spec, const std::string& model) const {
-    if (text_.empty() || model != model_) {
-        model_ = model;
-        text_ = make_template(model, shape::text);
-        ids_ = text_only() ? body_template{} : make_template(model, shape::ids);
-        tool_result_ = chat_ ? make_template(model, shape::tool_result) : body_template{};
+    if (spec.model >= per_model_.size()) per_model_.resize(spec.model + 1u);
+    model_templates& t = per_model_[spec.model];
+    if (t.text.empty() || model != t.model) {
+        t.model = model;
+        t.text = make_template(model, shape::text);
+        t.ids = text_only() ? body_template{} : make_template(model, shape::ids);
+        t.tool_result = chat_ ? make_template(model, shape::tool_result) : body_template{};
     }
     const bool ids = !text_only() && !spec.prompt_ids.empty();
     const bool tool_result = chat_ && spec.tool_result;
-    for (const piece& p : tool_result ? tool_result_ : ids ? ids_ : text_) {
+    for (const piece& p : tool_result ? t.tool_result : ids ? t.ids : t.text) {
         out.append(p.text);
         switch (p.then) {
         case slot::end: break;

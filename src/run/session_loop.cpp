@@ -75,6 +75,7 @@ boost::asio::awaitable<void> session_loop::arrivals() {
 boost::asio::awaitable<void> session_loop::session(slot& s, std::uint64_t id, std::int64_t first_intended, bool warm) {
     const int turns = plan_.turns(id);
     chain c{id};
+    c.model = requests_.model_of(plan_.request_index(id, 0));
     c.flags = warm ? std::int64_t{flag_warmup} : 0;
     c.how = warm ? session_warmup : 0;
     c.end = first_intended;
@@ -159,7 +160,8 @@ boost::asio::awaitable<bool> session_loop::tool_steps(slot& s, chain& c) {
 // asked where the usage did not say) and the new message.
 prepared_request session_loop::prepare(slot& s, chain& c) {
     spec_.history = &s.history;
-    prepared_request p = requests_.build(spec_, plan_.request_index(c.id, c.sent++));
+    spec_.model = c.model;
+    prepared_request p = requests_.build(spec_, plan_.request_index(c.id, c.sent++), static_cast<std::int64_t>(c.id));
     spec_.history = nullptr;
     p.input_tokens = static_cast<int>(c.history_tokens + spec_.input_tokens) + o_.tools_prompt_tokens;
     c.history_tokens += spec_.input_tokens + spec_.max_tokens;
@@ -171,7 +173,7 @@ prepared_request session_loop::prepare(slot& s, chain& c) {
 // false when the session ends with it: refused, failed or cut.
 boost::asio::awaitable<bool> session_loop::send(prepared_request p, std::uint64_t index, std::int64_t intended, chain& c) {
     if (client_.in_flight() >= o_.max_inflight) {
-        client_.emit(event::refusal(index, intended, p.input_tokens, p.max_tokens, c.flags));
+        client_.emit(event::refusal(index, intended, p.input_tokens, p.max_tokens, c.flags, p.model));
         c.how |= session_failed;
         co_return false;
     }

@@ -67,7 +67,8 @@ net::awaitable<std::pair<int, std::string>> setup_call(client_context& i, http::
 }  // namespace
 
 void client::impl::send(request_job job) {
-    ctx.emit(event::started(job.index, job.intended_ns, job.request.input_tokens, job.request.max_tokens, job.flags));
+    ctx.emit(event::started(job.index, job.intended_ns, job.request.input_tokens, job.request.max_tokens, job.flags,
+                            job.request.model));
     if (job.released_ns >= 0) ctx.emit(event::release(job.index, job.released_ns));
     ++ctx.in_flight;
     if (ctx.closing) {

@@ -13,7 +13,7 @@
 // with them: no new user message); response_format and reasoning_effort
 // (a Responses request's reasoning.effort) are sent as given.
 // Everything but the prompt and the lengths is the same for every request, so
-// it is serialized once per model into a template and each request only fills
+// it is serialized once per model (of a --model mix) into a template and each request only fills
 // in its own parts. Pure: no sockets, no clocks.
 
 #include "openloop/load/workload.hpp"
@@ -75,10 +75,13 @@ private:
     bool chat_;
     bool responses_;
     bool embeddings_;
-    // Per model, made at first use: text prompts, token-id prompts (completions),
-    // tool results' requests (chat with tools).
-    mutable std::string model_;
-    mutable body_template text_, ids_, tool_result_;
+    // Per model (request_spec::model), made at first use: text prompts, token-id
+    // prompts (completions), tool results' requests (chat with tools).
+    struct model_templates {
+        std::string model;
+        body_template text, ids, tool_result;
+    };
+    mutable std::vector<model_templates> per_model_;
 };
 
 }  // namespace openloop

@@ -25,7 +25,10 @@ public:
     request_builder(const run_options& o, const client_options& co);
 
     void set_model(std::string model) { model_ = std::move(model); }
-    prepared_request build(const request_spec& spec, std::uint64_t index);
+    // The --model entry of the request with this global index (0 when the run has one model).
+    std::uint8_t model_of(std::uint64_t index) const;
+    // session: the session's id, sent as X-Session-ID; < 0: not a session's turn.
+    prepared_request build(const request_spec& spec, std::uint64_t index, std::int64_t session = -1);
     // An ended request's bytes: kept (emptied) for a later build, up to a bound.
     void recycle(std::string& bytes);
 
@@ -33,7 +36,7 @@ private:
     const run_options& o_;
     const client_options& co_;
     const request_body body_;
-    std::string model_;
+    std::string model_;  // the run's one model, or the mix's first (its entries name the others)
     std::string body_text_;  // each request's body before it joins its headers: the memory is reused
     static constexpr std::size_t max_spare_bytes = 256;
     std::vector<std::string> spare_bytes_;

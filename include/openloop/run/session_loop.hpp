@@ -55,6 +55,7 @@ private:
         std::int64_t asked = 0;           // the last request's max_tokens
         std::int64_t flags = 0;
         std::uint8_t how = 0;
+        std::uint8_t model = 0;  // its first turn's, kept for all its requests
     };
 
     std::int64_t origin_ns() const { return to_ns(origin_); }

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,8 @@ struct client_options {
     std::string path;  // request path, e.g. "/v1/chat/completions"
     bool streamed = true;  // false: each answer is one JSON body ("stream": false, embeddings)
     std::vector<std::pair<std::string, std::string>> headers;  // extra headers; values may be secrets
+    // The run's part of each request's traceparent (request_writer.hpp): its seed and request id prefix.
+    std::uint64_t trace_key = 0;
     std::string ca_file;
     bool insecure = false;  // skip certificate and host name verification
     std::chrono::milliseconds connect_timeout{10'000};

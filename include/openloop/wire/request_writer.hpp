@@ -28,10 +28,13 @@ struct prepared_request {
     std::int16_t bucket = -1;   // its images' size bucket, -1: none or several
 };
 // Writes the request into out (cleared first; its memory is reused), with
-// x-request-id prefix followed by index. Returns the size of the request
-// line and headers.
+// x-request-id prefix followed by index, a W3C traceparent made of the index
+// and o.trace_key (trace id: the index in 16 hex digits, then 16 of a hash;
+// sampled), and for a session's turn (session >= 0) X-Session-ID prefix
+// "session-" session, which routers use for affinity. Returns the size of the
+// request line and headers.
 std::size_t write_http_request(std::string& out, const client_options& o, std::string_view prefix, std::uint64_t index,
-                               std::string_view json_body);
+                               std::string_view json_body, std::int64_t session = -1);
 
 // A body at least this large goes in a write of its own, after the headers
 // (exchange.hpp): a 10k-token prompt takes ~0.05 ms to write to loopback.

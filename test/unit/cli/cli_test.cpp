@@ -269,6 +269,38 @@ BOOST_AUTO_TEST_CASE(prepared_request_bytes) {
     BOOST_TEST(bytes.size() == bytes.find("\r\n\r\n") + 4 + body.size());
 }
 
+// Routing headers: a traceparent whose trace id begins with the request index, and a
+// session's id on each of its turns.
+BOOST_AUTO_TEST_CASE(requests_carry_a_traceparent_and_a_session_id) {
+    client_options o;
+    o.target = parse_target_url("http://127.0.0.1:8000");
+    o.path = "/v1/chat/completions";
+    o.trace_key = 42;
+    std::string bytes;
+    write_http_request(bytes, o, "run-", 163, "{}");
+    const auto at = bytes.find("\r\ntraceparent: 00-");
+    BOOST_TEST_REQUIRE(at != std::string::npos);
+    const std::string tp = bytes.substr(at + 15, 55);
+    BOOST_TEST(tp.substr(0, 19) == "00-00000000000000a3");  // 163 in hex
+    BOOST_TEST(tp.substr(35, 1) == "-");
+    BOOST_TEST(tp.substr(52) == "-01");
+    BOOST_TEST(tp.substr(3, 49).find_first_not_of("0123456789abcdef-") == std::string::npos);
+    BOOST_TEST(bytes.find("X-Session-ID") == std::string::npos);
+    std::string again, other_run, session;
+    write_http_request(again, o, "run-", 163, "{}");
+    BOOST_TEST(again == bytes);  // reproducible
+    o.trace_key = 43;
+    write_http_request(other_run, o, "run-", 163, "{}");
+    BOOST_TEST(other_run.substr(at + 15, 55) != tp);  // the run is in the hash half
+    BOOST_TEST(other_run.substr(at + 15, 19) == tp.substr(0, 19));
+    write_http_request(session, o, "run-", 165, "{}", 41);
+    BOOST_TEST(session.find("\r\nX-Session-ID: run-session-41\r\n") != std::string::npos);
+    // Index 0 with a hash of zeros would be the invalid all-zero trace id: never all zeros.
+    std::string first;
+    write_http_request(first, o, "run-", 0, "{}");
+    BOOST_TEST(first.find("traceparent: 00-00000000000000000000000000000000-") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(sweep_slos_define_goodput_and_stage_length) {
     const auto cmd = parse_sweep_command({"--slo", "ttft_p99=1s", "--slo", "e2e_p95=10s", "--slo", "error_rate=1%",
                                           "--rates", "1,2,4", "--out", "-"});

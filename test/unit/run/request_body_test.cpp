@@ -260,3 +260,18 @@ BOOST_AUTO_TEST_CASE(the_tools_cost_is_probed_without_and_with_them) {
     rest.erase("tool_choice");
     BOOST_TEST(rest == without);
 }
+
+// A --model mix: one template per model index, each request's body names its own model.
+BOOST_AUTO_TEST_CASE(each_model_of_a_mix_keeps_its_own_template) {
+    body_options o;
+    const request_body body(o);
+    const char* names[] = {"base", "sql-lora", "chat-lora"};
+    for (const int m : {0, 2, 1, 0, 2}) {
+        request_spec s = spec("hello", 7);
+        s.model = static_cast<std::uint8_t>(m);
+        const json::object b = json::parse(body.json(s, names[m])).as_object();
+        BOOST_TEST(b.at("model").as_string() == names[m]);
+        BOOST_TEST(b.at("max_tokens") == 7);
+        BOOST_TEST(b.at("messages").as_array().back().at("content").as_string() == "hello");
+    }
+}

@@ -38,9 +38,9 @@ const std::set<std::string> known = {
     "--header", "--num-warmups", "--ramp-up-strategy", "--ramp-up-start-rps", "--ramp-up-end-rps", "--temperature",
     "--request-id-prefix", "--sharegpt-output-len", "--custom-output-len", "--save-detailed",
     "--prefix-repetition-prefix-len", "--prefix-repetition-suffix-len", "--prefix-repetition-num-prefixes",
-    "--prefix-repetition-output-len", "--percentile-metrics", "--metric-percentiles"};
-const std::set<std::string> unsupported = {"--profile", "--use-beam-search", "--lora-modules", "--logprobs",
-                                           "--append-result", "--no-stream"};
+    "--prefix-repetition-output-len", "--percentile-metrics", "--metric-percentiles", "--lora-modules"};
+const std::set<std::string> unsupported = {"--profile", "--use-beam-search", "--logprobs", "--append-result",
+                                           "--no-stream"};
 
 struct parsed_flags {
     std::map<std::string, std::vector<std::string>> values;
@@ -178,7 +178,28 @@ vllm_translation translate_vllm_args(const std::vector<std::string>& args, const
 
     const std::string model = f.get("--model", "");
     const std::string served = f.get("--served-model-name", model);
-    if (!served.empty()) a.insert(a.end(), {"--model", served});
+    if (f.has("--lora-modules")) {
+        // vLLM draws each request's adapter uniformly from the names (random.choice, so a name
+        // given twice is drawn twice as often): an equal-weight --model mix, by request index.
+        std::vector<std::pair<std::string, int>> names;
+        for (std::string name : f.values.at("--lora-modules")) {
+            name = name.substr(0, name.find('='));  // the serve side's NAME=PATH form names it too
+            const auto it = std::find_if(names.begin(), names.end(), [&](const auto& n) { return n.first == name; });
+            if (it != names.end())
+                ++it->second;
+            else
+                names.emplace_back(name, 1);
+        }
+        std::string mix;
+        for (const auto& [name, count] : names)
+            mix += (mix.empty() ? "" : ",") + name + (count > 1 ? "=" + std::to_string(count) : "");
+        if (mix.empty()) throw usage_error("vLLM flags: --lora-modules needs at least one adapter name");
+        a.insert(a.end(), {"--model", mix});
+        t.notes.push_back("--lora-modules: each request's adapter is drawn from its index and --seed (reproducible), "
+                          "not from Python's random");
+    } else if (!served.empty()) {
+        a.insert(a.end(), {"--model", served});
+    }
     // vLLM loads --tokenizer (else --model) locally; openloop asks the server first and keeps a
     // local directory as the fallback for a server without a tokenize endpoint.
     const std::string tokenizer = f.get("--tokenizer", model);

@@ -218,3 +218,17 @@ BOOST_AUTO_TEST_CASE(a_local_model_directory_becomes_the_tokenizer_file) {
     BOOST_TEST(value(tr({"--model", "m", "--tokenizer", dir.string()}), "--tokenizer-file") == dir.string());
     BOOST_TEST(!has(tr({"--model", "org/m", "--tokenizer", "org/m"}), "--tokenizer-file"));
 }
+
+// vLLM bench picks each request's adapter at random among --lora-modules' names: an
+// equal-weight --model mix (a name given twice drawn twice as often), the base never.
+BOOST_AUTO_TEST_CASE(lora_modules_become_an_equal_weight_model_mix) {
+    const auto t = tr({"--model", "org/base", "--lora-modules", "sql", "chat", "--num-prompts", "10"});
+    BOOST_TEST(value(t, "--model") == "sql,chat");
+    BOOST_TEST(!has(t, "--lora-modules"));  // read, not passed on to openloop run
+    BOOST_TEST(value(t, "--num-requests") == "10");  // the list ended at the next flag
+    BOOST_TEST(t.result_keys.at("model_id").as_string() == "org/base");
+    BOOST_TEST(value(tr({"--lora-modules", "a", "b", "a"}), "--model") == "a=2,b");
+    // The serve side's NAME=PATH form names the adapter as well.
+    BOOST_TEST(value(tr({"--lora-modules", "sql=/loras/sql", "chat"}), "--model") == "sql,chat");
+    BOOST_TEST(value(tr({"--model", "m", "--served-model-name", "s"}), "--model") == "s");
+}

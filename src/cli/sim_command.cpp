@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -44,6 +45,22 @@ void at_least(const char* flag, std::int64_t value, std::int64_t min) {
     if (value < min) throw usage_error(std::string("sim: ") + flag + " must be at least " + std::to_string(min));
 }
 
+// --lora-modules a,b,c: names served besides --served-model-name, each usable as a label value.
+std::vector<std::string> lora_modules_of(const std::string& list, const std::string& base) {
+    std::vector<std::string> out;
+    for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        std::string name = list.substr(at, comma - at);
+        at = comma + 1;
+        if (name.empty() || name == base || std::find(out.begin(), out.end(), name) != out.end() ||
+            name.find_first_of("\"\\\n") != std::string::npos)
+            throw usage_error("sim: --lora-modules '" + name + "': each adapter needs a name of its own, other than " +
+                              "--served-model-name's, without quotes or backslashes");
+        out.push_back(std::move(name));
+    }
+    return out;
+}
+
 void fill_sim_command(const po::variables_map& vm, sim_command& cmd) {
     const auto preset_name = vm["preset"].as<std::string>();
     auto preset = find_preset(preset_name);
@@ -65,6 +82,10 @@ void fill_sim_command(const po::variables_map& vm, sim_command& cmd) {
     override_if(vm, "block-size", c.model.block_size);
     override_if(vm, "prefix-cache", c.model.prefix_cache);
     override_if(vm, "tokens-per-chunk", c.model.tokens_per_step);
+    c.model.max_loras = vm["max-loras"].as<int>();
+    c.model.lora_load_ms = vm["lora-load-ms"].as<double>();
+    at_least("--max-loras", c.model.max_loras, 1);
+    if (!(c.model.lora_load_ms >= 0)) throw usage_error("sim: --lora-load-ms must not be negative");
     for (auto [flag, v] : {std::pair{"--step-base-ms", c.model.step_base_ms}, {"--prefill-token-ms", c.model.prefill_token_ms},
                            {"--decode-seq-ms", c.model.decode_seq_ms}, {"--kv-token-ms", c.model.kv_token_ms}})
         if (v < 0) throw usage_error(std::string("sim: ") + flag + " must not be negative");
@@ -82,6 +103,7 @@ void fill_sim_command(const po::variables_map& vm, sim_command& cmd) {
     c.port = static_cast<std::uint16_t>(port);
     c.seed = vm["seed"].as<std::uint64_t>();
     c.served_model_name = vm["served-model-name"].as<std::string>();
+    if (vm.count("lora-modules")) c.lora_modules = lora_modules_of(vm["lora-modules"].as<std::string>(), c.served_model_name);
     if (vm.count("log")) c.log_path = vm["log"].as<std::string>();
     c.log_content = vm["log-content"].as<bool>();
     if (c.log_content && c.log_path.empty()) throw usage_error("--log-content needs --log FILE");
@@ -243,7 +265,13 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
         ("block-size", po::value<int>(), "KV block size in tokens (prefix-cache granularity)")
         ("prefix-cache", po::value<bool>(), "enable the prefix cache (true/false)")
         ("tokens-per-chunk", po::value<int>(), "tokens each decode step produces per sequence, sent as one chunk "
-                                               "(models speculative decoding)");
+                                               "(models speculative decoding)")
+        ("lora-modules", po::value<std::string>(), "LoRA adapters served besides --served-model-name, comma-separated "
+         "(e.g. sql-lora,chat-lora): GET /v1/models lists them, a request names one as its model")
+        ("max-loras", po::value<int>()->default_value(1), "adapters in one batch, and resident, at most (vLLM's "
+         "--max-loras); a request whose adapter would be one more waits, and one not resident is loaded first")
+        ("lora-load-ms", po::value<double>()->default_value(10.0), "ms added to the step that loads an adapter not "
+         "resident (evicting the least recently used idle one)");
 
     po::options_description faults("Fault injection (probability per request, at most one fault each)", help_width, help_width / 2);
     faults.add_options()

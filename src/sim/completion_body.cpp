@@ -139,7 +139,7 @@ net::awaitable<bool> write_whole_answer(Stream& stream, const sim_http_request& 
     a.rw.cached_tokens = a.lr.cached_tokens;
     std::string s = a.responses ? a.rw.body(text, a.n, a.length)
                                 : completion_response(a.chat, (a.chat ? "chatcmpl-" : "cmpl-") + std::to_string(a.id),
-                                                      started_unix, cfg.served_model_name, text, a.finish,
+                                                      started_unix, a.rec.model, text, a.finish,
                                                       a.r.prompt_tokens, a.n, a.lr.cached_tokens, extras);
     if (a.f == fault::bad_chunk) s.resize(s.size() / 2);
     const bool ok = co_await sim_io::send(stream, req, http::status::ok, std::move(s));

@@ -48,6 +48,8 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
     rec.arrival_ns = steady_now_ns();
     rec.endpoint = a.responses ? "/v1/responses" : a.chat ? "/v1/chat/completions" : "/v1/completions";
     if (auto id = req.find("x-request-id"); id != req.end()) rec.request_id = std::string(id->value());
+    if (auto s = req.find("x-session-id"); s != req.end()) rec.session_id = std::string(s->value());
+    if (auto t = req.find("traceparent"); t != req.end()) rec.traceparent = std::string(t->value());
     rec.body_bytes = req.body().size();
 
     if (auto err = a.responses ? parse_responses(req.body(), cfg_, r) : parse_completion(req.body(), a.chat, cfg_, r)) {
@@ -85,6 +87,9 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
     rec.stream = r.stream;
     rec.prompt_tokens = r.prompt_tokens;
     rec.media = r.media;
+    rec.model = r.adapter < 0 ? cfg_.served_model_name : cfg_.lora_modules[static_cast<std::size_t>(r.adapter)];
+    // The answer names the model asked for, an adapter as vLLM does.
+    const std::string model_json = r.adapter < 0 ? model_json_ : boost::json::serialize(boost::json::value(rec.model));
     const std::uint64_t index = completion_index_++;
     a.f = pick_fault(cfg_.faults, cfg_.seed, index);
     rec.injected = a.f;
@@ -118,7 +123,7 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
     if (a.responses) {
         a.rw.id = "resp_" + std::to_string(mix64(h ^ index) >> 16);
         a.rw.item_id = "msg_" + std::to_string(mix64(h ^ ~index) >> 16);
-        a.rw.model_json = model_json_;
+        a.rw.model_json = model_json;
         a.rw.created_unix = created;
         a.rw.prompt_tokens = r.prompt_tokens;
         a.rw.reasoning = a.plan.reasoning;
@@ -146,7 +151,7 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
     {
         std::string id = (a.chat ? "chatcmpl-" : "cmpl-") + std::to_string(mix64(h ^ index) >> 16);
         w.head = R"({"id":")" + id + R"(","object":")" + (a.chat ? "chat.completion.chunk" : "text_completion") +
-                 R"(","created":)" + std::to_string(created) + R"(,"model":)" + model_json_ + R"(,"choices":)";
+                 R"(","created":)" + std::to_string(created) + R"(,"model":)" + model_json + R"(,"choices":)";
     }
 
     a.id = next_id_++;
@@ -155,9 +160,18 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
         counters_.prompt_tokens += r.prompt_tokens;
         ++counters_.streams;
     } else {
-        runner_.add(a.lr, seq_request{a.id, r.prompt_tokens, a.n, block_hashes(r.token_ids, cfg_.model.block_size),
-                                      r.media.items(), static_cast<int>(r.media.tokens()),
-                                      static_cast<int>(r.media.end)});
+        seq_request s{a.id,
+                      r.prompt_tokens,
+                      a.n,
+                      block_hashes(r.token_ids, cfg_.model.block_size),
+                      r.media.items(),
+                      static_cast<int>(r.media.tokens()),
+                      static_cast<int>(r.media.end),
+                      r.adapter};
+        // As vLLM's, the prefix cache keeps each adapter's blocks apart.
+        if (r.adapter >= 0)
+            for (auto& b : s.block_hashes) b = mix64(b ^ static_cast<std::uint64_t>(r.adapter + 1));
+        runner_.add(a.lr, std::move(s));
     }
     bool ok = false;
     if (r.stream) {

@@ -73,7 +73,7 @@ std::optional<cost_model> find_preset(std::string_view name) {
 
 std::vector<std::string> preset_names() { return {"h100-8b", "cpu-small", "firehose"}; }
 
-engine::engine(cost_model model) : model_(std::move(model)) {
+engine::engine(cost_model model) : model_(std::move(model)), loras_(model_.max_loras) {
     // Degenerate limits would stall the scheduler forever rather than fail.
     model_.max_num_seqs = std::max(1, model_.max_num_seqs);
     model_.max_batched_tokens = std::max(1, model_.max_batched_tokens);
@@ -96,6 +96,7 @@ void engine::abort(std::uint64_t id) {
     auto same = [id](const seq& s) { return s.req.id == id; };
     if (auto it = std::find_if(running_.begin(), running_.end(), same); it != running_.end()) {
         kv_reserved_ -= it->req.prompt_tokens + it->req.output_tokens;
+        loras_.end(it->req.adapter);
         running_.erase(it);  // erase, not swap: the batch stays in admission order
         return;
     }
@@ -146,21 +147,28 @@ void engine::insert_prefix(const seq_request& r, int computed) {
 
 void engine::admit() {
     const auto max_seqs = static_cast<std::size_t>(model_.max_num_seqs);
-    while (!waiting_.empty() && running_.size() < max_seqs) {
-        seq& head = waiting_.front();
+    for (auto it = waiting_.begin(); it != waiting_.end() && running_.size() < max_seqs;) {
+        seq& head = *it;
+        // A request whose adapter would be one too many in the batch waits; those after it pass.
+        if (!loras_.fits(head.req.adapter)) {
+            ++it;
+            continue;
+        }
         const std::int64_t need = head.req.prompt_tokens + head.req.output_tokens;
         // Head-of-line FIFO as in vLLM. An empty engine takes even a request
         // larger than the whole cache, so such a request cannot wedge the queue.
         if (kv_reserved_ + need > model_.kv_capacity_tokens && !running_.empty()) break;
         kv_reserved_ += need;
         prompt_total_ += head.req.prompt_tokens;
+        if (loras_.start(head.req.adapter)) load_ms_ += model_.lora_load_ms;
         running_.push_back(std::move(head));
-        waiting_.pop_front();
+        it = waiting_.erase(it);
     }
 }
 
 void engine::finish(const seq& s) {
     kv_reserved_ -= s.req.prompt_tokens + s.req.output_tokens;
+    loras_.end(s.req.adapter);
     // Freed blocks stay cached, most recently used.
     insert_prefix(s.req, s.req.prompt_tokens);
 }
@@ -216,8 +224,8 @@ step_result engine::step() {
         }
     }
 
-    const double ms = model_.step_base_ms + model_.prefill_token_ms * res.prefill_tokens +
-                      model_.decode_seq_ms * res.decode_seqs +
+    const double ms = std::exchange(load_ms_, 0.0) + model_.step_base_ms +
+                      model_.prefill_token_ms * res.prefill_tokens + model_.decode_seq_ms * res.decode_seqs +
                       model_.kv_token_ms * static_cast<double>(res.kv_tokens_read) +
                       model_.media_encode_ms * res.encoded_items + model_.media_encode_token_ms * res.encoded_tokens;
     res.duration_ns = std::llround(ms * 1e6);
@@ -249,6 +257,14 @@ std::int64_t engine::generation_tokens_total() const { return generation_total_;
 std::int64_t engine::prefix_cache_queries() const { return cache_queries_; }
 std::int64_t engine::prefix_cache_hits() const { return cache_hits_; }
 const cost_model& engine::model() const { return model_; }
+std::vector<int> engine::waiting_adapters() const {
+    std::vector<int> out;
+    for (const seq& s : waiting_)
+        if (s.req.adapter >= 0 && std::find(out.begin(), out.end(), s.req.adapter) == out.end())
+            out.push_back(s.req.adapter);
+    std::sort(out.begin(), out.end());
+    return out;
+}
 
 // Derivation in docs/cost-model.md ("Capacity").
 capacity_estimate predict_capacity(const cost_model& m, int input_len, int output_len) {

@@ -169,7 +169,7 @@ private:
             if (path == "/health") co_return co_await sim_io::send(stream, req, http::status::ok, "", "text/plain");
             if (path == "/metrics")
                 co_return co_await sim_io::send(stream, req, http::status::ok,
-                                        metrics_text(counters_, runner_.engine_state(), completions_.model_json()),
+                                        metrics_text(counters_, runner_.engine_state(), completions_.model_json(), cfg_.lora_modules),
                                         "text/plain; version=0.0.4; charset=utf-8");
             co_return co_await sim_io::send(stream, req, http::status::ok, models_response(cfg_, completions_.started_unix()));
         }

@@ -4,12 +4,40 @@
 #include "openloop/sim/event_writer.hpp"
 
 #include <charconv>
+#include <chrono>
 #include <initializer_list>
 #include <utility>
 
 namespace openloop {
 
-std::string metrics_text(const sim_counters& c, const engine& e, std::string_view model_json) {
+namespace {
+
+// vLLM's vllm:lora_requests_info: an info gauge whose labels say which adapters run and wait,
+// its value when that was (Unix seconds).
+void append_lora_info(std::string& out, const engine& e, const std::vector<std::string>& adapters) {
+    const auto names = [&](const std::vector<int>& which) {
+        std::string s;
+        for (int a : which) s.append(s.empty() ? "" : ",").append(adapters[static_cast<std::size_t>(a)]);
+        return s;
+    };
+    out.append("# HELP vllm:lora_requests_info Running stats on lora requests.\n"
+               "# TYPE vllm:lora_requests_info gauge\nvllm:lora_requests_info{max_lora=\"");
+    append_int(out, e.loras().max_loras());
+    out.append("\",running_lora_adapters=\"").append(names(e.loras().running()));
+    out.append("\",waiting_lora_adapters=\"").append(names(e.waiting_adapters())).append("\"} ");
+    char buf[32];
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    out.append(buf, std::to_chars(buf, buf + sizeof buf, now).ptr).append("\n");
+    out.append("# HELP openloop_sim_lora_loads_total LoRA adapters loaded (--lora-load-ms each).\n"
+               "# TYPE openloop_sim_lora_loads_total counter\nopenloop_sim_lora_loads_total ");
+    append_int(out, e.loras().loads());
+    out.push_back('\n');
+}
+
+}  // namespace
+
+std::string metrics_text(const sim_counters& c, const engine& e, std::string_view model_json,
+                         const std::vector<std::string>& adapters) {
     const std::string label = "{model_name=" + std::string(model_json) + "}";
     std::string out;
     auto metric = [&](std::string_view name, std::string_view type, std::string_view help, double v) {
@@ -36,6 +64,7 @@ std::string metrics_text(const sim_counters& c, const engine& e, std::string_vie
     metric("vllm:prefix_cache_hits_total", "counter", "Prompt tokens found in the prefix cache.",
            static_cast<double>(e.prefix_cache_hits() * e.model().block_size));
     metric("vllm:request_success_total", "counter", "Requests finished.", static_cast<double>(c.success));
+    if (!adapters.empty()) append_lora_info(out, e, adapters);
     out.append("# HELP openloop_sim_faults_total Faults injected, by kind.\n# TYPE openloop_sim_faults_total counter\n");
     for (int k = 1; k < fault_kinds; ++k) {
         out.append("openloop_sim_faults_total{kind=\"").append(fault_name(static_cast<fault>(k))).append("\"} ");

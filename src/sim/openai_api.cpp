@@ -2,6 +2,7 @@
 
 #include "openloop/load/tokens.hpp"
 #include "openloop/sim/answer_plan.hpp"
+#include "openloop/sim/lora_slots.hpp"
 
 #include <boost/json.hpp>
 
@@ -61,16 +62,21 @@ std::optional<api_error> read_real(const json::object& o, std::string_view key, 
     return std::nullopt;
 }
 
-// doc := body, a JSON object addressed to the served model (or to no model).
-std::optional<api_error> parse_body(std::string_view body, const sim_config& cfg, json::value& doc) {
+// doc := body, a JSON object addressed to the served model, one of its adapters (adapter: which)
+// or no model.
+std::optional<api_error> parse_body(std::string_view body, const sim_config& cfg, json::value& doc,
+                                    int* adapter = nullptr) {
     json::error_code ec;
     doc = json::parse(body, ec);
     if (ec) return bad_request("Invalid JSON body: " + ec.message());
     const auto* o = doc.if_object();
     if (!o) return bad_request("The request body must be a JSON object");
-    if (const auto* m = o->if_contains("model"); m && m->is_string() && m->get_string() != cfg.served_model_name) {
-        return api_error{http::status::not_found, "NotFoundError",
-                         "The model `" + std::string(m->get_string()) + "` does not exist."};
+    if (const auto* m = o->if_contains("model"); m && m->is_string()) {
+        const std::optional<int> a = adapter_of(m->get_string(), cfg.served_model_name, cfg.lora_modules);
+        if (!a)
+            return api_error{http::status::not_found, "NotFoundError",
+                             "The model `" + std::string(m->get_string()) + "` does not exist."};
+        if (adapter) *adapter = *a;
     }
     return std::nullopt;
 }
@@ -172,7 +178,7 @@ std::optional<api_error> injected_error(fault f) {
 std::optional<api_error> parse_completion(std::string_view body, bool chat, const sim_config& cfg,
                                           completion_request& r) {
     json::value doc;
-    if (auto e = parse_body(body, cfg, doc)) return e;
+    if (auto e = parse_body(body, cfg, doc, &r.adapter)) return e;
     const auto& o = doc.get_object();
     r.chat = chat;
     std::string err;
@@ -187,7 +193,7 @@ std::optional<api_error> parse_completion(std::string_view body, bool chat, cons
 
 std::optional<api_error> parse_responses(std::string_view body, const sim_config& cfg, completion_request& r) {
     json::value doc;
-    if (auto e = parse_body(body, cfg, doc)) return e;
+    if (auto e = parse_body(body, cfg, doc, &r.adapter)) return e;
     const auto& o = doc.get_object();
     r.chat = r.responses = true;
     // The instructions and the input, as the chat messages vLLM renders them as.
@@ -323,9 +329,12 @@ std::pair<http::status, std::string> tokenize_response(std::string_view body, co
 }
 
 std::string models_response(const sim_config& cfg, std::int64_t created_unix) {
-    json::object model{{"id", cfg.served_model_name}, {"object", "model"}, {"created", created_unix},
-                       {"owned_by", "openloop"}, {"max_model_len", cfg.model.max_model_len}};
-    return json::serialize(json::object{{"object", "list"}, {"data", json::array{std::move(model)}}});
+    json::array data{json::object{{"id", cfg.served_model_name}, {"object", "model"}, {"created", created_unix},
+                                  {"owned_by", "openloop"}, {"max_model_len", cfg.model.max_model_len}}};
+    for (const std::string& a : cfg.lora_modules)
+        data.push_back(json::object{{"id", a}, {"object", "model"}, {"created", created_unix}, {"owned_by", "openloop"},
+                                    {"parent", cfg.served_model_name}, {"max_model_len", cfg.model.max_model_len}});
+    return json::serialize(json::object{{"object", "list"}, {"data", std::move(data)}});
 }
 
 int output_length(const completion_request& r, std::uint64_t h) { return answer_length(r, h, 0); }

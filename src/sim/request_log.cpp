@@ -42,6 +42,9 @@ void sim_request_log::write(const log_record& r) {
         o["audios"] = r.media.audios;
         o["audio_tokens"] = r.media.audio_tokens;
     }
+    if (!r.model.empty()) o["model"] = r.model;
+    if (!r.session_id.empty()) o["session_id"] = r.session_id;
+    if (!r.traceparent.empty()) o["traceparent"] = r.traceparent;
     if (r.content) {
         json::error_code ec;
         const json::value body = json::parse(r.body, ec);

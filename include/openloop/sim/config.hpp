@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace openloop {
 
@@ -37,6 +38,7 @@ struct sim_config {
     std::uint16_t port = 8000;  // 0 picks a free port; the bound one is printed
     std::uint64_t seed = 0;
     std::string served_model_name = "openloop-sim";
+    std::vector<std::string> lora_modules;  // LoRA adapters served besides it (model.max_loras, lora_load_ms)
     fault_config faults;
     sim_quirks quirks;
     misbehaviour_config misbehaviour;  // leaks and slowdowns for soak tests

@@ -5,6 +5,8 @@
 // it for one step at a time, sleeps for the step's duration and then delivers
 // what the step produced; tests drive it in virtual time.
 
+#include "openloop/sim/lora_slots.hpp"
+
 #include <cstdint>
 #include <deque>
 #include <list>
@@ -37,6 +39,8 @@ struct cost_model {
     bool firehose = false;        // zero cost: the server streams as fast as the socket takes
     double media_encode_ms = 0;        // per image or audio clip encoded (preprocessing, encoder launch)
     double media_encode_token_ms = 0;  // per media token the vision or audio encoder computes
+    int max_loras = 1;            // LoRA adapters in one batch, and resident, at most (lora_slots.hpp)
+    double lora_load_ms = 0;      // added to the step that loads an adapter not resident
 };
 
 // Named presets: "h100-8b", "cpu-small", "firehose". Empty when unknown.
@@ -53,6 +57,7 @@ struct seq_request {
     int media_items = 0;
     int media_tokens = 0;
     int media_end = 0;
+    int adapter = -1;                        // its LoRA adapter (--lora-modules index); -1: the base model
 };
 
 // What one step produced for one sequence.
@@ -96,6 +101,8 @@ public:
     std::int64_t prefix_cache_queries() const;  // prompt blocks looked up
     std::int64_t prefix_cache_hits() const;     // prompt blocks found
     const cost_model& model() const;
+    const lora_slots& loras() const { return loras_; }
+    std::vector<int> waiting_adapters() const;  // adapters of waiting requests, each once, in index order
 
     // Implementation detail kept in the header so the class stays a value type.
     struct seq {
@@ -123,6 +130,8 @@ private:
     std::int64_t generation_total_ = 0;
     std::int64_t cache_queries_ = 0;
     std::int64_t cache_hits_ = 0;
+    lora_slots loras_;
+    double load_ms_ = 0;  // adapters loaded for the coming step
     // Prefix cache: LRU set of block hashes, bounded by the KV capacity in blocks.
     std::list<std::uint64_t> lru_;
     std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> cached_blocks_;

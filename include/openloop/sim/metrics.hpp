@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace openloop {
 
@@ -29,7 +30,9 @@ struct sim_counters {
 };
 
 // The exposition text; model_json is the served model name as a JSON string,
-// which is also a valid Prometheus label value.
-std::string metrics_text(const sim_counters& c, const engine& e, std::string_view model_json);
+// which is also a valid Prometheus label value; adapters: --lora-modules' names
+// (with any, vLLM's vllm:lora_requests_info and the loads).
+std::string metrics_text(const sim_counters& c, const engine& e, std::string_view model_json,
+                         const std::vector<std::string>& adapters = {});
 
 }  // namespace openloop

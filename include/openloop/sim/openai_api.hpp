@@ -43,6 +43,7 @@ struct completion_request {
     std::optional<std::int64_t> seed;
     tool_request tools;  // chat only
     media_count media;   // chat only: its images and audio, whose tokens prompt_tokens counts
+    int adapter = -1;    // the LoRA adapter its "model" names (an index into lora_modules); -1: the base
 };
 
 struct api_error {
@@ -108,7 +109,7 @@ std::string embedding_response(const std::string& model, std::int64_t created_un
 // counted as the completion or chat request with the same fields would be.
 std::pair<boost::beast::http::status, std::string> tokenize_response(std::string_view body, const sim_config& cfg);
 
-// GET /v1/models: the one served model.
+// GET /v1/models: the served model, then its LoRA adapters (vLLM's "parent" names the base).
 std::string models_response(const sim_config& cfg, std::int64_t created_unix);
 
 // Output length: exactly max_tokens with ignore_eos; otherwise a "natural"

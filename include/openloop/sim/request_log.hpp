@@ -16,6 +16,9 @@ namespace openloop {
 
 struct log_record {
     std::string request_id;  // the client's x-request-id
+    std::string session_id;  // its X-Session-ID; empty: none
+    std::string traceparent; // its W3C traceparent; empty: none
+    std::string model;       // the model (base or LoRA adapter) it was served by; empty: rejected before
     std::string_view endpoint;
     bool stream = false;
     std::int64_t first_byte_ns = 0;  // the request's first bytes read: when it reached the server

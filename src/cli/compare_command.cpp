@@ -129,6 +129,7 @@ compared_run load_run(const result_dir& dir) {
     r.name = dir.path().string();
     const rebuilt_stats rebuilt = rebuild_stats(dir.read(result_file::requests_jsonl), &r.requests);
     r.duration_s = rebuilt.stats.duration_s();
+    for (const model_stats& m : rebuilt.stats.by_model) r.models.push_back(m.name);  // a mixed run's, for per-model rows
     if (std::optional<run_context> context = dir.run_json()) r.context = std::move(*context);
     // A finished (or merged) run's own window is the one its throughput was reported over.
     if (dir.has(result_file::summary_json)) {

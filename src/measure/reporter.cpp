@@ -32,6 +32,9 @@ recorder_options recorder_options_of(const reporter_options& o) {
     r.run_start_ns = o.run_start_ns;
     r.trace = o.trace;
     r.session_stride = o.session_stride;
+    r.model_names = o.model_names;
+    r.bucket_labels = o.bucket_labels;
+    r.media = o.media;
     return r;
 }
 
@@ -84,6 +87,7 @@ struct reporter::impl {
         const std::filesystem::path dir(options_.out_dir);
         requests_.open((dir / result_file::requests_jsonl).string(), options_.request_id_prefix, options_.chunk_gaps,
                        options_.session_stride);
+        requests_.set_names(options_.model_names, options_.bucket_labels);
         timeseries_.open((dir / result_file::timeseries_csv).string());
         if (options_.session_stride > 0) sessions_.file.open((dir / result_file::sessions_jsonl).string());
         if (soaking()) soak_windows_.open(options_.out_dir);

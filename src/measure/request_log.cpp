@@ -1,9 +1,12 @@
 #include "openloop/measure/request_log.hpp"
 
 #include "openloop/base/json_text.hpp"
+#include "openloop/measure/media_stats.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <string>
+#include <utility>
 
 namespace openloop {
 
@@ -36,6 +39,11 @@ void request_log::open(const std::string& path, std::string request_id_prefix, b
     out_.open(path);
 }
 
+void request_log::set_names(std::vector<std::string> models, std::vector<std::string> buckets) {
+    models_ = std::move(models);
+    buckets_ = std::move(buckets);
+}
+
 void request_log::ended(std::uint64_t index, const request_timeline& r, const logged_end& end) {
     if (!out_.is_open()) {
         return;
@@ -52,6 +60,13 @@ void request_log::ended(std::uint64_t index, const request_timeline& r, const lo
     if (session_stride_ > 0) {
         o.field("session", index / session_stride_);
         o.field("turn", index % session_stride_ + 1);  // from 1, as the table counts them
+    }
+    if (!models_.empty()) {
+        if (r.model < models_.size()) {
+            o.field("model", std::string_view(models_[r.model]));
+        } else {
+            o.field("model", std::to_string(r.model));  // as run_stats names an index past the list
+        }
     }
     o.field("warmup", r.warmup);
     o.field("status", end.status);
@@ -83,6 +98,19 @@ void request_log::ended(std::uint64_t index, const request_timeline& r, const lo
         o.field("prompt_tokens", r.prompt_tokens);
     } else {
         o.null("prompt_tokens");
+    }
+    if (r.has_media()) {
+        o.field("images", r.images);
+        o.field("audios", r.audios);
+        // Only images have a size bucket: an audio-only line has none.
+        if (r.images > 0 && r.bucket >= 0 && static_cast<std::size_t>(r.bucket) < buckets_.size()) {
+            o.field("bucket", std::string_view(buckets_[static_cast<std::size_t>(r.bucket)]));
+        } else if (r.images > 0) {
+            o.field("bucket", r.bucket < 0 ? "mixed" : "?");
+        }
+        o.field("body_bytes", r.body_bytes);
+        // Negative when the server counted fewer prompt tokens than the text had: written as it is.
+        if (const media_tokens t = media_tokens_of(r); t.known) o.field("media_tokens", t.count);
     }
     o.field("max_tokens", r.max_tokens);
     if (end.output_counted) {

@@ -3,12 +3,15 @@
 #include "openloop/measure/session_log.hpp"
 
 #include <algorithm>
+#include <string>
 
 namespace openloop {
 
 request_recorder::request_recorder(const recorder_options& options) : options_(options) {
     stats_.fidelity = replay_fidelity(options_.trace);
     stats_.sessions.stride = options_.session_stride;
+    for (const std::string& name : options_.model_names) stats_.by_model.emplace_back(name, stats_.by_model.size());
+    if (options_.media) stats_.media.emplace(options_.bucket_labels);
 }
 
 void request_recorder::process(const event& e) {
@@ -50,7 +53,7 @@ void request_recorder::process(const event& e) {
     case event_kind::reasoning_usage:
         if (auto* r = live_.find(e.request)) r->usage_reasoning = e.reasoning_tokens();
         break;
-    case event_kind::media: break;
+    case event_kind::media: on_media(e); break;
     case event_kind::done: on_done(e); break;
     case event_kind::failed: on_failed(e); break;
     case event_kind::drain_over: drain_over_ = true; break;
@@ -86,10 +89,12 @@ void request_recorder::on_start(const event& e) {
     r.input_tokens = e.input_tokens();
     r.max_tokens = options_.generates ? e.max_tokens() : 0;
     r.warmup = e.warmup();
+    r.model = e.model();
     if (r.warmup) {
         ++stats_.warmup_started;
         return;
     }
+    if (model_stats* m = model_of(r)) ++m->started;
     if (stats_.started == 0 || e.t_ns < stats_.first_intended_ns) {
         stats_.first_intended_ns = e.t_ns;
     }
@@ -106,6 +111,9 @@ void request_recorder::on_start(const event& e) {
 void request_recorder::on_refused(const event& e) {
     if (e.warmup()) return;
     ++stats_.refused;
+    request_timeline refused;
+    refused.model = e.model();
+    if (model_stats* m = model_of(refused)) ++m->refused;
     stats_.fidelity.asked(e.t_ns);
     for (request_sink* s : sinks_) s->refused();
 }
@@ -143,6 +151,8 @@ void request_recorder::on_done(const event& e) {
     const bool good = meets(options_.slo, r, m);
     if (!r.warmup) {
         record_completed(stats_, r, m, usage, good);
+        if (model_stats* per_model = model_of(r)) record_model_completed(*per_model, r, m, good);
+        if (stats_.media) stats_.media->completed(r, m);
         if (stats_.sessions.enabled())
             stats_.sessions.completed_turn(e.request, m.ttft, m.e2e, e.prompt_tokens(), e.cached_tokens(),
                                            m.output_counted ? m.output_tokens : -1, r.tool_call);
@@ -184,6 +194,7 @@ void request_recorder::on_failed(const event& e) {
     }
     if (!r.warmup) {
         ++stats_.failed;
+        if (model_stats* m = model_of(r)) ++m->failed;
         ++stats_.failed_by_class[static_cast<std::size_t>(cls)];
         if (stats_.sessions.enabled()) stats_.sessions.failed_turn(e.request);
         // A stream that broke after a 200 is a stream failure, not an HTTP one.
@@ -209,6 +220,29 @@ void request_recorder::on_session_end(const event& e) {
     const session_end_line line{e.request / static_cast<std::uint64_t>(stats_.sessions.stride), warmup,
                                 e.first_intended_ns(), e.t_ns, e.turns_planned(), e.turns_completed(), e.flags};
     for (request_sink* s : sinks_) s->session_ended(line);
+}
+
+void request_recorder::on_media(const event& e) {
+    request_timeline* r = live_.find(e.request);
+    if (r == nullptr) return;
+    r->body_bytes = std::max<std::int64_t>(e.body_bytes(), 0);
+    r->images = e.images();
+    r->audios = e.audios();
+    r->bucket = e.bucket();
+    if (r->warmup) return;
+    if (!stats_.media) stats_.media.emplace(options_.bucket_labels);
+    stats_.media->sent(r->body_bytes, r->images, r->audios);
+}
+
+// Null unless the run is mixed. An index past the names given (the writer's, not the
+// user's doing) gets a model of its own, named by its number, rather than a wrong one.
+model_stats* request_recorder::model_of(const request_timeline& r) {
+    if (stats_.by_model.empty()) return nullptr;
+    while (stats_.by_model.size() <= r.model) {
+        const std::size_t index = stats_.by_model.size();
+        stats_.by_model.emplace_back(std::to_string(index), index);
+    }
+    return &stats_.by_model[r.model];
 }
 
 void request_recorder::count_status(int status) {

@@ -141,6 +141,40 @@ std::string signed_text(const metric_change& m, double v) {
     return (v < 0 ? "-" : "+") + s;
 }
 
+std::string changes_table(const std::vector<metric_change>& changes) {
+    std::string s = "| metric | base | new | change | relative | 99 % interval | verdict |\n"
+                    "|---|---:|---:|---:|---:|---|---|\n";
+    for (const metric_change& c : changes) {
+        const bool data = c.verdict != change_verdict::no_data;
+        s += "| " + c.name + " | " + shown(c, c.base) + " | " + shown(c, c.now) + " | " +
+             (data ? signed_text(c, c.now - c.base) : "-") + " | " +
+             (data && c.base != 0 ? (c.relative() < 0 ? "" : "+") + number(c.relative() * 100, 1) + " %" : "-") + " | " +
+             (data ? signed_text(c, c.low) + " .. " + signed_text(c, c.high) : "-") + " | " +
+             std::string(change_verdict_name(c.verdict)) + " |\n";
+    }
+    return s;
+}
+
+json::object metrics_json(const std::vector<metric_change>& changes) {
+    json::object metrics;
+    for (const metric_change& c : changes) {
+        json::object m{{"unit", c.unit.empty() ? "fraction" : c.unit},
+                       {"lower_is_better", c.lower_is_better},
+                       {"method", c.method},
+                       {"verdict", change_verdict_name(c.verdict)}};
+        const auto put = [&](const char* key, double v) { m[key] = std::isnan(v) ? json::value(nullptr) : json::value(v); };
+        put("base", c.base);
+        put("new", c.now);
+        if (c.verdict != change_verdict::no_data) {
+            put("change", c.now - c.base);
+            put("relative", c.relative());
+            m["interval_99"] = json::array{c.low, c.high};
+        }
+        metrics[c.name] = std::move(m);
+    }
+    return metrics;
+}
+
 }  // namespace
 
 std::vector<std::string> compared_metric_names() {
@@ -198,6 +232,25 @@ std::vector<metric_change> compare_runs(const compared_run& base, const compared
                               cn.completed, cn.completed, now.duration_s, options.min_change));
     out.push_back(rate_change(names[latency_metrics + 2], "tok/s", cb.output_tokens, cb.completed, base.duration_s,
                               cn.output_tokens, cn.completed, now.duration_s, options.min_change));
+    return out;
+}
+
+std::vector<model_changes> compare_models(const compared_run& base, const compared_run& now, const compare_options& options) {
+    std::vector<model_changes> out;
+    const auto only = [](const compared_run& r, int model) {
+        compared_run one;
+        one.name = r.name;
+        one.duration_s = r.duration_s;
+        for (const request_sample& s : r.requests)
+            if (s.model == model) one.requests.push_back(s);
+        return one;
+    };
+    for (std::size_t b = 0; b < base.models.size(); ++b) {
+        const auto n = std::find(now.models.begin(), now.models.end(), base.models[b]);
+        if (n == now.models.end()) continue;
+        out.push_back({base.models[b], compare_runs(only(base, static_cast<int>(b)),
+                                                    only(now, static_cast<int>(n - now.models.begin())), options)});
+    }
     return out;
 }
 
@@ -304,38 +357,14 @@ std::string compare_markdown(const compared_run& base, const compared_run& now, 
                     " requests). Intervals are 99 % intervals of new - base: latency and error rate by bootstrap over "
                     "requests.jsonl (" + std::to_string(options.resamples) +
                     " resamples), throughput from the completion counts (Poisson); a change is significant when its interval "
-                    "clears ±" + number(options.min_change * 100, 1) + " % of base.\n\n"
-                    "| metric | base | new | change | relative | 99 % interval | verdict |\n"
-                    "|---|---:|---:|---:|---:|---|---|\n";
-    for (const metric_change& c : changes) {
-        const bool data = c.verdict != change_verdict::no_data;
-        s += "| " + c.name + " | " + shown(c, c.base) + " | " + shown(c, c.now) + " | " +
-             (data ? signed_text(c, c.now - c.base) : "-") + " | " +
-             (data && c.base != 0 ? (c.relative() < 0 ? "" : "+") + number(c.relative() * 100, 1) + " %" : "-") + " | " +
-             (data ? signed_text(c, c.low) + " .. " + signed_text(c, c.high) : "-") + " | " +
-             std::string(change_verdict_name(c.verdict)) + " |\n";
-    }
+                    "clears ±" + number(options.min_change * 100, 1) + " % of base.\n\n" + changes_table(changes);
+    for (const model_changes& m : compare_models(base, now, options))
+        s += "\n## Model `" + m.model + "`\n\n" + changes_table(m.changes);
     return s;
 }
 
 json::object compare_json(const compared_run& base, const compared_run& now, const std::vector<metric_change>& changes,
                           const compare_options& options) {
-    json::object metrics;
-    for (const metric_change& c : changes) {
-        json::object m{{"unit", c.unit.empty() ? "fraction" : c.unit},
-                       {"lower_is_better", c.lower_is_better},
-                       {"method", c.method},
-                       {"verdict", change_verdict_name(c.verdict)}};
-        const auto put = [&](const char* key, double v) { m[key] = std::isnan(v) ? json::value(nullptr) : json::value(v); };
-        put("base", c.base);
-        put("new", c.now);
-        if (c.verdict != change_verdict::no_data) {
-            put("change", c.now - c.base);
-            put("relative", c.relative());
-            m["interval_99"] = json::array{c.low, c.high};
-        }
-        metrics[c.name] = std::move(m);
-    }
     json::object out{{"base", base.name},
                      {"new", now.name},
                      {"base_requests", base.requests.size()},
@@ -344,7 +373,13 @@ json::object compare_json(const compared_run& base, const compared_run& now, con
                      {"confidence", 0.99},
                      {"min_change", options.min_change}};
     add_run_match_json(out, match_runs(base, now), options.allow_mismatch);
-    out["metrics"] = std::move(metrics);
+    out["metrics"] = metrics_json(changes);
+    const std::vector<model_changes> models = compare_models(base, now, options);
+    if (!models.empty()) {
+        json::object by_model;
+        for (const model_changes& m : models) by_model[m.model] = metrics_json(m.changes);
+        out["by_model"] = std::move(by_model);
+    }
     return out;
 }
 

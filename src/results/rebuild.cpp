@@ -77,14 +77,70 @@ void add_reasoning(run_stats& s, const json::object& o, std::int64_t intended, s
     if (flag(o, "tool_call")) ++t.tool_calls;
 }
 
+std::string_view text(const json::object& o, const char* key) {
+    const json::value* v = o.if_contains(key);
+    return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
+}
+
+// A mixed run's line names its model: its statistics, in the order the models first came.
+model_stats* model_of(run_stats& s, const json::object& o) {
+    const std::string_view name = text(o, "model");
+    if (name.empty()) return nullptr;
+    for (model_stats& m : s.by_model)
+        if (m.name == name) return &m;
+    return &s.by_model.emplace_back(std::string(name), s.by_model.size());
+}
+
+// What a completed request adds to its model's and the media breakdowns, as the recorder adds it.
+// ITL is not kept by the log, so a model's ITL stays empty.
+void add_breakdowns(run_stats& s, const json::object& o, model_stats* model, std::int64_t ttft, std::int64_t tpot,
+                    std::int64_t e2e, std::int64_t ttfa, std::int64_t input, std::int64_t output, bool good,
+                    std::vector<std::int64_t>& text_only_ttft) {
+    if (model != nullptr) {
+        ++model->completed;
+        model->input_tokens += input;
+        model->output_tokens += output;
+        if (ttft >= 0) model->ttft.record(ttft);
+        if (tpot >= 0) model->tpot.record(tpot);
+        if (e2e >= 0) model->e2e.record(e2e);
+        if (ttfa >= 0) model->ttfa.record(ttfa);
+        if (good) ++model->good;
+    }
+    if (!o.contains("body_bytes")) {
+        // A text-only request counts in the media run's 0-image row; until a media line says
+        // the run had media, its TTFT waits here.
+        if (s.media) {
+            s.media->completed(media_outcome{0, {}, ttft, input, {}});
+        } else {
+            text_only_ttft.push_back(ttft);
+        }
+        return;
+    }
+    media_outcome m{static_cast<std::int32_t>(integer(o, "images")), text(o, "bucket"), ttft, input, {}};
+    if (const json::value* t = o.if_contains("media_tokens"); t && t->is_int64()) m.tokens = {true, t->get_int64()};
+    s.media->completed(m);
+}
+
 // turn: a sessions run's turn from 1, else -1.
-void add(run_stats& s, const json::object& o, std::vector<request_sample>* samples, std::int64_t turn) {
+void add(run_stats& s, const json::object& o, std::vector<request_sample>* samples, std::int64_t turn,
+         std::vector<std::int64_t>& text_only_ttft) {
     const std::int64_t intended = ns(o, "intended_ns"), sent = ns(o, "sent_ns"), headers = ns(o, "headers_ns");
     const std::int64_t first = ns(o, "first_token_ns"), last = ns(o, "last_token_ns"), end = ns(o, "end_ns");
     const json::value* status_v = o.if_contains("status");
     const std::string_view status = status_v && status_v->is_string() ? std::string_view(status_v->get_string()) : "";
     ++s.started;
     if (s.started == 1 || intended < s.first_intended_ns) s.first_intended_ns = intended;
+    model_stats* model = model_of(s, o);
+    if (model != nullptr) ++model->started;
+    if (o.contains("body_bytes")) {
+        if (!s.media) {
+            s.media.emplace();
+            for (const std::int64_t t : text_only_ttft) s.media->completed(media_outcome{0, {}, t, 0, {}});
+            text_only_ttft.clear();
+        }
+        s.media->sent(integer(o, "body_bytes"), static_cast<std::int32_t>(integer(o, "images")),
+                      static_cast<std::int32_t>(integer(o, "audios")));
+    }
     const std::int64_t released = ns(o, "released_ns");
     if (released >= 0) {
         ++s.queued;
@@ -96,9 +152,13 @@ void add(run_stats& s, const json::object& o, std::vector<request_sample>* sampl
         return;
     }
     s.last_end_ns = std::max(s.last_end_ns, end);
-    request_sample* sample = samples ? &samples->emplace_back() : nullptr;
+    // Its figures, kept for the samples and the per-model and media breakdowns.
+    request_sample own;
+    request_sample* sample = samples ? &samples->emplace_back() : &own;
+    if (model != nullptr) sample->model = static_cast<int>(model - s.by_model.data());
     if (status != "ok") {
         ++s.failed;
+        if (model != nullptr) ++model->failed;
         if (turn >= 1) s.sessions.failed_turn(static_cast<std::uint64_t>(turn - 1));
         const json::value* e = o.if_contains("error");
         ++s.failed_by_class[static_cast<std::size_t>(class_of(e && e->is_string() ? std::string_view(e->get_string()) : ""))];
@@ -107,7 +167,9 @@ void add(run_stats& s, const json::object& o, std::vector<request_sample>* sampl
         return;
     }
     ++s.completed;
-    if (const json::value* good = o.if_contains("good"); !(good && good->is_bool() && !good->get_bool())) ++s.good;
+    const json::value* good_v = o.if_contains("good");
+    const bool good = !(good_v && good_v->is_bool() && !good_v->get_bool());
+    if (good) ++s.good;
     if (sample) sample->ok = true;
     const std::int64_t input = integer(o, "input_tokens"), output = integer(o, "output_tokens");
     const std::int64_t max_tokens = integer(o, "max_tokens"), prompt = ns(o, "prompt_tokens");
@@ -162,6 +224,7 @@ void add(run_stats& s, const json::object& o, std::vector<request_sample>* sampl
     }
     if (sample) sample->output_tokens = output;
     add_reasoning(s, o, intended, first >= 0 && last >= 0 ? first : -1, output, sample);
+    add_breakdowns(s, o, model, sample->ttft, sample->tpot, sample->e2e, sample->ttfa, input, output, good, text_only_ttft);
     if (turn >= 1) {
         const bool streamed = first >= 0 && last >= 0;
         s.sessions.completed_turn(static_cast<std::uint64_t>(turn - 1), streamed ? first - intended : -1,
@@ -221,6 +284,7 @@ rebuilt_stats rebuild_stats(std::string_view text, std::vector<request_sample>* 
     // completions' ends, and the measured sends' last intended time.
     std::vector<std::int64_t> starts, ends, completions;
     std::int64_t last_intended = -1;
+    std::vector<std::int64_t> text_only_ttft;  // until a media line: the 0-image row's TTFTs
     const jsonl_tally tally = read_jsonl(text, [&](const json::object& o) {
         if (ns(o, "intended_ns") < 0 || !o.contains("status") || !plausible(o)) return false;
         ++r.lines;
@@ -240,7 +304,7 @@ rebuilt_stats rebuild_stats(std::string_view text, std::vector<request_sample>* 
             // widest stride, request turn - 1 is in that row.
             const std::int64_t turn = o.contains("session") ? ns(o, "turn") : -1;
             if (turn >= 1 && r.stats.sessions.stride == 0) r.stats.sessions.stride = std::numeric_limits<int>::max();
-            add(r.stats, o, samples, turn);
+            add(r.stats, o, samples, turn, text_only_ttft);
         }
         return true;
     });

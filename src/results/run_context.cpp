@@ -9,21 +9,25 @@ namespace openloop {
 namespace json = boost::json;
 
 boost::json::object run_context_json(const run_context& c) {
-    return json::object{{"config", c.config},
-                        {"environment", c.environment},
-                        {"target", c.target},
-                        {"mode", c.mode},
-                        {"request_rate", c.request_rate},
-                        {"burstiness", c.burstiness},
-                        {"arrival", c.arrival},
-                        {"max_concurrency", c.max_concurrency},
-                        {"lag_bound_ms", c.lag_bound_ms},
-                        {"max_error_rate", c.max_error_rate},
-                        {"tokenizer", c.tokenizer},
-                        {"streamed", c.streamed},
-                        {"headline", c.headline.empty() ? json::value(nullptr) : json::value(c.headline)},
-                        {"shard", c.shard.empty() ? json::value(nullptr) : json::value(c.shard)},
-                        {"start", run_clock_json(c.clock)}};
+    json::object o{{"config", c.config},
+               {"environment", c.environment},
+               {"target", c.target},
+               {"mode", c.mode},
+               {"request_rate", c.request_rate},
+               {"burstiness", c.burstiness},
+               {"arrival", c.arrival},
+               {"max_concurrency", c.max_concurrency},
+               {"lag_bound_ms", c.lag_bound_ms},
+               {"max_error_rate", c.max_error_rate},
+               {"tokenizer", c.tokenizer},
+               {"streamed", c.streamed},
+               {"headline", c.headline.empty() ? json::value(nullptr) : json::value(c.headline)},
+               {"shard", c.shard.empty() ? json::value(nullptr) : json::value(c.shard)},
+               {"start", run_clock_json(c.clock)}};
+    // Only when there is one, so a text-only, one-model run.json is as it was.
+    if (!c.model_mix.empty()) o["model_mix"] = c.model_mix;
+    if (!c.media.empty()) o["media"] = c.media;
+    return o;
 }
 
 boost::json::object run_clock_json(const run_clock& c) {
@@ -99,6 +103,8 @@ run_context run_context_from_json(const boost::json::value& v) {
     if (const json::value* s = o->if_contains("streamed"); s && s->is_bool()) c.streamed = s->get_bool();
     if (const json::value* shard = o->if_contains("shard"); shard && shard->is_string()) c.shard = shard->get_string();
     if (const json::value* h = o->if_contains("headline"); h && h->is_string()) c.headline = h->get_string();
+    if (const json::value* mix = o->if_contains("model_mix"); mix && mix->is_string()) c.model_mix = mix->get_string();
+    if (const json::value* media = o->if_contains("media"); media && media->is_object()) c.media = media->get_object();
     if (const json::value* start = o->if_contains("start"); start && start->is_object())
         c.clock = run_clock_from_json(start->get_object());
     return c;

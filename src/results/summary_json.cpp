@@ -3,7 +3,9 @@
 #include "openloop/results/arrival_shape.hpp"
 #include "openloop/results/fidelity.hpp"
 #include "openloop/results/headline.hpp"
+#include "openloop/results/media_report.hpp"
 #include "openloop/results/metric_aliases.hpp"
+#include "openloop/results/model_report.hpp"
 #include "openloop/results/session_report.hpp"
 
 #include <boost/json.hpp>
@@ -203,6 +205,8 @@ boost::json::object summary_json(const run_result& r) {
                                                {"last_end_ns", stats.last_end_ns}};
     s["by_input_length"] = input_buckets(stats, context.streamed);
     if (stats.sessions.enabled()) s["sessions"] = sessions_json(stats.sessions);
+    if (!stats.by_model.empty()) s["by_model"] = by_model_json(r);
+    if (stats.media && stats.media->requests > 0) s["media"] = media_json(*stats.media);
 
     boost::json::object hists;
     for (const latency_family& f : latency_families) {

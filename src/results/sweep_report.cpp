@@ -12,7 +12,8 @@ namespace {
 // Every SLO held with confidence, only at the point estimate, or not; a
 // stage that failed otherwise (throughput, abort, errors) fails.
 slo_status judge_stage(const stage_row& r, const std::vector<slo>& slos) {
-    bool ok = !r.saturated && !r.aborted && !r.too_many_errors;
+    // slo_pass: also each model's of a mixed run (sweep_row).
+    bool ok = !r.saturated && !r.aborted && !r.too_many_errors && r.slo_pass;
     for (const auto& o : slos) {
         ok = ok && check_slo(o, [&](std::string_view) { return r.observed(o); }).pass;
     }

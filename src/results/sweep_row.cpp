@@ -1,6 +1,7 @@
 #include "openloop/results/sweep_row.hpp"
 
 #include "openloop/results/knee.hpp"
+#include "openloop/results/model_report.hpp"
 #include "openloop/results/number_text.hpp"
 #include "openloop/results/slo_observe.hpp"
 
@@ -146,6 +147,17 @@ stage_row make_stage_row(std::size_t index, double offered_rate, int concurrency
         const auto c = check_slo(o, result);
         row.slo_pass = row.slo_pass && c.pass;
         row.slo_results.push_back({o.text, c.observed, c.pass});
+    }
+    // A mixed run's every model is held to each SLO it keeps a figure of (not lag, ICL or
+    // thinking time: the run's alone): the stage fails its SLOs when one model misses.
+    for (const auto& o : slos) {
+        if (o.metric == "lag" || o.metric == "icl" || o.metric == "reasoning") continue;
+        for (const model_stats& m : st.by_model) {
+            const auto v = model_value(result, m, o.metric == "error_rate" ? o.metric : o.metric + "_" + o.stat);
+            const auto c = check_slo(o, [&](std::string_view) { return v; });
+            row.slo_pass = row.slo_pass && c.pass;
+            row.slo_results.push_back({o.text + "{model=" + m.name + "}", c.observed, c.pass});
+        }
     }
     // A shortfall also has to stand out from noise: below capacity the
     // arrivals-minus-completions of a send window is the change in the in-flight

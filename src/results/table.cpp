@@ -3,6 +3,8 @@
 #include "openloop/results/arrival_shape.hpp"
 #include "openloop/results/fidelity.hpp"
 #include "openloop/results/headline.hpp"
+#include "openloop/results/media_report.hpp"
+#include "openloop/results/model_report.hpp"
 #include "openloop/results/number_text.hpp"
 #include "openloop/results/session_report.hpp"
 
@@ -199,6 +201,8 @@ std::string format_table(const run_result& r) {
                  " %; KS distance " + fmt("%.3f", a.ks_distance) + (a.smoothed ? " (bursts smoothed)" : ""));
         }
     }
+    if (s.media && s.media->requests > 0)
+        for (const std::string& l : media_lines(*s.media)) line(l);
     line("lengths        " + describe_length_fidelity(s, c.tokenizer));
     for (const std::string& l : describe_replay_fidelity(s, c)) line("fidelity       " + l);
     line("");
@@ -211,6 +215,10 @@ std::string format_table(const run_result& r) {
     if (s.sessions.enabled()) {
         line("");
         for (const std::string& l : session_lines(s.sessions)) line(l);
+    }
+    if (!s.by_model.empty()) {
+        line("");
+        for (const std::string& l : model_lines(r)) line(l);
     }
 
     bool errors_header = false;

@@ -1,6 +1,7 @@
 #include "openloop/results/threshold.hpp"
 
 #include "openloop/base/quantity.hpp"
+#include "openloop/results/model_report.hpp"
 
 #include <cstdio>
 #include <stdexcept>
@@ -49,6 +50,20 @@ threshold parse_threshold(std::string_view text) {
     if (op == std::string_view::npos || op == 0 || op + 1 >= text.size())
         throw bad("write METRIC<LIMIT or METRIC>LIMIT, e.g. ttft_p99<1s or request_throughput>50");
     t.metric = std::string(text.substr(0, op));
+    if (const auto tag = t.metric.find('{'); tag != std::string::npos) {
+        const std::string_view inside = std::string_view(t.metric).substr(tag + 1);
+        constexpr std::string_view key = "model=";
+        if (inside.size() < key.size() + 2 || !inside.starts_with(key) || inside.back() != '}')
+            throw bad("write a model's metric as METRIC{model=NAME}, e.g. ttft_p99{model=sql-lora}<2s");
+        t.model = std::string(inside.substr(key.size(), inside.size() - key.size() - 1));
+        t.metric.erase(tag);
+        const std::string family = t.metric.substr(0, t.metric.rfind('_'));
+        if (t.metric != "error_rate" && !is_rate(t.metric) && family != "ttft" && family != "tpot" && family != "itl" &&
+            family != "e2e" && family != "e2el" && family != "ttfa")
+            throw bad("model '" + t.model + "' keeps no '" + t.metric +
+                      "': a model's metrics are ttft, tpot, itl, e2e and ttfa with a statistic; error_rate; "
+                      "request_throughput, output_throughput, goodput");
+    }
     t.below = text[op] == '<';
     const std::string_view limit = text.substr(op + 1);
     if (t.metric == "error_rate") {
@@ -86,11 +101,25 @@ std::optional<double> threshold_value(const run_result& r, const std::string& me
 }
 
 std::optional<std::string> threshold_failure(const threshold& t, const run_result& r) {
-    const auto v = threshold_value(r, t.metric);
-    if (!v) return t.text + ": no samples of " + t.metric;
+    std::optional<double> v;
+    std::string of = t.metric;
+    if (t.model.empty()) {
+        v = threshold_value(r, t.metric);
+    } else {
+        const model_stats* m = find_model(r.stats, t.model);
+        if (m == nullptr) {
+            std::string names;
+            for (const model_stats& each : r.stats.by_model) names += (names.empty() ? "" : ", ") + each.name;
+            return t.text + ": the run has no model '" + t.model + "'" +
+                   (names.empty() ? " (it was not a mixed run)" : " (its models: " + names + ")");
+        }
+        v = model_value(r, *m, t.metric);
+        of += " of model " + t.model;
+    }
+    if (!v) return t.text + ": no samples of " + of;
     const bool holds = t.below ? *v < t.limit : *v > t.limit;
     if (holds) return std::nullopt;
-    return t.text + ": " + t.metric + " was " + shown(t.metric, *v);
+    return t.text + ": " + of + " was " + shown(t.metric, *v);
 }
 
 }  // namespace openloop

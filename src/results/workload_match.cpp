@@ -79,6 +79,13 @@ std::vector<run_difference> run_differences(const run_context& a, const run_cont
     said("target", "target", a.target, b.target);
     said("model", "model", value_text(a.config.if_contains("model")), value_text(b.config.if_contains("model")));
     said("tokenizer", "calibrated", a.tokenizer, b.tokenizer);
+    // A mix of models, or the media sent, is the load: the same server given another share of
+    // each model, or images of another size, is another workload.
+    const auto load = [&](const char* aspect, const char* field, const std::string& x, const std::string& y) {
+        if (x != y) out.push_back({aspect, field, x.empty() ? "(not set)" : x, y.empty() ? "(not set)" : y, true});
+    };
+    load("model mix", "model_mix", a.model_mix, b.model_mix);
+    load("media", "media", a.media.empty() ? "" : json::serialize(a.media), b.media.empty() ? "" : json::serialize(b.media));
     bool rate_said = false;
     for (const aspect_keys& group : workload_keys()) {
         for (std::string_view key : group.keys) {

@@ -62,6 +62,11 @@ reporter_options reporter_options_for(const run_options& o) {
     ro.soak_window = o.soak_window;
     ro.window_lines = o.window_lines;
     ro.live = o.live.get();
+    // Per-model output only in a mixed run; bucket labels for the media breakdown and log.
+    if (o.models.mixed())
+        for (const model_share& m : o.models.models()) ro.model_names.push_back(m.name);
+    for (const image_bucket& b : o.media.image_sizes) ro.bucket_labels.push_back(b.label());
+    ro.media = !o.media.image_sizes.empty();
     return ro;
 }
 

@@ -6,6 +6,47 @@
 
 namespace openloop {
 
+namespace {
+
+// "a=0.5,b=0.3,c=0.2" with the weights normalized; empty for one model.
+std::string model_mix_text(const model_mix& models) {
+    if (!models.mixed()) return {};
+    double total = 0;
+    for (const model_share& m : models.models()) total += m.weight;
+    std::string text;
+    for (const model_share& m : models.models()) {
+        char weight[32];
+        std::snprintf(weight, sizeof weight, "%g", total > 0 ? m.weight / total : 0.0);
+        text += (text.empty() ? "" : ",") + m.name + "=" + weight;
+    }
+    return text;
+}
+
+// A flag's value that asks for nothing: 0, false, null or empty.
+bool off(const boost::json::value& v) {
+    return v.is_null() || (v.is_bool() && !v.get_bool()) || (v.is_number() && v.to_number<double>() == 0) ||
+           (v.is_string() && (v.get_string().empty() || v.get_string() == "0"));
+}
+
+// The media flags as recorded (every config key of an image or audio flag) and the size
+// buckets; empty for a run that asked for no media, so a text-only run.json is as it was.
+boost::json::object media_description(const boost::json::object& config, const media_config& media) {
+    boost::json::object out;
+    bool asked = !media.image_sizes.empty();
+    for (const auto& [key, value] : config) {
+        if (!key.starts_with("image") && !key.starts_with("audio")) continue;
+        out[key] = value;
+        asked = asked || ((key == "images" || key == "audios" || key == "image-dir") && !off(value));
+    }
+    if (!asked) return {};
+    boost::json::array sizes;
+    for (const image_bucket& b : media.image_sizes) sizes.emplace_back(boost::json::object{{"size", b.label()}, {"weight", b.weight}});
+    if (!sizes.empty()) out["image_sizes"] = std::move(sizes);
+    return out;
+}
+
+}  // namespace
+
 run_context describe_run(const run_options& o, const std::string& target, const std::string& model,
                          const std::string& tokenizer, double offered_rate, double trace_speed) {
     run_context ctx;
@@ -54,6 +95,8 @@ run_context describe_run(const run_options& o, const std::string& target, const 
     ctx.max_error_rate = o.max_error_rate;
     ctx.tokenizer = tokenizer;
     ctx.streamed = streams(o);
+    ctx.model_mix = model_mix_text(o.models);
+    ctx.media = media_description(o.config, o.media);
     return ctx;
 }
 

@@ -55,6 +55,11 @@ struct reporter_options {
     const std::vector<trace_entry>* trace = nullptr;
     // A sessions run: request index = session * session_stride + turn (load/session.hpp); 0: none.
     int session_stride = 0;
+    // A mixed run's model names in --model's order (per-model statistics and each line's
+    // "model"); empty: one model. --image-size's bucket labels; media: the run sends media.
+    std::vector<std::string> model_names;
+    std::vector<std::string> bucket_labels;
+    bool media = false;
 };
 
 class reporter {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace openloop {
 
@@ -19,6 +20,9 @@ public:
     // session_stride > 0: a sessions run, each line names its session and turn (index / stride, and from 1).
     void open(const std::string& path, std::string request_id_prefix, bool chunk_gaps = false, int session_stride = 0);
     bool is_open() const { return out_.is_open(); }
+    // A mixed run's model names (each line then names its "model"), and --image-size's
+    // bucket labels (a media line's "bucket"); both empty by default.
+    void set_names(std::vector<std::string> models, std::vector<std::string> buckets);
     // A request's line, as it ends; no-op while not open.
     void ended(std::uint64_t index, const request_timeline& r, const logged_end& end) override;
     void flush();
@@ -31,6 +35,7 @@ private:
     std::string id_prefix_;
     bool chunk_gaps_ = false;
     std::uint64_t session_stride_ = 0;
+    std::vector<std::string> models_, buckets_;
     std::string line_, id_;  // reused for every line
 };
 

@@ -65,6 +65,11 @@ struct request_timeline {
     std::int64_t reusable_at_send = -1;  // replay: prompt tokens completed requests' blocks covered when sent
     bool warmup = false;
     bool retried = false;
+    std::uint8_t model = 0;  // its entry in the run's --model list
+    // What it carried beside its text (its media event); body_bytes < 0: none came.
+    std::int32_t images = 0, audios = 0, bucket = -1;
+    std::int64_t body_bytes = -1;
+    bool has_media() const { return body_bytes >= 0; }
     // Kept until the request ends: a failed request must add no samples.
     std::vector<chunk_gap> gaps;
 

@@ -12,6 +12,7 @@
 #include "openloop/measure/run_stats.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace openloop {
@@ -25,6 +26,12 @@ struct recorder_options {
     std::int64_t run_start_ns = 0;  // the sinks' origin (0: the first event's time)
     const std::vector<trace_entry>* trace = nullptr;  // a replay's entries, for its fidelity; null: none
     int session_stride = 0;  // a sessions run: request index = session * stride + turn; 0: none
+    // A mixed run's model names in --model's order (run_stats::by_model); empty: one model.
+    std::vector<std::string> model_names;
+    // --image-size's bucket labels in order; media: the run sends images or audio (run_stats::media
+    // from the start, so its 0-image row holds every text-only request).
+    std::vector<std::string> bucket_labels;
+    bool media = false;
 };
 
 class request_recorder {
@@ -52,6 +59,8 @@ private:
     void on_done(const event& e);
     void on_failed(const event& e);
     void on_session_end(const event& e);
+    void on_media(const event& e);
+    model_stats* model_of(const request_timeline& r);
     void count_status(int status);
     void end_measured(std::int64_t t);
 

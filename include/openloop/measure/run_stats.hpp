@@ -6,11 +6,14 @@
 #include "openloop/measure/error_messages.hpp"
 #include "openloop/measure/event.hpp"
 #include "openloop/measure/histogram.hpp"
+#include "openloop/measure/media_stats.hpp"
+#include "openloop/measure/model_stats.hpp"
 #include "openloop/measure/replay_fidelity.hpp"
 #include "openloop/measure/session_stats.hpp"
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -86,6 +89,10 @@ struct run_stats {
     replay_fidelity fidelity;
     // A multi-turn run's turns and sessions (empty otherwise).
     session_stats sessions;
+    // A mixed run's (--model a=...,b=...) models, by their index in the list; empty otherwise.
+    std::vector<model_stats> by_model;
+    // A run that sent images or audio; none otherwise.
+    std::optional<media_stats> media;
 
     std::int64_t first_intended_ns = 0;  // of the first measured request
     std::int64_t last_end_ns = 0;        // of the last measured request to finish

@@ -32,6 +32,7 @@ struct compared_run {
     std::vector<request_sample> requests;   // measured requests that ended
     double duration_s = 0;                  // the run's window
     std::optional<run_context> context;     // its run.json; none: its workload cannot be checked
+    std::vector<std::string> models;        // a mixed run's model names, by request_sample::model
 };
 
 // What differs between the two runs (workload_match.hpp), said before the
@@ -79,6 +80,15 @@ std::vector<metric_change> compare_runs(const compared_run& base, const compared
                                         const compare_options& options = {});
 std::vector<std::string> compared_metric_names();
 
+// Each model both runs name (mixed runs; the same name in both): its requests compared by
+// compare_runs' rules over each run's whole window. Empty unless both runs are mixed.
+struct model_changes {
+    std::string model;
+    std::vector<metric_change> changes;
+};
+std::vector<model_changes> compare_models(const compared_run& base, const compared_run& now,
+                                          const compare_options& options = {});
+
 // --fail-on NAME>+P% or NAME<-P%: fails when NAME changed significantly and
 // by more than P % in that direction.
 struct gate {
@@ -98,6 +108,8 @@ std::optional<std::string> gate_failure(const gate& g, const std::vector<metric_
 std::optional<std::string> gate_unjudged(const gate& g, const std::vector<metric_change>& changes);
 
 std::string_view change_verdict_name(change_verdict v);
+// Both end with each model's comparison (compare_models) when both runs are mixed:
+// a table per model, and "by_model": {NAME: {metrics}}.
 std::string compare_markdown(const compared_run& base, const compared_run& now, const std::vector<metric_change>& changes,
                              const compare_options& options);
 boost::json::object compare_json(const compared_run& base, const compared_run& now,

@@ -29,6 +29,7 @@ struct request_sample {
     bool ok = false;
     std::int64_t ttft = -1, tpot = -1, e2e = -1, ttfa = -1;
     std::int64_t output_tokens = 0;
+    int model = -1;  // a mixed run's: its model's place in the rebuilt stats' by_model; -1: none named
 };
 
 // Never throws: a line that is not a request is counted and skipped. With

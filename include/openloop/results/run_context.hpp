@@ -52,6 +52,10 @@ struct run_context {
     std::string headline;             // --headline: the metric printed first (results/headline.hpp); empty: none
     std::string shard;                // "I/N" of a sharded run (load/shard.hpp); empty: not sharded
     run_clock clock;
+    // A mixed run's --model list, weights normalized ("a=0.5,b=0.5"); empty: one model.
+    std::string model_mix;
+    // A run with media: its image and audio flags as recorded and its size buckets; empty: none.
+    boost::json::object media;
 };
 
 // The clock as summary.json and run.json write it ("start"), and back: an

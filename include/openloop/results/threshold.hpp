@@ -5,7 +5,9 @@
 // max, p50, p99.9, ...) against a duration; error_rate against a fraction
 // (1%, 0.01); request_throughput, output_throughput and goodput (req/s, tok/s)
 // against a number. A metric the run has no sample of fails its threshold: it
-// cannot be shown to hold. Pure.
+// cannot be shown to hold. In a mixed run, `ttft_p99{model=sql-lora}<2s` gates one
+// model's figure (k6's tag syntax): its families ttft, tpot, itl, e2e, ttfa, and
+// error_rate, request_throughput, output_throughput, goodput. Pure.
 
 #include "openloop/results/run_result.hpp"
 
@@ -18,6 +20,7 @@ namespace openloop {
 struct threshold {
     std::string text;    // as written
     std::string metric;  // e.g. "ttft_p99"
+    std::string model;   // {model=NAME}: that model's figure; empty: the run's
     bool below = true;   // '<': the value must stay under limit; '>': above it
     double limit = 0;    // ms for latency, a fraction for error_rate, else as reported
 };

@@ -171,3 +171,39 @@ BOOST_AUTO_TEST_CASE(differences_are_said_before_the_table) {
     BOOST_TEST(j.at("allow_mismatch").as_bool());
     BOOST_TEST(j.at("differences").as_array().size() == 2u);
 }
+
+// Two mixed runs: the new one's sql-lora answers twice as late, its base as before. The
+// per-model comparison finds it where the total only blurs it; models are matched by name,
+// whatever their place in each run, and one only a run has is left out.
+BOOST_AUTO_TEST_CASE(mixed_runs_are_compared_model_by_model) {
+    const auto mixed = [](const char* name, double lora_ttft_ms, std::uint64_t seed, bool lora_first) {
+        compared_run base = run(name, 400, 100, seed), lora = run(name, 400, lora_ttft_ms, seed + 10);
+        compared_run r;
+        r.name = name;
+        r.duration_s = 80;
+        r.models = lora_first ? std::vector<std::string>{"sql-lora", "base", "chat"}
+                              : std::vector<std::string>{"base", "sql-lora"};
+        for (request_sample s : base.requests) {
+            s.model = lora_first ? 1 : 0;
+            r.requests.push_back(s);
+        }
+        for (request_sample s : lora.requests) {
+            s.model = lora_first ? 0 : 1;
+            r.requests.push_back(s);
+        }
+        return r;
+    };
+    const compared_run a = mixed("a", 100, 1, false), b = mixed("b", 200, 3, true);
+    const std::vector<model_changes> models = compare_models(a, b);
+    BOOST_TEST_REQUIRE(models.size() == 2u);
+    BOOST_TEST(models[0].model == "base");
+    BOOST_TEST(change_verdict_name(find(models[0].changes, "ttft_p50").verdict) == "within noise");
+    BOOST_TEST(models[1].model == "sql-lora");
+    BOOST_TEST(change_verdict_name(find(models[1].changes, "ttft_p50").verdict) == "worse");
+    BOOST_TEST(find(models[1].changes, "ttft_p50").now > 1.5 * find(models[1].changes, "ttft_p50").base);
+    const auto json = compare_json(a, b, compare_runs(a, b), {});
+    BOOST_TEST(json.at("by_model").as_object().size() == 2u);
+    const std::string text = compare_markdown(a, b, compare_runs(a, b), {});
+    BOOST_TEST(text.find("## Model `sql-lora`") != std::string::npos);
+    BOOST_TEST(compare_models(run("x", 10, 100, 1), a).empty());  // a run that is not mixed
+}

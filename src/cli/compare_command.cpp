@@ -151,7 +151,8 @@ int compare_main(const std::vector<std::string>& args) {
     po::options_description opts("Options", help_width, help_width / 2);
     opts.add_options()("help,h", "show this help")(
         "fail-on", po::value<std::vector<std::string>>()->composing(),
-        "a gate: METRIC>+P% or METRIC<-P% (repeatable), e.g. ttft_p99>+10%")("json", po::bool_switch(),
+        "a gate: METRIC>+P% or METRIC<-P% (repeatable), e.g. ttft_p99>+10%; one model's of mixed runs: "
+        "ttft_p99{model=sql-lora}>+10%")("json", po::bool_switch(),
                                                                              "print JSON instead of Markdown")(
         "out", po::value<std::string>(), "also write the comparison to this file")(
         "resamples", po::value<unsigned>()->default_value(1000), "bootstrap resamples (at least 100)")(
@@ -188,9 +189,10 @@ int compare_main(const std::vector<std::string>& args) {
     const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "";
     refuse_gates_across_workloads(match_runs(base, now), gates, options.allow_mismatch, text, out);
     std::vector<std::optional<std::string>> failures;
+    const std::vector<model_changes> models = compare_models(base, now, options);  // for NAME{model=M} gates
     for (const auto& g : gates) {
-        if (const auto why = gate_unjudged(g, changes)) std::fprintf(stderr, "openloop: compare: %s\n", why->c_str());
-        failures.push_back(gate_failure(g, changes));
+        if (const auto why = gate_unjudged(g, changes, models)) std::fprintf(stderr, "openloop: compare: %s\n", why->c_str());
+        failures.push_back(gate_failure(g, changes, models));
     }
     return finish(text, out, failures);
 }

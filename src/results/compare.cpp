@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 
@@ -236,21 +237,17 @@ std::vector<metric_change> compare_runs(const compared_run& base, const compared
 }
 
 std::vector<model_changes> compare_models(const compared_run& base, const compared_run& now, const compare_options& options) {
-    std::vector<model_changes> out;
-    const auto only = [](const compared_run& r, int model) {
-        compared_run one;
-        one.name = r.name;
-        one.duration_s = r.duration_s;
-        for (const request_sample& s : r.requests)
-            if (s.model == model) one.requests.push_back(s);
+    const auto only = [](const compared_run& r, std::ptrdiff_t model) {
+        compared_run one{r.name, {}, r.duration_s, {}, {}};
+        std::copy_if(r.requests.begin(), r.requests.end(), std::back_inserter(one.requests),
+                     [&](const request_sample& s) { return s.model == model; });
         return one;
     };
-    for (std::size_t b = 0; b < base.models.size(); ++b) {
-        const auto n = std::find(now.models.begin(), now.models.end(), base.models[b]);
-        if (n == now.models.end()) continue;
-        out.push_back({base.models[b], compare_runs(only(base, static_cast<int>(b)),
-                                                    only(now, static_cast<int>(n - now.models.begin())), options)});
-    }
+    std::vector<model_changes> out;
+    for (std::size_t b = 0; b < base.models.size(); ++b)
+        if (const auto n = std::find(now.models.begin(), now.models.end(), base.models[b]); n != now.models.end())
+            out.push_back({base.models[b], compare_runs(only(base, static_cast<std::ptrdiff_t>(b)),
+                                                        only(now, n - now.models.begin()), options)});
     return out;
 }
 
@@ -266,6 +263,11 @@ gate parse_gate(std::string_view text, const std::vector<std::string>& names) {
     if (op == std::string_view::npos || op == 0)
         throw bad("write METRIC>+PERCENT% or METRIC<-PERCENT%, e.g. ttft_p99>+10%");
     g.metric = std::string(text.substr(0, op));
+    if (const auto tag = g.metric.find("{model="); tag != std::string::npos) {
+        if (g.metric.back() != '}' || g.metric.size() - tag < 9) throw bad("write a model's gate as METRIC{model=NAME}>+P%");
+        g.model = g.metric.substr(tag + 7, g.metric.size() - tag - 8);
+        g.metric.erase(tag);
+    }
     if (std::find(names.begin(), names.end(), g.metric) == names.end()) throw bad("no metric '" + g.metric + "'");
     g.above = text[op] == '>';
     std::string_view pct = text.substr(op + 1);
@@ -281,8 +283,20 @@ gate parse_gate(std::string_view text, const std::vector<std::string>& names) {
     return g;
 }
 
-std::optional<std::string> gate_failure(const gate& g, const std::vector<metric_change>& changes) {
-    for (const metric_change& c : changes) {
+// The changes a gate judges: the totals', or its model's (null: no such model in both runs).
+static const std::vector<metric_change>* gated(const gate& g, const std::vector<metric_change>& changes,
+                                        const std::vector<model_changes>& models) {
+    if (g.model.empty()) return &changes;
+    for (const model_changes& m : models)
+        if (m.model == g.model) return &m.changes;
+    return nullptr;
+}
+
+std::optional<std::string> gate_failure(const gate& g, const std::vector<metric_change>& all,
+                                        const std::vector<model_changes>& models) {
+    const std::vector<metric_change>* judged = gated(g, all, models);
+    if (judged == nullptr) return g.text + ": no model '" + g.model + "' in both runs (mixed runs that both name it)";
+    for (const metric_change& c : *judged) {
         if (c.name != g.metric) continue;
         if (!c.significant()) return std::nullopt;
         const double pct = c.relative() * 100;
@@ -294,8 +308,10 @@ std::optional<std::string> gate_failure(const gate& g, const std::vector<metric_
     return std::nullopt;
 }
 
-std::optional<std::string> gate_unjudged(const gate& g, const std::vector<metric_change>& changes) {
-    for (const metric_change& c : changes) {
+std::optional<std::string> gate_unjudged(const gate& g, const std::vector<metric_change>& all,
+                                         const std::vector<model_changes>& models) {
+    const std::vector<metric_change>* judged = gated(g, all, models);  // none: gate_failure says so
+    for (const metric_change& c : judged ? *judged : std::vector<metric_change>{}) {
         if (c.name != g.metric || c.verdict != change_verdict::too_few) continue;
         const std::string p = c.name.substr(c.name.rfind('_') + 2);
         return "gate " + g.text + " not judged: " + c.name + " needs at least " +
@@ -374,11 +390,9 @@ json::object compare_json(const compared_run& base, const compared_run& now, con
                      {"min_change", options.min_change}};
     add_run_match_json(out, match_runs(base, now), options.allow_mismatch);
     out["metrics"] = metrics_json(changes);
-    const std::vector<model_changes> models = compare_models(base, now, options);
-    if (!models.empty()) {
-        json::object by_model;
+    if (const std::vector<model_changes> models = compare_models(base, now, options); !models.empty()) {
+        json::object& by_model = out["by_model"].emplace_object();
         for (const model_changes& m : models) by_model[m.model] = metrics_json(m.changes);
-        out["by_model"] = std::move(by_model);
     }
     return out;
 }

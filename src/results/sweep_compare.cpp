@@ -74,6 +74,7 @@ knee_bracket sweep_knee(const json::object& sweep, std::string_view name) {
 }
 
 std::optional<std::string> knee_gate_failure(const gate& g, const std::vector<knee_change>& changes) {
+    if (!g.model.empty()) return g.text + ": a sweep's knees are the run's, not a model's: gate a model in a run comparison";
     for (const auto& c : changes) {
         if (c.name != g.metric || (c.verdict != "better" && c.verdict != "worse")) continue;
         const double pct = c.relative() * 100;

@@ -90,10 +90,11 @@ std::vector<model_changes> compare_models(const compared_run& base, const compar
                                           const compare_options& options = {});
 
 // --fail-on NAME>+P% or NAME<-P%: fails when NAME changed significantly and
-// by more than P % in that direction.
+// by more than P % in that direction. NAME{model=M}: model M's change (compare_models).
 struct gate {
     std::string text;    // as written
     std::string metric;
+    std::string model;   // {model=M}; empty: the runs' totals
     bool above = true;   // '>': fails on a rise past percent; '<': on a fall past it
     double percent = 0;  // signed, as written
 };
@@ -101,11 +102,14 @@ struct gate {
 // Throws std::invalid_argument naming what is wrong and the metric names
 // (those of a run comparison unless given).
 gate parse_gate(std::string_view text, const std::vector<std::string>& metrics = compared_metric_names());
-// The change the gate judges; nullopt when it passes.
-std::optional<std::string> gate_failure(const gate& g, const std::vector<metric_change>& changes);
+// The change the gate judges; nullopt when it passes. A model's gate judges that model's
+// changes (models: compare_models'), and fails naming a model not in both runs.
+std::optional<std::string> gate_failure(const gate& g, const std::vector<metric_change>& changes,
+                                        const std::vector<model_changes>& models = {});
 // Why g cannot be judged (its metric's percentile has too few requests past
 // it), or nothing: such a gate does not fail, and is said not to be judged.
-std::optional<std::string> gate_unjudged(const gate& g, const std::vector<metric_change>& changes);
+std::optional<std::string> gate_unjudged(const gate& g, const std::vector<metric_change>& changes,
+                                         const std::vector<model_changes>& models = {});
 
 std::string_view change_verdict_name(change_verdict v);
 // Both end with each model's comparison (compare_models) when both runs are mixed:

@@ -206,4 +206,16 @@ BOOST_AUTO_TEST_CASE(mixed_runs_are_compared_model_by_model) {
     const std::string text = compare_markdown(a, b, compare_runs(a, b), {});
     BOOST_TEST(text.find("## Model `sql-lora`") != std::string::npos);
     BOOST_TEST(compare_models(run("x", 10, 100, 1), a).empty());  // a run that is not mixed
+
+    // --fail-on gates a model by k6's tag: the lora's rise fails it, the base's does not.
+    const gate lora = parse_gate("ttft_p50{model=sql-lora}>+20%"), base_gate = parse_gate("ttft_p50{model=base}>+20%");
+    BOOST_TEST(lora.model == "sql-lora");
+    BOOST_TEST(lora.metric == "ttft_p50");
+    const auto total = compare_runs(a, b);
+    BOOST_TEST(gate_failure(lora, total, models).value_or("").find("ttft_p50{model=sql-lora}>+20%: ttft_p50 changed +") == 0u);
+    BOOST_TEST(!gate_failure(base_gate, total, models));
+    BOOST_TEST(gate_failure(parse_gate("ttft_p50{model=chat}>+20%"), total, models).value_or("").find("no model 'chat'") !=
+               std::string::npos);
+    BOOST_CHECK_THROW(parse_gate("ttft_p50{model=}>+20%"), std::invalid_argument);
+    BOOST_CHECK_THROW(parse_gate("ttft_p50{model=a>+20%"), std::invalid_argument);
 }

@@ -135,3 +135,32 @@ BOOST_AUTO_TEST_CASE(parts_of_different_runs_are_named_and_recorded_when_allowed
     BOOST_TEST(same.summary.at("merged").at("mismatches").as_array().empty());
     BOOST_TEST(same.context.target == "http://x:8000/v1");
 }
+
+// Shards of a mixed run with images: the merged summary has each model and the media,
+// counted over every part's lines.
+BOOST_AUTO_TEST_CASE(shards_of_a_mixed_run_merge_by_model_and_media) {
+    const auto tagged = [](std::string lines, const char* model, bool image) {
+        std::string out;
+        for (std::size_t at = 0, end; (end = lines.find('\n', at)) != std::string::npos; at = end + 1) {
+            std::string l = lines.substr(at, end - at);
+            l.insert(l.find(",\"warmup\""), std::string(",\"model\":\"") + model + "\"");
+            if (image) l.insert(l.find(",\"max_tokens\""), ",\"images\":1,\"audios\":0,\"bucket\":\"512x512\",\"body_bytes\":51000");
+            out += l + "\n";
+        }
+        return out;
+    };
+    std::vector<merge_input> parts(2);
+    parts[0].name = "a";
+    parts[0].requests_jsonl = tagged(part(10, 4, 100), "base", false);
+    parts[1].name = "b";
+    parts[1].requests_jsonl = tagged(part(10, 2, 300), "sql-lora", true);
+    const merged_result m = merge_results(parts);
+    const boost::json::object& by_model = m.summary.at("by_model").as_object();
+    BOOST_TEST(by_model.at("base").at("completed").as_uint64() == 4u);
+    BOOST_TEST(by_model.at("sql-lora").at("completed").as_uint64() == 2u);
+    BOOST_TEST(by_model.at("sql-lora").at("p50_ttft_ms").as_double() == 300.0);
+    const boost::json::object& media = m.summary.at("media").as_object();
+    BOOST_TEST(media.at("requests").as_uint64() == 2u);
+    BOOST_TEST(media.at("body_bytes").at("total").as_int64() == 102'000);
+    BOOST_TEST(media.at("ttft_by_images").as_array().size() == 2u);  // base's 4 text-only in row 0
+}

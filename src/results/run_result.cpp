@@ -1,5 +1,6 @@
 #include "openloop/results/run_result.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 #include <utility>
@@ -25,6 +26,21 @@ std::string_view source_name(std::uint64_t exact, std::uint64_t estimated, std::
 
 double per_second(double amount, double duration) { return duration > 0 ? amount / duration : 0.0; }
 
+// A log rebuilt (report, merge) names its models in the order they first ended: put them
+// back in --model's order ("a=0.5,b=0.5"), as the run reported them; names not in it last.
+void order_models(std::vector<model_stats>& models, std::string_view mix) {
+    const auto place = [&](const std::string& name) {
+        for (std::size_t at = 0, i = 0; at < mix.size(); ++i) {
+            const std::size_t end = std::min(mix.find(',', at), mix.size());
+            if (mix.substr(at, std::min(mix.find('=', at), end) - at) == name) return i;
+            at = end + 1;
+        }
+        return std::string_view::npos;
+    };
+    std::stable_sort(models.begin(), models.end(),
+                     [&](const model_stats& a, const model_stats& b) { return place(a.name) < place(b.name); });
+}
+
 }  // namespace
 
 std::optional<double> latency_ms(const histogram& h, std::string_view stat) {
@@ -49,6 +65,7 @@ std::optional<double> latency_ms(const histogram& h, std::string_view stat) {
 
 run_result make_run_result(run_stats stats, run_context context) {
     run_result r;
+    if (!context.model_mix.empty()) order_models(stats.by_model, context.model_mix);
     r.validity = judge(stats, context);
     r.errors = count_errors(stats);
     r.duration_s = stats.duration_s();

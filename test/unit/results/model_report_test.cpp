@@ -128,3 +128,17 @@ BOOST_AUTO_TEST_CASE(another_mix_or_other_media_is_another_workload) {
     BOOST_TEST(d[0].aspect == "media");
     BOOST_TEST(d[0].first == "(not set)");
 }
+
+BOOST_AUTO_TEST_CASE(a_rebuilt_runs_models_come_back_in_the_mixs_order) {
+    run_stats s;
+    s.by_model.emplace_back("chat-lora");
+    s.by_model.emplace_back("stray");
+    s.by_model.emplace_back("base");
+    run_context c;
+    c.model_mix = "base=0.5,sql-lora=0.3,chat-lora=0.2";
+    const run_result r = make_run_result(std::move(s), c);
+    BOOST_TEST_REQUIRE(r.stats.by_model.size() == 3u);
+    BOOST_TEST(r.stats.by_model[0].name == "base");
+    BOOST_TEST(r.stats.by_model[1].name == "chat-lora");
+    BOOST_TEST(r.stats.by_model[2].name == "stray");  // not in the mix: last
+}

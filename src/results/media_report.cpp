@@ -93,7 +93,7 @@ std::vector<std::string> media_lines(const media_stats& m) {
     std::vector<std::string> lines;
     const auto n = static_cast<double>(m.requests);
     lines.push_back("media          " + std::to_string(m.requests) + " requests carried " + std::to_string(m.images) +
-                    " images, " + std::to_string(m.audios) + " audio clips (" +
+                    " images, " + std::to_string(m.audios) + (m.audios == 1 ? " audio clip (" : " audio clips (") +
                     fmt("%.2f", ratio(static_cast<double>(m.images), n)) + " images per request); body " +
                     bytes_text(m.body_bytes.mean()) + " mean, " +
                     bytes_text(static_cast<double>(m.body_bytes.percentile(99))) + " p99, " +
@@ -108,9 +108,8 @@ std::vector<std::string> media_lines(const media_stats& m) {
                                               : std::string()));
     }
     if (m.negative > 0)
-        lines.push_back("media tokens   " + std::to_string(m.negative) +
-                        " requests had fewer prompt tokens than their text: counted as 0 media tokens; the server's "
-                        "usage is off");
+        lines.push_back("media tokens   " + std::to_string(m.negative) + (m.negative == 1 ? " request" : " requests") +
+                        " had fewer prompt tokens than the text: counted as 0 media tokens; the server's usage is off");
     row_lines(lines, m.by_images, "images");
     row_lines(lines, m.by_bucket, "");
     return lines;

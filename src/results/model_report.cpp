@@ -74,6 +74,9 @@ boost::json::object by_model_json(const run_result& r) {
         o["refused"] = m.refused;
         const auto rate = error_rate(m);
         o["error_rate"] = rate ? boost::json::value(*rate) : boost::json::value(nullptr);
+        // The run's error bound (--max-error-rate) applied to the model alone: one failing adapter
+        // shows here even when the run's rate stays under it.
+        o["too_many_errors"] = rate && *rate > r.context.max_error_rate;
         o["request_throughput"] = per_second(static_cast<double>(m.completed), r.duration_s);
         o["output_throughput"] = per_second(static_cast<double>(m.output_tokens), r.duration_s);
         o["total_input_tokens"] = m.input_tokens;
@@ -112,7 +115,10 @@ std::vector<std::string> model_lines(const run_result& r) {
                         std::to_string(m.completed) + "  failed " + std::to_string(m.failed) + "  " +
                         fmt("%.2f", per_second(static_cast<double>(m.completed), r.duration_s)) + " req/s  " +
                         fmt("%.1f", per_second(static_cast<double>(m.output_tokens), r.duration_s)) + " tok/s  errors " +
-                        (rate ? fmt("%.2f", *rate * 100) + " %" : std::string("-")));
+                        (rate ? fmt("%.2f", *rate * 100) + " %" : std::string("-")) +
+                        (rate && *rate > r.context.max_error_rate
+                             ? " (over the " + fmt("%g", r.context.max_error_rate * 100) + " % bound)"
+                             : std::string()));
         for (const model_family& f : model_families) {
             const histogram& h = m.*f.member;
             if ((!r.context.streamed && stream_metric(f.key)) || h.count() == 0) continue;

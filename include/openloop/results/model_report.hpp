@@ -18,7 +18,8 @@ namespace openloop {
 // The model of that name; nullptr when the run has none (or is not mixed).
 const model_stats* find_model(const run_stats& stats, std::string_view name);
 
-// {NAME: {share, started, completed, failed, refused, error_rate, request_throughput,
+// {NAME: {share, started, completed, failed, refused, error_rate, too_many_errors (over
+// --max-error-rate), request_throughput,
 // output_throughput, request_goodput, goodput_requests, slo_attainment (with --goodput),
 // tokens, and mean/median/std/pN/min/max of ttft, tpot, itl, e2el (and ttfa when the run thought)}}.
 boost::json::object by_model_json(const run_result& r);

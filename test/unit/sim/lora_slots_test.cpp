@@ -18,7 +18,11 @@ cost_model lora_model(int max_loras) {
     return m;
 }
 
-seq_request of_adapter(std::uint64_t id, int adapter, int output = 3) { return seq_request{id, 8, output, {}, adapter}; }
+seq_request of_adapter(std::uint64_t id, int adapter, int output = 3) {
+    seq_request r{id, 8, output, {}};
+    r.adapter = adapter;
+    return r;
+}
 
 // Steps until the engine is idle; the steps' durations.
 std::vector<std::int64_t> run_out(engine& e) {

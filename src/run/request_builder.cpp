@@ -10,18 +10,41 @@ namespace openloop {
 
 request_builder::request_builder(const run_options& o, const client_options& co) : o_(o), co_(co), body_(body_options_for(o)) {}
 
-prepared_request request_builder::build(const request_spec& spec, std::uint64_t index) {
+prepared_request request_builder::build(request_spec& spec, std::uint64_t index) {
     prepared_request p;
+    // A sweep's stages go on from unique_from, as their prompts do: their fresh images are new too.
+    if (const media_set* m = o_.media.set.get()) m->pick(o_.workload.unique_from + index, spec.media);
     body_text_.clear();
-    body_.append(body_text_, spec, model_);
+    body_.append(body_text_, spec, model_, spec.media.empty() ? nullptr : &p.splices);
     if (!spare_bytes_.empty()) {
         p.bytes = std::move(spare_bytes_.back());
         spare_bytes_.pop_back();
     }
-    p.head = write_http_request(p.bytes, co_, o_.request_id_prefix, index, body_text_);
+    std::size_t spliced = 0;
+    for (const body_splice& s : p.splices) spliced += s.payload.size();
+    p.head = write_http_request(p.bytes, co_, o_.request_id_prefix, index, body_text_, spliced);
+    if (!p.splices.empty()) {
+        for (body_splice& s : p.splices) s.at += p.head;
+        set_media_shape(p, spec);
+    }
     p.input_tokens = spec.input_tokens + o_.tools_prompt_tokens;
     p.max_tokens = spec.max_tokens;
     return p;
+}
+
+void request_builder::set_media_shape(prepared_request& p, const request_spec& spec) const {
+    const media_set& m = *o_.media.set;
+    int bucket = -2;  // none seen yet
+    for (const std::uint32_t i : spec.media) {
+        const media_item& item = m.item(i);
+        if (item.type == media_item::kind::audio) {
+            ++p.audios;
+            continue;
+        }
+        ++p.images;
+        bucket = bucket == -2 || bucket == item.bucket ? item.bucket : -1;
+    }
+    p.bucket = static_cast<std::int16_t>(bucket == -2 ? -1 : bucket);
 }
 
 void request_builder::recycle(std::string& bytes) {

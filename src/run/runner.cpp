@@ -3,6 +3,7 @@
 #include "openloop/base/executor.hpp"
 #include "openloop/base/input_error.hpp"
 #include "openloop/load/calibration.hpp"
+#include "openloop/load/media.hpp"
 #include "openloop/load/session.hpp"
 #include "openloop/load/trace.hpp"
 #include "openloop/load/usage_probe.hpp"
@@ -201,6 +202,12 @@ run_outcome run_load(const run_options& asked) {
     release_stop_signals();  // one held meanwhile (hold_stop_signals) reaches the set now
     workload w(asked.workload);
     run_options o = with_trace_sessions(asked, w);
+    if (o.media.wanted() && !o.media.set) {
+        // Every image and clip encoded now, on every core: the io thread only points at them.
+        auto set = std::make_shared<const media_set>(o.media, o.workload.seed, o.num_requests + o.warmup_requests);
+        std::fprintf(stderr, "openloop: %s\n", set->describe().c_str());
+        o.media.set = std::move(set);
+    }
     const client_options co = client_options_for(o);
     const std::string base = api_base(co.target);
 

@@ -2,7 +2,7 @@
 // Each request's bytes, built before its send time for every mode: the JSON
 // body (request_body.hpp) under its HTTP head (request_writer.hpp). The memory
 // of ended requests' bytes goes to the next ones built, so a run in its
-// stride allocates none.
+// stride allocates none (but a request with media's list of splices).
 
 #include "openloop/load/workload.hpp"
 #include "openloop/run/request_body.hpp"
@@ -25,11 +25,15 @@ public:
     request_builder(const run_options& o, const client_options& co);
 
     void set_model(std::string model) { model_ = std::move(model); }
-    prepared_request build(const request_spec& spec, std::uint64_t index);
+    // Fills spec.media first (the run's media set picks it from the index).
+    prepared_request build(request_spec& spec, std::uint64_t index);
     // An ended request's bytes: kept (emptied) for a later build, up to a bound.
     void recycle(std::string& bytes);
 
 private:
+    // Its images and clips counted, and its images' bucket (-1: several, or files).
+    void set_media_shape(prepared_request& p, const request_spec& spec) const;
+
     const run_options& o_;
     const client_options& co_;
     const request_body body_;

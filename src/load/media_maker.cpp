@@ -91,8 +91,17 @@ rgb_image make_image(int width, int height, std::uint64_t seed) {
         }
     }
     // Sensor grain: a few levels, which JPEG keeps partly at quality 85.
+    // Each draw grains 21 values, 3 bits each.
+    std::uint64_t bits = 0;
+    int left = 0;
     for (std::uint8_t& v : image.pixels) {
-        const int grain = static_cast<int>(rng() >> 61) - 3;  // -3..4
+        if (left == 0) {
+            bits = rng();
+            left = 21;
+        }
+        const int grain = static_cast<int>(bits & 7) - 3;  // -3..4
+        bits >>= 3;
+        --left;
         v = static_cast<std::uint8_t>(std::clamp(v + grain, 0, 255));
     }
     return image;

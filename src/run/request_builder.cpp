@@ -14,6 +14,11 @@ prepared_request request_builder::build(request_spec& spec, std::uint64_t index)
     prepared_request p;
     // A sweep's stages go on from unique_from, as their prompts do: their fresh images are new too.
     if (const media_set* m = o_.media.set.get()) m->pick(o_.workload.unique_from + index, spec.media);
+    if (!spec.media.empty() && !spare_splices_.empty()) {
+        p.splices = std::move(spare_splices_.back());
+        spare_splices_.pop_back();
+    }
+    p.splices.reserve(spec.media.size());  // once per spare list: a list grows to its largest request
     body_text_.clear();
     body_.append(body_text_, spec, model_, spec.media.empty() ? nullptr : &p.splices);
     if (!spare_bytes_.empty()) {
@@ -45,6 +50,14 @@ void request_builder::set_media_shape(prepared_request& p, const request_spec& s
         bucket = bucket == -2 || bucket == item.bucket ? item.bucket : -1;
     }
     p.bucket = static_cast<std::int16_t>(bucket == -2 ? -1 : bucket);
+}
+
+void request_builder::recycle(prepared_request& r) {
+    recycle(r.bytes);
+    if (r.splices.capacity() > 0 && spare_splices_.size() < max_spare_bytes) {
+        r.splices.clear();
+        spare_splices_.push_back(std::move(r.splices));
+    }
 }
 
 void request_builder::recycle(std::string& bytes) {

@@ -2,7 +2,7 @@
 // Each request's bytes, built before its send time for every mode: the JSON
 // body (request_body.hpp) under its HTTP head (request_writer.hpp). The memory
 // of ended requests' bytes goes to the next ones built, so a run in its
-// stride allocates none (but a request with media's list of splices).
+// stride allocates none.
 
 #include "openloop/load/workload.hpp"
 #include "openloop/run/request_body.hpp"
@@ -29,6 +29,8 @@ public:
     prepared_request build(request_spec& spec, std::uint64_t index);
     // An ended request's bytes: kept (emptied) for a later build, up to a bound.
     void recycle(std::string& bytes);
+    // Its bytes and its list of splices.
+    void recycle(prepared_request& r);
 
 private:
     // Its images and clips counted, and its images' bucket (-1: several, or files).
@@ -41,6 +43,7 @@ private:
     std::string body_text_;  // each request's body before it joins its headers: the memory is reused
     static constexpr std::size_t max_spare_bytes = 256;
     std::vector<std::string> spare_bytes_;
+    std::vector<std::vector<body_splice>> spare_splices_;
 };
 
 }  // namespace openloop

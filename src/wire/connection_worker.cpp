@@ -18,6 +18,7 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 
+#include <array>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -256,9 +257,24 @@ net::awaitable<bool> connection_worker::serve(Stream& stream) {
         if (j.written < first.size())
             std::tie(wec, wn) = co_await net::async_write(stream, net::buffer(first.data() + j.written, first.size() - j.written));
         if (!wec && !j.request.splices.empty()) {
+            // Written a few buffers at a time from a fixed array: asio's async_write over a
+            // vector prepares 64 at a time, an operation too large for the memory asio
+            // recycles, which would allocate once per request.
             std::vector<net::const_buffer>& body = gather_;
             gather_body(j.request, first.size(), body);
-            std::tie(wec, wn) = co_await net::async_write(stream, body);
+            std::size_t next = 0;
+            while (!wec && next < body.size()) {
+                std::array<net::const_buffer, 8> batch{};
+                for (std::size_t k = 0; k < batch.size() && next + k < body.size(); ++k) batch[k] = body[next + k];
+                std::tie(wec, wn) = co_await stream.async_write_some(batch);
+                for (; wn > 0 && next < body.size(); ++next) {
+                    if (wn < body[next].size()) {
+                        body[next] += wn;
+                        break;
+                    }
+                    wn -= body[next].size();
+                }
+            }
         } else if (!wec && first.size() < j.request.bytes.size()) {
             const std::string_view body = std::string_view(j.request.bytes).substr(first.size());
             std::tie(wec, wn) = co_await net::async_write(stream, net::buffer(body.data(), body.size()));

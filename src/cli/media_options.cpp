@@ -16,8 +16,8 @@ po::options_description media_options() {
         ("images", po::value<std::string>(),
          "images per chat request, each an image_url content part after the prompt's text: N, or a "
          "distribution as --input-len spells one (uniform:1:4). Made and encoded before the run: a pool of "
-         "fresh images as large as a --num-requests run needs, at most 1,024 images and 256 MB of base64 "
-         "(fewer, larger ones for big PNGs); fresh images repeat only past the pool")
+         "fresh images as large as the run's --num-requests (or --rate x --duration) needs, at most 1,024 "
+         "images and 256 MB of base64 (fewer for big PNGs); fresh images repeat only past the pool (docs/media.md)")
         ("image-size", po::value<std::string>()->default_value("512x512"),
          "the made images' pixel sizes, WIDTHxHEIGHT[=WEIGHT],...: weighted buckets as vLLM's "
          "random-mm-bucket-config, e.g. 512x512=0.7,1024x768=0.3 (results are split by bucket)")

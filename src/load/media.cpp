@@ -10,9 +10,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <thread>
 
 namespace openloop {
@@ -112,9 +114,18 @@ template <class Make>
 std::vector<media_item> make_pool(std::size_t count, std::size_t budget, Make make) {
     std::vector<media_item> pool(count);
     std::atomic<std::size_t> next{0}, bytes{0}, stop_at{count};
+    std::mutex failed_mutex;
+    std::exception_ptr failed;  // the first thread's exception, thrown once all have ended
     const auto work = [&] {
         for (std::size_t k; (k = next.fetch_add(1)) < stop_at.load();) {
-            pool[k] = make(k);
+            try {
+                pool[k] = make(k);
+            } catch (...) {
+                const std::lock_guard lock(failed_mutex);
+                if (!failed) failed = std::current_exception();
+                stop_at = 0;
+                return;
+            }
             if (bytes.fetch_add(pool[k].payload.size()) + pool[k].payload.size() >= budget) {
                 // Entries below k are made or in hand; none past it are needed.
                 std::size_t want = stop_at.load();
@@ -127,6 +138,7 @@ std::vector<media_item> make_pool(std::size_t count, std::size_t budget, Make ma
     for (unsigned t = 1; t < threads; ++t) workers.emplace_back(work);
     work();
     for (std::thread& t : workers) t.join();
+    if (failed) std::rethrow_exception(failed);
     pool.resize(std::max<std::size_t>(1, stop_at.load()));
     return pool;
 }

@@ -4,6 +4,7 @@
 #include "openloop/cli/agent_options.hpp"
 #include "openloop/cli/endpoint_options.hpp"
 #include "openloop/cli/load_options.hpp"
+#include "openloop/cli/media_options.hpp"
 #include "openloop/cli/rag_options.hpp"
 #include "openloop/cli/result_options.hpp"
 #include "openloop/cli/session_options.hpp"
@@ -38,6 +39,7 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sw
         fill_results(vm, cmd);
         fill_endpoint(vm, cmd.options);
         fill_agent(vm, cmd.options);
+        fill_media(vm, cmd.options);
         fill_sessions(vm, cmd, for_sweep);
         fill_rag(vm, cmd.options);
         check_workload_config(cmd.options.workload);  // the rules between the workload's flags, before any server starts
@@ -51,7 +53,7 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sw
 po::options_description run_option_groups() {
     po::options_description all;
     all.add(target_options()).add(endpoint_options()).add(load_options()).add(workload_options()).add(rag_options());
-    all.add(session_options()).add(agent_options());
+    all.add(session_options()).add(agent_options()).add(media_options());
     all.add(trace_options()).add(limits_options());
     all.add(results_options());
     all.add(signal_options());

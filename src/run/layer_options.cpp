@@ -46,6 +46,7 @@ body_options body_options_for(const run_options& o) {
     }
     b.response_format = o.response_format;
     b.reasoning_effort = o.reasoning_effort;
+    b.media = o.media.set;
     return b;
 }
 

@@ -31,7 +31,7 @@ void open_loop::stop() {
 
 // An open-loop request ended: its bytes' memory goes to the next one built.
 void open_loop::request_ended(finished_request& f) {
-    requests_.recycle(f.request.bytes);
+    requests_.recycle(f.request);
     release_waiting();
 }
 

@@ -23,6 +23,8 @@ constexpr std::string_view max_mark = "\"@@openloop-max-tokens@@\"";
 constexpr std::string_view history_mark = "\"@@openloop-history@@\",";
 // The whole message list of a tool result's request.
 constexpr std::string_view all_history_mark = "\"@@openloop-all-history@@\"";
+// After the text part of a user message's content, with the comma before it.
+constexpr std::string_view media_mark = ",\"@@openloop-media@@\"";
 
 void append_int(std::string& out, std::int64_t v) {
     char digits[24];
@@ -110,6 +112,10 @@ request_body::body_template request_body::make_template(const std::string& model
         body["input"] = prompt_mark;
     } else if (chat_ && s == shape::tool_result) {
         body["messages"] = json::array{all_history_mark.substr(1, all_history_mark.size() - 2)};
+    } else if (chat_ && s == shape::media) {
+        json::array content{json::object{{"type", "text"}, {"text", prompt_mark}}, media_mark.substr(2, media_mark.size() - 3)};
+        body["messages"] = json::array{history_mark.substr(1, history_mark.size() - 3),
+                                       json::object{{"role", "user"}, {"content", std::move(content)}}};
     } else if (chat_) {
         body["messages"] = json::array{history_mark.substr(1, history_mark.size() - 3),
                                        json::object{{"role", "user"}, {"content", prompt_mark}}};
@@ -129,7 +135,8 @@ request_body::body_template request_body::make_template(const std::string& model
             slot fill;
         };
         const mark marks[] = {{prompt_mark, slot::prompt_text}, {ids_mark, slot::prompt_ids}, {max_mark, slot::max_tokens},
-                              {history_mark, slot::history}, {all_history_mark, slot::all_history}};
+                              {history_mark, slot::history}, {all_history_mark, slot::all_history},
+                              {media_mark, slot::media}};
         std::size_t next = std::string::npos;
         const mark* found = nullptr;
         for (const mark& m : marks) {
@@ -148,7 +155,21 @@ request_body::body_template request_body::make_template(const std::string& model
     }
 }
 
-void request_body::append(std::string& out, const request_spec& spec, const std::string& model) const {
+void request_body::append_media(std::string& out, const request_spec& spec, std::vector<body_splice>* splices) const {
+    for (const std::uint32_t i : spec.media) {
+        const media_item& m = o_.media->item(i);
+        const bool image = m.type == media_item::kind::image;
+        out.append(image ? R"(,{"type":"image_url","image_url":{"url":")" : R"(,{"type":"input_audio","input_audio":{"data":")");
+        if (splices)
+            splices->push_back({out.size(), m.payload});
+        else
+            out.append(m.payload);
+        out.append(image ? R"("}})" : R"(","format":"wav"}})");
+    }
+}
+
+void request_body::append(std::string& out, const request_spec& spec, const std::string& model,
+                          std::vector<body_splice>* splices) const {
     if (spec.model >= per_model_.size()) per_model_.resize(spec.model + 1u);
     model_templates& t = per_model_[spec.model];
     if (t.text.empty() || model != t.model) {
@@ -156,10 +177,12 @@ void request_body::append(std::string& out, const request_spec& spec, const std:
         t.text = make_template(model, shape::text);
         t.ids = text_only() ? body_template{} : make_template(model, shape::ids);
         t.tool_result = chat_ ? make_template(model, shape::tool_result) : body_template{};
+        t.media = chat_ && o_.media ? make_template(model, shape::media) : body_template{};
     }
     const bool ids = !text_only() && !spec.prompt_ids.empty();
     const bool tool_result = chat_ && spec.tool_result;
-    for (const piece& p : tool_result ? t.tool_result : ids ? t.ids : t.text) {
+    const bool media = !t.media.empty() && !tool_result && !spec.media.empty();
+    for (const piece& p : tool_result ? t.tool_result : media ? t.media : ids ? t.ids : t.text) {
         out.append(p.text);
         switch (p.then) {
         case slot::end: break;
@@ -187,6 +210,7 @@ void request_body::append(std::string& out, const request_spec& spec, const std:
                 append_message(out, (*spec.history)[i]);
             }
             break;
+        case slot::media: append_media(out, spec, splices); break;
         }
     }
 }

@@ -3,6 +3,7 @@
 #include "openloop/base/executor.hpp"
 #include "openloop/base/input_error.hpp"
 #include "openloop/load/calibration.hpp"
+#include "openloop/load/media.hpp"
 #include "openloop/load/session.hpp"
 #include "openloop/load/trace.hpp"
 #include "openloop/load/usage_probe.hpp"
@@ -191,6 +192,15 @@ int tools_prompt_tokens(const run_options& o, const std::string& base, const std
     return tokens;
 }
 
+// How many requests a run will send at most, as far as its bounds tell (0: they do not):
+// the media set makes no more fresh images than that.
+std::uint64_t expected_requests(const run_options& o) {
+    if (o.num_requests > 0) return o.num_requests + o.warmup_requests;
+    if (o.duration_s > 0 && o.concurrency == 0 && !o.sessions && o.arrival.profile.empty() && o.workload.trace_file.empty())
+        return static_cast<std::uint64_t>(o.arrival.rate * (o.duration_s + o.warmup_s) * 1.2) + 16;  // Poisson's excess
+    return 0;
+}
+
 }  // namespace
 
 run_outcome run_load(const run_options& asked) {
@@ -201,6 +211,12 @@ run_outcome run_load(const run_options& asked) {
     release_stop_signals();  // one held meanwhile (hold_stop_signals) reaches the set now
     workload w(asked.workload);
     run_options o = with_trace_sessions(asked, w);
+    if (o.media.wanted() && !o.media.set) {
+        // Every image and clip encoded now, on every core: the io thread only points at them.
+        auto set = std::make_shared<const media_set>(o.media, o.workload.seed, expected_requests(o));
+        std::fprintf(stderr, "openloop: %s\n", set->describe().c_str());
+        o.media.set = std::move(set);
+    }
     const client_options co = client_options_for(o);
     const std::string base = api_base(co.target);
 

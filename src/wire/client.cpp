@@ -69,6 +69,8 @@ net::awaitable<std::pair<int, std::string>> setup_call(client_context& i, http::
 void client::impl::send(request_job job) {
     ctx.emit(event::started(job.index, job.intended_ns, job.request.input_tokens, job.request.max_tokens, job.flags,
                             job.request.model));
+    if (const prepared_request& r = job.request; r.images + r.audios > 0)
+        ctx.emit(event::media_shape(job.index, job.intended_ns, static_cast<std::int64_t>(body_size(r)), r.images, r.audios, r.bucket));
     if (job.released_ns >= 0) ctx.emit(event::release(job.index, job.released_ns));
     ++ctx.in_flight;
     if (ctx.closing) {

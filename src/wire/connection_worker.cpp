@@ -18,6 +18,7 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 
+#include <array>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -33,10 +34,25 @@ using tcp = net::ip::tcp;
 namespace {
 
 // What goes in a request's first write: all of it, or its headers when its
-// body is large (the body follows once every request due with it is out).
+// body is large or carries media (the body follows once every request due
+// with it is out).
 std::string_view first_part(const prepared_request& r) {
     const std::string_view bytes = r.bytes;
-    return r.head > 0 && bytes.size() - r.head >= separate_body_bytes ? bytes.substr(0, r.head) : bytes;
+    const bool separate = !r.splices.empty() || bytes.size() - r.head >= separate_body_bytes;
+    return r.head > 0 && separate ? bytes.substr(0, r.head) : bytes;
+}
+
+// The bytes after from of a request with splices, as buffers in wire order:
+// its own pieces and the shared payloads between them, none copied.
+void gather_body(const prepared_request& r, std::size_t from, std::vector<net::const_buffer>& out) {
+    out.clear();
+    const std::string_view bytes = r.bytes;
+    for (const body_splice& s : r.splices) {
+        if (s.at > from) out.emplace_back(bytes.data() + from, s.at - from);
+        out.emplace_back(s.payload.data(), s.payload.size());
+        from = s.at;
+    }
+    if (from < bytes.size()) out.emplace_back(bytes.data() + from, bytes.size() - from);
 }
 
 // What one read brought: in the shared buffer (plain TCP), or appended to
@@ -240,7 +256,26 @@ net::awaitable<bool> connection_worker::serve(Stream& stream) {
         std::size_t wn = 0;
         if (j.written < first.size())
             std::tie(wec, wn) = co_await net::async_write(stream, net::buffer(first.data() + j.written, first.size() - j.written));
-        if (!wec && first.size() < j.request.bytes.size()) {
+        if (!wec && !j.request.splices.empty()) {
+            // Written a few buffers at a time from a fixed array: asio's async_write over a
+            // vector prepares 64 at a time, an operation too large for the memory asio
+            // recycles, which would allocate once per request.
+            std::vector<net::const_buffer>& body = gather_;
+            gather_body(j.request, first.size(), body);
+            std::size_t next = 0;
+            while (!wec && next < body.size()) {
+                std::array<net::const_buffer, 8> batch{};
+                for (std::size_t k = 0; k < batch.size() && next + k < body.size(); ++k) batch[k] = body[next + k];
+                std::tie(wec, wn) = co_await stream.async_write_some(batch);
+                for (; wn > 0 && next < body.size(); ++next) {
+                    if (wn < body[next].size()) {
+                        body[next] += wn;
+                        break;
+                    }
+                    wn -= body[next].size();
+                }
+            }
+        } else if (!wec && first.size() < j.request.bytes.size()) {
             const std::string_view body = std::string_view(j.request.bytes).substr(first.size());
             std::tie(wec, wn) = co_await net::async_write(stream, net::buffer(body.data(), body.size()));
         }

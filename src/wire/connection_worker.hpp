@@ -12,11 +12,13 @@
 #include "openloop/wire/response_reader.hpp"
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/buffer.hpp>
 
 #include <cstdint>
 #include <list>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace openloop {
 
@@ -72,6 +74,9 @@ private:
     exchange_fsm fsm_;
     request_clock clock_;
     bool timed_ = false;  // clock_ is registered with the sweep
+    // A body with media as one gather write: its JSON pieces and the shared
+    // payloads between them (memory kept from request to request).
+    std::vector<boost::asio::const_buffer> gather_;
     std::list<connection_worker>::iterator self_;
 };
 

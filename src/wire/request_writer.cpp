@@ -18,7 +18,7 @@ void append_hex(std::string& out, std::uint64_t v) {
 }  // namespace
 
 std::size_t write_http_request(std::string& out, const client_options& o, std::string_view prefix, std::uint64_t index,
-                               std::string_view json_body, std::int64_t session) {
+                               std::string_view json_body, std::int64_t session, std::size_t spliced_bytes) {
     char digits[24];
     out.clear();
     out.reserve(json_body.size() + 512);
@@ -41,10 +41,16 @@ std::size_t write_http_request(std::string& out, const client_options& o, std::s
     }
     for (const auto& [k, v] : o.headers) out.append(k).append(": ").append(v).append("\r\n");
     out.append("Content-Length: ");
-    out.append(digits, std::to_chars(digits, digits + sizeof digits, json_body.size()).ptr).append("\r\n\r\n");
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, json_body.size() + spliced_bytes).ptr).append("\r\n\r\n");
     const std::size_t head = out.size();
     out.append(json_body);
     return head;
+}
+
+std::size_t body_size(const prepared_request& r) {
+    std::size_t n = r.bytes.size() - r.head;
+    for (const body_splice& s : r.splices) n += s.payload.size();
+    return n;
 }
 
 }  // namespace openloop

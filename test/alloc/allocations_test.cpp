@@ -32,8 +32,8 @@ namespace {
 // The io thread's allocations in a whole run of n requests of `tokens` output
 // tokens, open loop at 2,000 req/s or closed loop of 4 workers, on --endpoint endpoint.
 double io_thread_allocations(const std::string& url, temp_dir& dir, int n, int tokens, bool open_loop,
-                             const std::string& endpoint = "chat", int attempt = 0) {
-    const std::string tag = endpoint + std::to_string(n) + "x" + std::to_string(tokens) +
+                             const std::string& endpoint = "chat", int attempt = 0, const std::string& extra = "") {
+    const std::string tag = endpoint + (extra.empty() ? "" : "-media") + std::to_string(n) + "x" + std::to_string(tokens) +
                             (open_loop ? "-open" : "-closed") + "-" + std::to_string(attempt);
     const std::string count = dir.file("count-" + tag);
     const std::string cmd = "OPENLOOP_MALLOC_COUNT_FILE=" + count + " LD_PRELOAD=" + openloop_test::malloc_count + " " +
@@ -41,7 +41,7 @@ double io_thread_allocations(const std::string& url, temp_dir& dir, int n, int t
                             (open_loop ? " --rate 2000" : " --concurrency 4") +
                             " --num-requests " + std::to_string(n) +
                             " --input-len 64 --output-len " + std::to_string(tokens) +
-                            " --ignore-eos --tokenizer words --progress off --out " + dir.file("out-" + tag) + " > " +
+                            " --ignore-eos --tokenizer words --progress off" + extra + " --out " + dir.file("out-" + tag) + " > " +
                             dir.file("log-" + tag) + " 2>&1";
     const int rc = std::system(cmd.c_str());
     BOOST_TEST_REQUIRE((WIFEXITED(rc) && WEXITSTATUS(rc) == 0), slurp(dir.file("log-" + tag)));
@@ -92,4 +92,24 @@ BOOST_AUTO_TEST_CASE(nothing_per_delta_of_a_responses_stream) {
     BOOST_TEST_MESSAGE("io thread allocations, /v1/responses, closed loop, 3,000 requests: " << shorter
                        << " of 16 tokens, " << longer << " of 64: " << per_chunk << " per delta");
     BOOST_TEST(per_chunk < 0.001);
+}
+
+// Requests with images: their lists of splices come back with their bytes,
+// and a connection's gather write keeps its buffers (docs/media.md). Both runs
+// make the same pool (1,024 images), so what making it allocates cancels out.
+BOOST_AUTO_TEST_CASE(nothing_per_request_with_images) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose"});
+    const std::string images = " --images 2 --image-size 64x64";
+    const auto fewest = [&](int n) {
+        double least = io_thread_allocations(sim.url, dir, n, 16, true, "chat", 0, images);
+        for (int i = 1; i < 3; ++i) least = std::min(least, io_thread_allocations(sim.url, dir, n, 16, true, "chat", i, images));
+        return least;
+    };
+    const double few = fewest(1000);
+    const double many = fewest(3000);
+    const double per_request = (many - few) / 2000;
+    BOOST_TEST_MESSAGE("io thread allocations with 2 images a request, open loop: " << few << " for 1,000 requests, "
+                       << many << " for 3,000: " << per_request << " per request");
+    BOOST_TEST(per_request < 0.25);  // as without images
 }

@@ -12,12 +12,18 @@
 // history its tool calls and their results (a tool result's request ends
 // with them: no new user message); response_format and reasoning_effort
 // (a Responses request's reasoning.effort) are sent as given.
+// A chat request with media (load/media.hpp) sends its user message's content
+// as parts: the prompt's text, then its images' image_url parts, then its
+// clips' input_audio parts; the payloads are the media set's, spliced in
+// where they lie (or copied in, without a list of splices).
 // Everything but the prompt and the lengths is the same for every request, so
 // it is serialized once per model (of a --model mix) into a template and each request only fills
 // in its own parts. Pure: no sockets, no clocks.
 
+#include "openloop/load/media.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/run/endpoint.hpp"
+#include "openloop/wire/request_writer.hpp"
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -43,31 +49,37 @@ struct body_options {
     boost::json::value tool_choice;      // with tools; null: not sent
     boost::json::value response_format;  // null: not sent
     std::string reasoning_effort;        // empty: not sent
+    std::shared_ptr<const media_set> media;  // what spec.media points into (chat); null: none
 };
 
 class request_body {
 public:
     explicit request_body(body_options o);
 
-    // Appends spec's body to out.
-    void append(std::string& out, const request_spec& spec, const std::string& model) const;
+    // Appends spec's body to out. With splices, its media payloads are not
+    // copied: each is listed at the offset into out where it belongs.
+    void append(std::string& out, const request_spec& spec, const std::string& model,
+                std::vector<body_splice>* splices = nullptr) const;
     std::string json(const request_spec& spec, const std::string& model) const;
 
 private:
     // Serialized text, then what follows it. history: the messages before the
     // user's, each with a comma after it; all_history: the whole list.
-    enum class slot { end, prompt_text, prompt_ids, max_tokens, history, all_history };
+    // media: the content parts after the text's, comma first.
+    enum class slot { end, prompt_text, prompt_ids, max_tokens, history, all_history, media };
     struct piece {
         std::string text;
         slot then = slot::end;
     };
     using body_template = std::vector<piece>;
-    // A prompt as text or token ids, or no prompt: a tool result's request.
-    enum class shape { text, ids, tool_result };
+    // A prompt as text or token ids, or no prompt: a tool result's request;
+    // text with media parts (chat).
+    enum class shape { text, ids, tool_result, media };
     body_template make_template(const std::string& model, shape s) const;
     // max_tokens, sampling, reasoning effort, response format, tools and the stream
     // options: all but embeddings.
     void generation_fields(boost::json::object& body) const;
+    void append_media(std::string& out, const request_spec& spec, std::vector<body_splice>* splices) const;
     // Chat and Responses prompts are text: token ids are for completions and embeddings.
     bool text_only() const { return chat_ || responses_; }
 
@@ -76,10 +88,11 @@ private:
     bool responses_;
     bool embeddings_;
     // Per model (request_spec::model), made at first use: text prompts, token-id
-    // prompts (completions), tool results' requests (chat with tools).
+    // prompts (completions), tool results' requests (chat with tools), text with
+    // media (chat).
     struct model_templates {
         std::string model;
-        body_template text, ids, tool_result;
+        body_template text, ids, tool_result, media;
     };
     mutable std::vector<model_templates> per_model_;
 };

@@ -27,12 +27,18 @@ public:
     void set_model(std::string model) { model_ = std::move(model); }
     // The --model entry of the request with this global index (0 when the run has one model).
     std::uint8_t model_of(std::uint64_t index) const;
+    // Fills spec.media first (the run's media set picks it from the index).
     // session: the session's id, sent as X-Session-ID; < 0: not a session's turn.
-    prepared_request build(const request_spec& spec, std::uint64_t index, std::int64_t session = -1);
+    prepared_request build(request_spec& spec, std::uint64_t index, std::int64_t session = -1);
     // An ended request's bytes: kept (emptied) for a later build, up to a bound.
     void recycle(std::string& bytes);
+    // Its bytes and its list of splices.
+    void recycle(prepared_request& r);
 
 private:
+    // Its images and clips counted, and its images' bucket (-1: several, or files).
+    void set_media_shape(prepared_request& p, const request_spec& spec) const;
+
     const run_options& o_;
     const client_options& co_;
     const request_body body_;
@@ -40,6 +46,7 @@ private:
     std::string body_text_;  // each request's body before it joins its headers: the memory is reused
     static constexpr std::size_t max_spare_bytes = 256;
     std::vector<std::string> spare_bytes_;
+    std::vector<std::vector<body_splice>> spare_splices_;
 };
 
 }  // namespace openloop

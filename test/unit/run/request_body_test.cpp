@@ -275,3 +275,70 @@ BOOST_AUTO_TEST_CASE(each_model_of_a_mix_keeps_its_own_template) {
         BOOST_TEST(b.at("messages").as_array().back().at("content").as_string() == "hello");
     }
 }
+
+namespace {
+
+// Two 16x16 JPEGs and one 1-second clip: images 0-1, the clip 2.
+std::shared_ptr<const media_set> small_media() {
+    media_config c;
+    c.images = length_dist::fixed(2);
+    c.image_sizes = {image_bucket{16, 16, 1}};
+    c.audios = 1;
+    c.audio_seconds = length_dist::fixed(1);
+    return std::make_shared<const media_set>(c, 1, 1);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(media_goes_in_the_users_content_parts_after_its_text) {
+    body_options o;
+    o.media = small_media();
+    request_spec s = spec("look at these", 9);
+    s.media = {1, 0, 2};
+    const json::object b = body_of(o, s);
+    const json::array& messages = b.at("messages").as_array();
+    BOOST_REQUIRE(messages.size() == 1u);
+    BOOST_TEST(messages[0].at("role") == "user");
+    const json::array& parts = messages[0].at("content").as_array();
+    BOOST_REQUIRE(parts.size() == 4u);
+    BOOST_TEST(json::serialize(parts[0]) == R"({"type":"text","text":"look at these"})");
+    BOOST_TEST(parts[1].at("type") == "image_url");
+    BOOST_TEST(parts[1].at("image_url").at("url") == json::string(o.media->item(1).payload));
+    BOOST_TEST(parts[2].at("image_url").at("url") == json::string(o.media->item(0).payload));
+    BOOST_TEST(parts[1].at("image_url").at("url").as_string().starts_with("data:image/jpeg;base64,"));
+    BOOST_TEST(parts[3].at("type") == "input_audio");
+    BOOST_TEST(parts[3].at("input_audio").at("format") == "wav");
+    BOOST_TEST(parts[3].at("input_audio").at("data") == json::string(o.media->item(2).payload));
+    // The rest of the body is a text request's.
+    BOOST_TEST(b.at("max_tokens") == 9);
+    BOOST_TEST(b.at("stream") == true);
+}
+
+BOOST_AUTO_TEST_CASE(a_request_without_media_is_sent_as_before_in_a_run_with_media) {
+    body_options plain, with;
+    with.media = small_media();
+    const request_spec s = spec("just text", 4);
+    BOOST_TEST(request_body(with).json(s, "m") == request_body(plain).json(s, "m"));
+}
+
+BOOST_AUTO_TEST_CASE(spliced_payloads_between_the_bodys_pieces_are_the_whole_body) {
+    body_options o;
+    o.media = small_media();
+    request_spec s = spec("p", 2);
+    s.media = {0, 2};
+    const request_body body(o);
+    std::string pieces;
+    std::vector<body_splice> splices;
+    body.append(pieces, s, "m", &splices);
+    BOOST_REQUIRE(splices.size() == 2u);
+    BOOST_TEST(splices[0].payload.data() == o.media->item(0).payload.data());  // the set's own memory: no copy
+    std::string joined;
+    std::size_t at = 0;
+    for (const body_splice& sp : splices) {
+        joined.append(pieces, at, sp.at - at).append(sp.payload);
+        at = sp.at;
+    }
+    joined.append(pieces, at);
+    BOOST_TEST(joined == body.json(s, "m"));
+    BOOST_TEST(pieces.size() + splices[0].payload.size() + splices[1].payload.size() == joined.size());
+}

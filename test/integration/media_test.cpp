@@ -1,0 +1,184 @@
+#include <boost/test/unit_test.hpp>
+
+// Images and audio on real sockets, against the simulator: every request's
+// user message carries its text, then its images' image_url parts, then its
+// clips' input_audio parts, whole (the simulator's log of each request's
+// messages, its base64 decoded, is the media made or the files given, byte
+// for byte), and the server answers each. Bodies of about a megabyte go out
+// from the shared payloads (no copy) with a Content-Length that counts them.
+// The simulator counts image tokens once it reads image parts: until then
+// prompt_tokens equals the text's count, after it exceeds it.
+
+#include "openloop/cli/child_process.hpp"
+#include "openloop/load/media_codec.hpp"
+#include "run_files.hpp"
+#include "test_http.hpp"
+#include "test_paths.hpp"
+
+#include <filesystem>
+#include <set>
+
+namespace json = boost::json;
+using namespace test_http;
+
+namespace {
+
+std::string unbase64(std::string_view s) {
+    std::string out;
+    std::uint32_t acc = 0;
+    int bits = 0;
+    for (const char c : s) {
+        int v;
+        if (c >= 'A' && c <= 'Z') v = c - 'A';
+        else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+        else if (c >= '0' && c <= '9') v = c - '0' + 52;
+        else if (c == '+') v = 62;
+        else if (c == '/') v = 63;
+        else break;  // '=' padding
+        acc = acc << 6 | static_cast<std::uint32_t>(v);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out.push_back(static_cast<char>((acc >> bits) & 0xff));
+        }
+    }
+    return out;
+}
+
+// The user message's content parts of a request in the simulator's --log-content log.
+const json::array& parts_of(const json::object& logged) {
+    const json::array& messages = logged.at("messages").as_array();
+    return messages.back().at("content").as_array();
+}
+
+// The bytes of an image part's data URL, after checking its prefix.
+std::string image_bytes(const json::value& part, std::string_view mime) {
+    BOOST_TEST(part.at("type") == "image_url");
+    const std::string_view url = part.at("image_url").at("url").as_string();
+    const std::string prefix = "data:" + std::string(mime) + ";base64,";
+    BOOST_TEST(url.substr(0, prefix.size()) == prefix);
+    return unbase64(url.substr(prefix.size()));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(made_images_and_clips_reach_the_server_whole) {
+    temp_dir dir;
+    const auto sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--log", sim_log, "--log-content"});
+    const int rc = run_openloop({"--target", sim.url, "--rate", "40", "--num-requests", "16", "--input-len", "24",
+                                 "--output-len", "4", "--ignore-eos", "--images", "2", "--image-size",
+                                 "64x48=1,40x40=1", "--image-reuse", "0.25", "--audios", "1", "--audio-seconds", "1",
+                                 "--out", dir.file("out")},
+                                dir.file("run.log"));
+    const std::string printed = slurp(dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, printed);
+    BOOST_TEST(printed.find("media: 32 images 64x48,40x40 jpeg q85") != std::string::npos, printed);
+    sim.process.stop();
+    const auto server = sim_log_by_id(sim_log);
+    const auto requests = read_jsonl(dir.file("out/requests.jsonl"));
+    BOOST_TEST_REQUIRE(requests.size() == 16u);
+    std::set<std::string> images;
+    for (const auto& r : requests) {
+        BOOST_TEST_REQUIRE(r.at("status").as_string() == "ok");
+        const json::object& s = server.at(std::string(r.at("id").as_string()));
+        const json::array& parts = parts_of(s);
+        BOOST_TEST_REQUIRE(parts.size() == 4u);
+        BOOST_TEST(parts[0].at("type") == "text");
+        for (int j = 1; j <= 2; ++j) {
+            const std::string bytes = image_bytes(parts[j], "image/jpeg");
+            const auto header = openloop::read_image_header(bytes);
+            BOOST_TEST_REQUIRE(header.has_value());
+            BOOST_TEST(((header->width == 64 && header->height == 48) || (header->width == 40 && header->height == 40)));
+            images.insert(bytes);
+        }
+        BOOST_TEST(parts[3].at("type") == "input_audio");
+        BOOST_TEST(parts[3].at("input_audio").at("format") == "wav");
+        const std::string wav = unbase64(parts[3].at("input_audio").at("data").as_string());
+        BOOST_TEST(wav.size() == 44u + 32'000u);  // 1 s of 16 kHz PCM16
+        BOOST_TEST(wav.substr(0, 4) == "RIFF");
+        // The server counts at least the text (and, once it counts images, more).
+        BOOST_TEST(json_int(r.at("prompt_tokens")) >= json_int(r.at("input_tokens")));
+    }
+    // A quarter of the requests repeat an earlier one's pair; the rest are fresh.
+    BOOST_TEST(images.size() < 32u);
+    BOOST_TEST(images.size() >= 12u);
+}
+
+BOOST_AUTO_TEST_CASE(megabyte_bodies_go_out_whole) {
+    temp_dir dir;
+    const auto sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--log", sim_log, "--log-content"});
+    // Four 1024x768 PNGs: about 1.3 MB each before base64.
+    const int rc = run_openloop({"--target", sim.url, "--rate", "10", "--num-requests", "2", "--input-len", "16",
+                                 "--output-len", "2", "--images", "4", "--image-size", "1024x768", "--image-format",
+                                 "png", "--image-reuse", "0.5", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    sim.process.stop();
+    const auto server = sim_log_by_id(sim_log);
+    for (const auto& r : read_jsonl(dir.file("out/requests.jsonl"))) {
+        BOOST_TEST_REQUIRE(r.at("status").as_string() == "ok");
+        const json::array& parts = parts_of(server.at(std::string(r.at("id").as_string())));
+        BOOST_TEST_REQUIRE(parts.size() == 5u);
+        for (int j = 1; j <= 4; ++j) {
+            const std::string bytes = image_bytes(parts[j], "image/png");
+            BOOST_TEST(bytes.size() > 500'000u);
+            const auto header = openloop::read_image_header(bytes);
+            BOOST_TEST_REQUIRE(header.has_value());
+            BOOST_TEST(header->width == 1024);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(images_from_files_are_sent_as_they_are) {
+    temp_dir dir;
+    const std::filesystem::path samples = "/usr/share/matplotlib/mpl-data/sample_data";
+    const std::filesystem::path images = dir.file("images");
+    std::filesystem::create_directories(images);
+    // Debian's python3-matplotlib (tools/deps --tests): a photo and a PNG drawing.
+    std::filesystem::copy_file(samples / "grace_hopper.jpg", images / "a_hopper.jpg");
+    std::filesystem::copy_file(samples / "logo2.png", images / "b_logo.png");
+    std::filesystem::copy_file(samples / "README.txt", images / "notes.txt");  // not an image: left alone
+    const std::string hopper = slurp((images / "a_hopper.jpg").string());
+    const std::string logo = slurp((images / "b_logo.png").string());
+    const auto sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--log", sim_log, "--log-content"});
+    const int rc = run_openloop({"--target", sim.url, "--rate", "20", "--num-requests", "6", "--input-len", "16",
+                                 "--output-len", "2", "--images", "1", "--image-dir", images.string(), "--out",
+                                 dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    sim.process.stop();
+    // Request i sends file i mod 2, in name order: the photo, then the drawing.
+    const auto server = sim_log_by_id(sim_log);
+    for (const auto& r : read_jsonl(dir.file("out/requests.jsonl"))) {
+        const json::array& parts = parts_of(server.at(std::string(r.at("id").as_string())));
+        BOOST_TEST_REQUIRE(parts.size() == 2u);
+        const bool photo = r.at("index").as_int64() % 2 == 0;
+        BOOST_TEST((image_bytes(parts[1], photo ? "image/jpeg" : "image/png") == (photo ? hopper : logo)));
+    }
+
+    // A file that is no image is named.
+    std::filesystem::copy_file(samples / "README.txt", images / "c_broken.png");
+    const int bad = run_openloop({"--target", "http://127.0.0.1:1", "--num-requests", "1", "--images", "1",
+                                  "--image-dir", images.string()},
+                                 dir.file("bad.log"));
+    BOOST_TEST(bad == 2);
+    BOOST_TEST(slurp(dir.file("bad.log")).find("c_broken.png: not a JPEG or PNG image") != std::string::npos,
+               slurp(dir.file("bad.log")));
+}
+
+BOOST_AUTO_TEST_CASE(media_flags_need_the_chat_endpoint) {
+    temp_dir dir;
+    const int rc = run_openloop({"--target", "http://127.0.0.1:1", "--endpoint", "completions", "--images", "1"},
+                                dir.file("run.log"));
+    BOOST_TEST(rc == 2);
+    BOOST_TEST(slurp(dir.file("run.log")).find("--images: images and audio go in a chat message's content parts") !=
+                   std::string::npos,
+               slurp(dir.file("run.log")));
+    const int quality = run_openloop({"--target", "http://127.0.0.1:1", "--images", "1", "--image-quality", "101"},
+                                     dir.file("q.log"));
+    BOOST_TEST(quality == 2);
+    BOOST_TEST(slurp(dir.file("q.log")).find("--image-quality must be 1-100") != std::string::npos);
+}

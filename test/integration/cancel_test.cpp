@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -88,14 +89,18 @@ void interrupted_run_ends_within_grace(const std::string& url, const std::vector
                                        bool twice = false) {
     temp_dir dir;
     std::vector<std::string> argv{openloop_test::bin, "run", "--target", url, "--model", "m", "--tokenizer", "words",
-                                  "--rate", "5", "--duration", "30s", "--input-len", "8", "--output-len", "8",
+                                  "--rate", "5", "--arrival", "constant", "--duration", "30s", "--input-len", "8", "--output-len", "8",
                                   "--grace", twice ? "60s" : "1s", "--spare-connections", "0", "--progress", "off",
                                   "--out", dir.file("out")};
     argv.insert(argv.end(), extra.begin(), extra.end());
     openloop::child_process p(argv);
-    // At 5 req/s, a few requests are under way by then; a sanitized openloop
-    // starts several times slower.
-    std::this_thread::sleep_for(openloop_test::sanitized ? 4000ms : 1500ms);
+    // Its start-up (a loaded machine's, a sanitized build's) takes what it takes: the
+    // schedule starts once run.json is written, and 1.2 s of it at 5 req/s sends 6.
+    const auto launched = std::chrono::steady_clock::now();
+    while (!std::filesystem::exists(dir.file("out/run.json")) && p.running() &&
+           std::chrono::steady_clock::now() - launched < 20s)
+        std::this_thread::sleep_for(20ms);
+    std::this_thread::sleep_for(1200ms);
     BOOST_TEST_REQUIRE(p.running());
     kill(p.pid(), SIGINT);
     if (twice) {

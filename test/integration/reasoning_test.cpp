@@ -134,7 +134,8 @@ BOOST_AUTO_TEST_CASE(uvicorn_server_both_shapes) {
         temp_dir dir;
         auto server = openloop::start_server({"/usr/bin/python3",
                                               std::string(openloop_test::source_dir) + "/test/servers/vllm_uvicorn.py",
-                                              "--port", "0", "--reasoning-tokens", "5", "--reasoning-shape", shape},
+                                              "--port", "0", "--reasoning-tokens", "5", "--reasoning-shape", shape,
+                                              "--itl-ms", "20"},
                                              std::chrono::seconds(30));
         const int rc = run_openloop({"--target", server.url, "--model", "vllm-uvicorn", "--rate", "20", "--num-requests",
                                      "12", "--input-len", "20", "--output-len", "9", "--ignore-eos", "--tokenizer",
@@ -142,12 +143,17 @@ BOOST_AUTO_TEST_CASE(uvicorn_server_both_shapes) {
                                     dir.file("run.log"));
         BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
         const std::string source = std::string(shape) == "reasoning" ? "usage" : "usage_deltas";
+        int answered_later = 0;  // the thinking (5 tokens 20 ms apart) came in reads of its own
         for (const auto& r : read_jsonl(dir.file("out/requests.jsonl"))) {
+            answered_later += num(r.at("first_answer_ns")) > num(r.at("first_token_ns"));
             BOOST_TEST(num(r.at("reasoning_tokens")) == 5, shape);
             BOOST_TEST(num(r.at("answer_tokens")) == 4, shape);
             BOOST_TEST(r.at("reasoning_source").as_string() == source, shape);
-            BOOST_TEST(num(r.at("first_answer_ns")) > num(r.at("first_token_ns")), shape);
+            // One clock per read: when the server's thinking and first answer chunks share a
+            // read (a loaded machine coalesces them), the two times are equal.
+            BOOST_TEST(num(r.at("first_answer_ns")) >= num(r.at("first_token_ns")), shape);
         }
+        BOOST_TEST(answered_later > 0, shape);
         const json::object summary = read_json(dir.file("out/summary.json"));
         BOOST_TEST(num(summary.at("reasoning").at("thinking_requests")) == 12, shape);
     }

@@ -84,10 +84,6 @@ BOOST_AUTO_TEST_CASE(later_turns_carry_the_exact_history_and_find_it_cached) {
                        before.at("mean_cached_tokens").to_number<double>());
             BOOST_TEST(now.at("mean_prompt_tokens").to_number<double>() ==
                        before.at("mean_prompt_tokens").to_number<double>() + 24 + 800);
-            // Each prompt is longer, but only its new part is computed: per prompt token, TTFT falls
-            // below the first turn's (consecutive turns are too close to order: sessions overlap, and
-            // a turn whose prefill shares a step with another's takes twice as long).
-            BOOST_TEST(p50(now, "ttft_per_prompt_token_ms") < p50(turn(summary, 1), "ttft_per_prompt_token_ms"));
         }
     }
 
@@ -138,6 +134,14 @@ BOOST_AUTO_TEST_CASE(later_turns_carry_the_exact_history_and_find_it_cached) {
     const json::object uncached = conversation_summary(dir, "uncached", without_cache.get());
     BOOST_TEST(turn(uncached, 6).at("mean_cached_tokens").to_number<double>() == 0.0);
     BOOST_TEST(p50(turn(uncached, 6), "ttft_ms") > 2 * p50(turn(summary, 6), "ttft_ms"));
+    // Each later prompt is longer, but only its new part is computed. Judged against the same turn
+    // without the cache (unloaded, 6 to 10 times slower), not against the cached run's first turn:
+    // turn 2 computes as much as turn 1, its per-token figure is only half of turn 1's, and a
+    // session overlapping another's prefill on a loaded machine once took that margin.
+    for (std::size_t k = 2; k <= 6; ++k)
+        BOOST_TEST(p50(turn(summary, k), "ttft_per_prompt_token_ms") <
+                       p50(turn(uncached, k), "ttft_per_prompt_token_ms"),
+                   "turn " << k);
 }
 
 BOOST_AUTO_TEST_CASE(sessions_keep_their_arrivals_while_turns_follow_answers) {

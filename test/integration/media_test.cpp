@@ -6,16 +6,19 @@
 // messages, its base64 decoded, is the media made or the files given, byte
 // for byte), and the server answers each. Bodies of about a megabyte go out
 // from the shared payloads (no copy) with a Content-Length that counts them.
-// The simulator counts image tokens once it reads image parts: until then
-// prompt_tokens equals the text's count, after it exceeds it.
+// The server's usage counts the text exactly as intended and the media by
+// its rule: openloop's media_tokens (prompt_tokens - input_tokens) equals what
+// the server's log says its images and clips cost, request by request.
 
 #include "openloop/cli/child_process.hpp"
 #include "openloop/load/media_codec.hpp"
+#include "openloop/sim/engine.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
 #include "test_paths.hpp"
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 namespace json = boost::json;
@@ -79,6 +82,7 @@ BOOST_AUTO_TEST_CASE(made_images_and_clips_reach_the_server_whole) {
     const auto requests = read_jsonl(dir.file("out/requests.jsonl"));
     BOOST_TEST_REQUIRE(requests.size() == 16u);
     std::set<std::string> images;
+    std::int64_t text = 0, media = 0;
     for (const auto& r : requests) {
         BOOST_TEST_REQUIRE(r.at("status").as_string() == "ok");
         const json::object& s = server.at(std::string(r.at("id").as_string()));
@@ -97,9 +101,20 @@ BOOST_AUTO_TEST_CASE(made_images_and_clips_reach_the_server_whole) {
         const std::string wav = unbase64(parts[3].at("input_audio").at("data").as_string());
         BOOST_TEST(wav.size() == 44u + 32'000u);  // 1 s of 16 kHz PCM16
         BOOST_TEST(wav.substr(0, 4) == "RIFF");
-        // The server counts at least the text (and, once it counts images, more).
-        BOOST_TEST(json_int(r.at("prompt_tokens")) >= json_int(r.at("input_tokens")));
+        // The server's count is the text's, exactly, and its media's, by its rule.
+        BOOST_TEST(json_int(r.at("prompt_tokens")) == json_int(s.at("prompt_tokens")));
+        BOOST_TEST(json_int(r.at("media_tokens")) == json_int(s.at("image_tokens")) + json_int(s.at("audio_tokens")));
+        BOOST_TEST(json_int(r.at("prompt_tokens")) - json_int(r.at("media_tokens")) == json_int(r.at("input_tokens")));
+        BOOST_TEST(json_int(r.at("images")) == 2);
+        BOOST_TEST(json_int(r.at("audios")) == 1);
+        text += json_int(r.at("input_tokens"));
+        media += json_int(r.at("media_tokens"));
     }
+    const json::object summary = read_json(dir.file("out/summary.json"));
+    const json::object& tokens = summary.at("media").at("prompt_tokens").as_object();
+    BOOST_TEST(json_int(tokens.at("text")) == text);
+    BOOST_TEST(json_int(tokens.at("media")) == media);
+    BOOST_TEST(json_int(summary.at("media").at("images")) == 32);
     // A quarter of the requests repeat an earlier one's pair; the rest are fresh.
     BOOST_TEST(images.size() < 32u);
     BOOST_TEST(images.size() >= 12u);
@@ -157,6 +172,9 @@ BOOST_AUTO_TEST_CASE(images_from_files_are_sent_as_they_are) {
         BOOST_TEST_REQUIRE(parts.size() == 2u);
         const bool photo = r.at("index").as_int64() % 2 == 0;
         BOOST_TEST((image_bytes(parts[1], photo ? "image/jpeg" : "image/png") == (photo ? hopper : logo)));
+        // Qwen2-VL's rule by hand: 512x600 rounds to 504x588, 18 x 21 merged patches; 560x120 to
+        // 560x112, 20 x 4; each with its vision start and end tokens.
+        BOOST_TEST(json_int(r.at("media_tokens")) == (photo ? 18 * 21 + 2 : 20 * 4 + 2));
     }
 
     // A file that is no image is named.
@@ -181,4 +199,52 @@ BOOST_AUTO_TEST_CASE(media_flags_need_the_chat_endpoint) {
                                      dir.file("q.log"));
     BOOST_TEST(quality == 2);
     BOOST_TEST(slurp(dir.file("q.log")).find("--image-quality must be 1-100") != std::string::npos);
+}
+
+// TTFT grows with the images a request carries, by what the cost model charges each one: its
+// encoder's time and its tokens' prefill. At 8 requests/s the engine is mostly idle, so a
+// request's TTFT is its own prefill step.
+BOOST_AUTO_TEST_CASE(ttft_grows_with_image_count_as_the_cost_model_says) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b"});
+    const int rc = run_openloop({"--target", sim.url, "--rate", "8", "--arrival", "constant", "--num-requests", "48",
+                                 "--input-len", "32", "--output-len", "2", "--ignore-eos", "--images", "uniform:1:4",
+                                 "--image-size", "448x448", "--image-reuse", "0", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    const json::object summary = read_json(dir.file("out/summary.json"));
+    const json::array& rows = summary.at("media").at("ttft_by_images").as_array();
+    std::map<std::int64_t, double> p50;
+    for (const auto& row : rows) p50[json_int(row.at("images"))] = row.at("p50_ttft_ms").to_number<double>();
+    BOOST_TEST_REQUIRE(p50.size() == 4u);
+    // 448x448 is 16 x 16 merged patches and 2: 258 tokens, all computed (no image repeats).
+    const openloop::cost_model m = openloop::find_preset("h100-8b").value();
+    const double per_image = m.media_encode_ms + 258 * (m.media_encode_token_ms + m.prefill_token_ms);
+    for (std::int64_t k = 2; k <= 4; ++k) BOOST_TEST(p50[k] > p50[k - 1], k << " images");
+    const double slope = (p50[4] - p50[1]) / 3;
+    BOOST_TEST(slope > 0.6 * per_image, slope << " ms per image, the model says " << per_image);
+    BOOST_TEST(slope < 1.6 * per_image, slope << " ms per image, the model says " << per_image);
+}
+
+// vLLM's HTTP stack (FastAPI over uvicorn) reads the same parts and counts them by the same rule.
+BOOST_AUTO_TEST_CASE(uvicorn_counts_each_requests_images_and_audio) {
+    temp_dir dir;
+    auto server = openloop::start_server({"/usr/bin/python3",
+                                          std::string(openloop_test::source_dir) + "/test/servers/vllm_uvicorn.py",
+                                          "--port", "0"},
+                                         std::chrono::seconds(30));
+    const int rc = run_openloop({"--target", server.url, "--model", "vllm-uvicorn", "--rate", "20", "--num-requests",
+                                 "8", "--input-len", "20", "--output-len", "4", "--tokenizer", "words", "--images",
+                                 "2", "--image-size", "448x448", "--audios", "1", "--audio-seconds", "2", "--out",
+                                 dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    const auto requests = read_jsonl(dir.file("out/requests.jsonl"));
+    BOOST_TEST(requests.size() == 8u);
+    for (const auto& r : requests) {
+        BOOST_TEST_REQUIRE(r.at("status").as_string() == "ok");
+        // Two images of 16 x 16 merged patches and 2; 2 s of audio at 25 tokens/s and 2.
+        BOOST_TEST(json_int(r.at("media_tokens")) == 2 * (16 * 16 + 2) + (2 * 25 + 2));
+        BOOST_TEST(json_int(r.at("body_bytes")) > 85'392);  // the clip's 64,044 bytes in base64, and more
+    }
 }

@@ -69,6 +69,23 @@ BOOST_AUTO_TEST_CASE(a_weighted_mix_delivers_each_share_and_reruns_agree) {
         BOOST_TEST(std::abs(counts[model] - n * weight) < 4 * sigma, model << ": " << counts[model]);
     }
     BOOST_TEST(counts.size() == 4u);
+    // Per model, the summary says what the request log says: each model's requests, and its
+    // TTFT median (to the histogram's 3 significant digits).
+    const json::object by_model = read_json(dir.file("one/summary.json")).at("by_model").as_object();
+    std::map<std::string, std::vector<std::int64_t>> ttfts;  // ns
+    for (const auto& r : read_jsonl(dir.file("one/requests.jsonl"))) {
+        const std::string model(r.at("model").as_string());
+        BOOST_TEST(first.at(std::string(r.at("id").as_string())) == model);  // the server saw the same one
+        ttfts[model].push_back(json_int(r.at("first_token_ns")) - json_int(r.at("intended_ns")));
+    }
+    BOOST_TEST_REQUIRE(by_model.size() == 4u);
+    for (auto& [model, values] : ttfts) {
+        const json::object& m = by_model.at(model).as_object();
+        BOOST_TEST(m.at("completed").to_number<std::size_t>() == values.size(), model);
+        BOOST_TEST(m.at("completed").to_number<int>() == counts[model], model);
+        const double expected = nearest_rank(values, 50) / 1e6;
+        BOOST_TEST(std::abs(m.at("p50_ttft_ms").to_number<double>() - expected) <= expected * 1e-3 + 1e-3, model);
+    }
     // The same seed: every request goes to the same model again.
     BOOST_TEST((mixed_run(dir, "two") == first));
 }

@@ -161,7 +161,9 @@ void record_completed(run_stats& stats, const request_timeline& r, const request
     ++stats.completed;
     stats.total_input_tokens += r.input_tokens;
     stats.total_output_tokens += m.output_tokens;
-    if (usage.prompt_tokens >= 0) {
+    // A request with images or audio is left out of the input-length check: its usage counts
+    // the text and the media together (media_stats takes the difference as the media's).
+    if (usage.prompt_tokens >= 0 && !r.has_media()) {
         stats.server_prompt_tokens += usage.prompt_tokens;
         ++stats.prompt_checked;
         stats.prompt_intended_tokens += r.input_tokens;

@@ -42,6 +42,9 @@ std::string describe_length_fidelity(const run_stats& stats, std::string_view to
                       stats.prompt_intended_tokens > 0 ? static_cast<double>(stats.server_prompt_tokens) /
                                                              static_cast<double>(stats.prompt_intended_tokens)
                                                        : 0.0);
+    } else if (stats.media && stats.media->counted > 0) {
+        std::snprintf(buf, sizeof buf, "input (tokenizer %s): not checked, every request carried media (the server counts "
+                      "text and media as one)", name.c_str());
     } else {
         std::snprintf(buf, sizeof buf, "input (tokenizer %s): the server reported no prompt_tokens", name.c_str());
     }
@@ -172,10 +175,11 @@ boost::json::object refusals_json(const run_stats& s) {
     return boost::json::object{{"count", refusal_count(s)}, {"messages", std::move(messages)}};
 }
 
-std::string lengths_line(const char* what, const length_fidelity_stats& f) {
+std::string lengths_line(const char* what, const length_fidelity_stats& f, bool media_only = false) {
     char buf[320];
     if (f.checked == 0) {
-        std::snprintf(buf, sizeof buf, "%s: the server gave no counts", what);
+        std::snprintf(buf, sizeof buf, media_only ? "%s: not checked, every request carried media" : "%s: the server gave no counts",
+                      what);
         return buf;
     }
     std::snprintf(buf, sizeof buf, "%s: %.1f %% exact of %llu; server - intended p1 %lld p50 %lld p99 %lld tokens (%.2f %% .. %.2f %%)",
@@ -237,7 +241,7 @@ std::vector<std::string> describe_replay_fidelity(const run_stats& stats, const 
             lines.emplace_back(buf);
         }
     }
-    lines.push_back(lengths_line("input", f.input()));
+    lines.push_back(lengths_line("input", f.input(), stats.media && stats.media->counted > 0));
     lines.push_back(lengths_line("output", f.output()));
     if (f.replay()) {
         const prefix_reuse_stats& p = f.prefix();

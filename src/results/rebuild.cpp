@@ -172,7 +172,8 @@ void add(run_stats& s, const json::object& o, std::vector<request_sample>* sampl
     if (good) ++s.good;
     if (sample) sample->ok = true;
     const std::int64_t input = integer(o, "input_tokens"), output = integer(o, "output_tokens");
-    const std::int64_t max_tokens = integer(o, "max_tokens"), prompt = ns(o, "prompt_tokens");
+    const std::int64_t max_tokens = integer(o, "max_tokens");
+    std::int64_t prompt = ns(o, "prompt_tokens");
     s.total_input_tokens += input;
     s.total_output_tokens += output;
     s.output_requested_tokens += max_tokens;
@@ -181,6 +182,9 @@ void add(run_stats& s, const json::object& o, std::vector<request_sample>* sampl
     const bool from_usage = source && source->is_string() && source->get_string() == "usage";
     const bool uncounted = source && source->is_string() && source->get_string() == "none";
     ++(from_usage ? s.output_from_usage : uncounted ? s.output_uncounted : s.output_estimated);
+    // A request with media is left out of the input-length check, as in the run (its usage
+    // counts text and media together).
+    if (o.contains("images")) prompt = -1;
     // The length section of the fidelity report; a replay's other sections need the trace.
     s.fidelity.completed({static_cast<std::uint64_t>(std::max<std::int64_t>(0, integer(o, "index"))), input, prompt,
                           max_tokens, from_usage ? output : -1, -1, -1});

@@ -1,5 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
+#include "openloop/load/media_codec.hpp"
 #include "openloop/sim/engine.hpp"
 #include "openloop/measure/resource_usage.hpp"
 #include "openloop/cli/child_process.hpp"
@@ -611,14 +612,8 @@ BOOST_AUTO_TEST_CASE(uvicorn_streams_thinking_and_tool_calls_alike) {
 namespace {
 
 std::string to_base64(const std::string& bytes) {
-    static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     std::string out;
-    for (std::size_t i = 0; i < bytes.size(); i += 3) {
-        std::uint32_t v = static_cast<unsigned char>(bytes[i]) << 16;
-        if (i + 1 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-        if (i + 2 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 2]);
-        for (int k = 0; k < 4; ++k) out += k <= static_cast<int>(bytes.size() - i) ? abc[v >> (18 - 6 * k) & 63] : '=';
-    }
+    openloop::append_base64(out, bytes);
     return out;
 }
 

@@ -1,5 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
+#include "golden_files.hpp"
+
 // A mixed-model run with images and audio, as golden_test.cpp pins a text-only one:
 // a fixed stream of events through the reporter must give, byte for byte, the
 // summary.json, table and requests.jsonl recorded in test/data/golden/mixed/.
@@ -80,23 +82,8 @@ run_context mixed_context() {
     return c;
 }
 
-std::string slurp(const std::filesystem::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
 void compare_or_record(const std::string& name, const std::string& produced) {
-    const auto path = golden_dir / name;
-    if (std::getenv("OPENLOOP_RECORD_GOLDEN") != nullptr) {
-        std::filesystem::create_directories(golden_dir);
-        std::ofstream(path, std::ios::binary) << produced;
-        BOOST_TEST_MESSAGE("recorded " << path);
-        return;
-    }
-    BOOST_TEST_REQUIRE(std::filesystem::exists(path), "missing " << path);
-    BOOST_TEST(produced == slurp(path), name << " differs from " << path);
+    golden::compare_or_record(golden_dir, name, produced);
 }
 
 }  // namespace
@@ -122,11 +109,11 @@ BOOST_AUTO_TEST_CASE(a_mixed_run_with_media_renders_exactly_as_before) {
     const run_result result = make_run_result(rep.stats(), mixed_context());
     compare_or_record("summary.json", pretty_json(summary_json(result)));
     compare_or_record("table.txt", format_table(result));
-    compare_or_record("requests.jsonl", slurp(out_dir / "requests.jsonl"));
+    compare_or_record("requests.jsonl", golden::slurp(out_dir / "requests.jsonl"));
 
     // What `report` and `merge` rebuild from the log: the media as the run had it, and each
     // model's counts and latency (not its ITL, nor refusals, which have no line).
-    const rebuilt_stats rebuilt = rebuild_stats(slurp(out_dir / "requests.jsonl"));
+    const rebuilt_stats rebuilt = rebuild_stats(golden::slurp(out_dir / "requests.jsonl"));
     BOOST_TEST_REQUIRE(rebuilt.stats.media.has_value());
     BOOST_TEST(media_json(*rebuilt.stats.media) == media_json(*result.stats.media));
     const boost::json::object ran = by_model_json(result);

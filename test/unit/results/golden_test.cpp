@@ -1,5 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
+#include "golden_files.hpp"
+
 // A fixed stream of events through the reporter must give, byte for byte, the
 // summary.json, table and requests.jsonl recorded in test/data/golden/. Changing
 // how results are computed or rendered shows up here as a diff to review; when
@@ -87,24 +89,8 @@ run_context recorded_context() {
     return c;
 }
 
-std::string slurp(const std::filesystem::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
 void compare_or_record(const std::string& name, const std::string& produced) {
-    const auto path = golden_dir / name;
-    if (std::getenv("OPENLOOP_RECORD_GOLDEN") != nullptr) {
-        std::filesystem::create_directories(golden_dir);
-        std::ofstream(path, std::ios::binary) << produced;
-        BOOST_TEST_MESSAGE("recorded " << path);
-        return;
-    }
-    BOOST_TEST_REQUIRE(std::filesystem::exists(path), "missing " << path);
-    const std::string expected = slurp(path);
-    BOOST_TEST(produced == expected, name << " differs from " << path);
+    golden::compare_or_record(golden_dir, name, produced);
 }
 
 }  // namespace
@@ -129,6 +115,6 @@ BOOST_AUTO_TEST_CASE(a_recorded_run_renders_exactly_as_before) {
     const run_result result = make_run_result(rep.stats(), recorded_context());
     compare_or_record("summary.json", pretty_json(summary_json(result)));
     compare_or_record("table.txt", format_table(result));
-    compare_or_record("requests.jsonl", slurp(out_dir / "requests.jsonl"));
+    compare_or_record("requests.jsonl", golden::slurp(out_dir / "requests.jsonl"));
     std::filesystem::remove_all(out_dir);
 }

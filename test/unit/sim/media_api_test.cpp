@@ -1,5 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
+#include "openloop/load/media_codec.hpp"
 #include "openloop/sim/openai_api.hpp"
 
 #include <boost/json.hpp>
@@ -19,17 +20,8 @@ sim_config config() {
 }
 
 std::string base64(const std::string& bytes) {
-    static const char* abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     std::string out;
-    for (std::size_t i = 0; i < bytes.size(); i += 3) {
-        std::uint32_t v = static_cast<unsigned char>(bytes[i]) << 16;
-        if (i + 1 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-        if (i + 2 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 2]);
-        out += abc[v >> 18 & 63];
-        out += abc[v >> 12 & 63];
-        out += i + 1 < bytes.size() ? abc[v >> 6 & 63] : '=';
-        out += i + 2 < bytes.size() ? abc[v & 63] : '=';
-    }
+    append_base64(out, bytes);
     return out;
 }
 

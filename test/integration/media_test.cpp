@@ -226,7 +226,8 @@ BOOST_AUTO_TEST_CASE(ttft_grows_with_image_count_as_the_cost_model_says) {
     BOOST_TEST(slope < 1.6 * per_image, slope << " ms per image, the model says " << per_image);
 }
 
-// vLLM's HTTP stack (FastAPI over uvicorn) reads the same parts and counts them by the same rule.
+// vLLM's HTTP stack (FastAPI over uvicorn) reads the same parts, made ones and real files, and
+// counts them by the same rule.
 BOOST_AUTO_TEST_CASE(uvicorn_counts_each_requests_images_and_audio) {
     temp_dir dir;
     auto server = openloop::start_server({"/usr/bin/python3",
@@ -246,5 +247,21 @@ BOOST_AUTO_TEST_CASE(uvicorn_counts_each_requests_images_and_audio) {
         // Two images of 16 x 16 merged patches and 2; 2 s of audio at 25 tokens/s and 2.
         BOOST_TEST(json_int(r.at("media_tokens")) == 2 * (16 * 16 + 2) + (2 * 25 + 2));
         BOOST_TEST(json_int(r.at("body_bytes")) > 85'392);  // the clip's 64,044 bytes in base64, and more
+    }
+
+    // Real files, a photo and a drawing: the server reads their headers as they are.
+    const std::filesystem::path samples = "/usr/share/matplotlib/mpl-data/sample_data";
+    const std::filesystem::path images = dir.file("images");
+    std::filesystem::create_directories(images);
+    std::filesystem::copy_file(samples / "grace_hopper.jpg", images / "a_hopper.jpg");
+    std::filesystem::copy_file(samples / "logo2.png", images / "b_logo.png");
+    const int files = run_openloop({"--target", server.url, "--model", "vllm-uvicorn", "--rate", "20", "--num-requests",
+                                    "4", "--input-len", "20", "--output-len", "4", "--tokenizer", "words", "--images",
+                                    "1", "--image-dir", images.string(), "--out", dir.file("files")},
+                                   dir.file("files.log"));
+    BOOST_TEST_REQUIRE(files == 0, slurp(dir.file("files.log")));
+    for (const auto& r : read_jsonl(dir.file("files/requests.jsonl"))) {
+        const bool photo = r.at("index").as_int64() % 2 == 0;
+        BOOST_TEST(json_int(r.at("media_tokens")) == (photo ? 18 * 21 + 2 : 20 * 4 + 2));  // as against the sim
     }
 }

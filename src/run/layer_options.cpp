@@ -67,7 +67,9 @@ reporter_options reporter_options_for(const run_options& o) {
     if (o.models.mixed())
         for (const model_share& m : o.models.models()) ro.model_names.push_back(m.name);
     for (const image_bucket& b : o.media.image_sizes) ro.bucket_labels.push_back(b.label());
-    ro.media = !o.media.image_sizes.empty();
+    // Any media asked (made images, --image-dir, clips): the breakdown counts the run's requests
+    // from the first, text-only ones included, not from its first media event.
+    ro.media = o.media.wanted();
     return ro;
 }
 

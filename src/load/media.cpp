@@ -134,9 +134,10 @@ std::vector<media_item> make_pool(std::size_t count, std::size_t budget, Make ma
         }
     };
     const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(count)));
+    // The calling thread, the run's io thread to be, only waits: what it allocates
+    // is then the same from run to run (it_allocations counts that thread's).
     std::vector<std::thread> workers;
-    for (unsigned t = 1; t < threads; ++t) workers.emplace_back(work);
-    work();
+    for (unsigned t = 0; t < threads; ++t) workers.emplace_back(work);
     for (std::thread& t : workers) t.join();
     if (failed) std::rethrow_exception(failed);
     pool.resize(std::max<std::size_t>(1, stop_at.load()));

@@ -64,7 +64,7 @@ histogram::histogram(std::int64_t highest, int significant_digits)
     const int magnitude = std::bit_width(static_cast<std::uint64_t>(single_unit_limit - 1));
     half_magnitude_ = magnitude - 1;
     sub_bucket_mask_ = (std::int64_t{1} << magnitude) - 1;
-    counts_.assign(index_of(highest) + 1, 0);
+    buckets_ = index_of(highest) + 1;
 }
 
 std::size_t histogram::index_of(std::int64_t value) const noexcept {
@@ -103,6 +103,9 @@ void histogram::record(std::int64_t value, std::uint64_t count) noexcept {
         value = highest_;
         saturated_ += count;
     }
+    if (counts_.empty()) {
+        counts_.assign(buckets_, 0);
+    }
     counts_[index_of(value)] += count;
     count_ += count;
     sum_ += static_cast<sum_type>(static_cast<std::uint64_t>(value)) * count;
@@ -117,14 +120,33 @@ void histogram::merge(const histogram& other) {
             std::to_string(other.highest_) + ", significant digits " + std::to_string(digits_) + " vs " +
             std::to_string(other.digits_) + ")");
     }
-    for (std::size_t i = 0; i < counts_.size(); ++i) {
-        counts_[i] += other.counts_[i];
+    if (counts_.empty()) {
+        counts_ = other.counts_;
+    } else {
+        for (std::size_t i = 0; i < other.counts_.size(); ++i) {
+            counts_[i] += other.counts_[i];
+        }
     }
     count_ += other.count_;
     saturated_ += other.saturated_;
     sum_ += other.sum_;
     min_ = std::min(min_, other.min_);
     max_ = std::max(max_, other.max_);
+}
+
+bool histogram::operator==(const histogram& o) const noexcept {
+    if (highest_ != o.highest_ || digits_ != o.digits_ || count_ != o.count_ || saturated_ != o.saturated_ ||
+        min_ != o.min_ || max_ != o.max_ || sum_ != o.sum_) {
+        return false;
+    }
+    // No counts yet reads as all zero: compare bucket by bucket.
+    const auto at = [](const std::vector<std::uint64_t>& c, std::size_t i) { return i < c.size() ? c[i] : 0; };
+    for (std::size_t i = 0; i < buckets_; ++i) {
+        if (at(counts_, i) != at(o.counts_, i)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 void histogram::reset() noexcept {
@@ -254,6 +276,9 @@ histogram histogram::from_json(const boost::json::value& json) {
     if (counts == nullptr) {
         bad_json("field 'counts' must be an array");
     }
+    if (!counts->empty()) {
+        h.counts_.assign(h.buckets_, 0);
+    }
     std::size_t index = 0;
     std::uint64_t total = 0;
     for (std::size_t k = 0; k < counts->size(); ++k) {
@@ -266,8 +291,8 @@ histogram histogram::from_json(const boost::json::value& json) {
             }
             if (*i < 0) {
                 const auto run = static_cast<std::uint64_t>(-(*i + 1)) + 1;
-                if (run > h.counts_.size() - index) {
-                    bad_json(where + " runs past the " + std::to_string(h.counts_.size()) + " buckets");
+                if (run > h.buckets_ - index) {
+                    bad_json(where + " runs past the " + std::to_string(h.buckets_) + " buckets");
                 }
                 index += static_cast<std::size_t>(run);
                 continue;
@@ -278,8 +303,8 @@ histogram histogram::from_json(const boost::json::value& json) {
         } else {
             bad_json(where + " must be an integer");
         }
-        if (index >= h.counts_.size()) {
-            bad_json(where + " runs past the " + std::to_string(h.counts_.size()) + " buckets");
+        if (index >= h.buckets_) {
+            bad_json(where + " runs past the " + std::to_string(h.buckets_) + " buckets");
         }
         if (c > std::numeric_limits<std::uint64_t>::max() - total) {
             bad_json("field 'counts' sums past 2^64");

@@ -2,10 +2,13 @@
 // Log-linear histogram of non-negative integers after HdrHistogram: values are
 // bucketed by power of two, and each power of two is split into linear
 // sub-buckets fine enough for the configured significant digits (3 digits:
-// every bucket is at most 1/1024 of its lowest value wide). Memory is fixed at
-// construction (1 ns … 1 h at 3 digits: 33 792 counters, 264 KiB), recording
-// is O(1) and never allocates, and two histograms of the same configuration
-// merge exactly by adding counts, so shards can be combined after the fact.
+// every bucket is at most 1/1024 of its lowest value wide). The counters
+// (1 ns … 1 h at 3 digits: 33 792 of them, 264 KiB) are allocated by the first
+// record or merge, once: a run holds dozens of families it never fills, and
+// zeroing them all up front cost more than the run itself under a sanitizer.
+// Recording is O(1) and allocates nothing after that, and two histograms of
+// the same configuration merge exactly by adding counts, so shards can be
+// combined after the fact.
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
@@ -27,7 +30,8 @@ public:
     explicit histogram(std::int64_t highest = default_highest, int significant_digits = 3);
 
     // Negative values count as 0; values above highest() count as highest()
-    // (everywhere: min, max, mean, percentiles) and in saturated().
+    // (everywhere: min, max, mean, percentiles) and in saturated(). The first
+    // one allocates the counters (out of memory there ends the process).
     void record(std::int64_t value) noexcept;
     // Records value count times in O(1): one chunk interval stands for every
     // token it carried, however many the server claims (no loop per token).
@@ -73,7 +77,8 @@ public:
     // Inverse of to_json; throws std::invalid_argument naming the bad field.
     static histogram from_json(const boost::json::value& json);
 
-    bool operator==(const histogram&) const = default;
+    // Equal configurations and samples; counters never allocated equal zeros.
+    bool operator==(const histogram& other) const noexcept;
 
 private:
     // Exact for any count of values up to 2^63: a 64-bit sum overflows after
@@ -88,7 +93,8 @@ private:
     int digits_;
     int half_magnitude_;  // log2 of half the sub-buckets per power of two
     std::int64_t sub_bucket_mask_;
-    std::vector<std::uint64_t> counts_;
+    std::size_t buckets_ = 0;
+    std::vector<std::uint64_t> counts_;  // empty until the first sample: all zero
     std::uint64_t count_ = 0;
     std::uint64_t saturated_ = 0;
     std::int64_t min_ = std::numeric_limits<std::int64_t>::max();

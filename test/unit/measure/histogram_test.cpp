@@ -201,6 +201,19 @@ BOOST_AUTO_TEST_CASE(reset_empties) {
     BOOST_TEST(h.max() == 7);
 }
 
+// Equality looks at the buckets, not only the summary figures: these two
+// agree in count, min, max and sum.
+BOOST_AUTO_TEST_CASE(equality_compares_buckets) {
+    histogram a, b;
+    for (const auto v : {1, 2, 4, 5}) a.record(v);
+    for (const auto v : {1, 3, 3, 5}) b.record(v);
+    BOOST_TEST(a.sum() == b.sum());
+    BOOST_TEST(!(a == b));
+    a.reset();
+    BOOST_TEST((a == histogram()));
+    BOOST_TEST((histogram() == a));
+}
+
 BOOST_AUTO_TEST_CASE(json_round_trip) {
     std::mt19937_64 rng(5);
     std::lognormal_distribution<double> dist(std::log(1e8), 3.0);

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <bit>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <type_traits>
@@ -22,7 +23,6 @@ inline constexpr std::size_t cache_line_size = 64;
 template <class T>
 class spsc_ring {
     static_assert(std::is_trivially_copyable_v<T>, "ring slots are copied as raw events");
-    static_assert(std::is_default_constructible_v<T>, "ring slots are allocated up front");
 
 public:
     // Capacity is min_capacity rounded up to a power of two, so an index maps
@@ -30,7 +30,7 @@ public:
     // too large to round.
     explicit spsc_ring(std::size_t min_capacity)
         : capacity_(checked_capacity(min_capacity)), mask_(capacity_ - 1),
-          slots_(std::make_unique<T[]>(capacity_)) {}
+          slots_(std::make_unique_for_overwrite<slot[]>(capacity_)) {}
 
     spsc_ring(const spsc_ring&) = delete;
     spsc_ring& operator=(const spsc_ring&) = delete;
@@ -44,7 +44,7 @@ public:
                 return false;
             }
         }
-        slots_[tail & mask_] = value;
+        std::memcpy(slots_[tail & mask_].bytes, &value, sizeof(T));
         tail_.store(tail + 1, std::memory_order_release);
         return true;
     }
@@ -58,7 +58,7 @@ public:
                 return false;
             }
         }
-        value = slots_[head & mask_];
+        std::memcpy(&value, slots_[head & mask_].bytes, sizeof(T));
         head_.store(head + 1, std::memory_order_release);
         return true;
     }
@@ -87,7 +87,14 @@ private:
     // so all capacity_ slots are usable without a sentinel slot.
     alignas(cache_line_size) const std::size_t capacity_;
     const std::size_t mask_;
-    const std::unique_ptr<T[]> slots_;
+    // Raw bytes, not T: a T with member initializers would have every slot
+    // written at construction (48 MB for the run's million events, and most
+    // of a second of a sanitized run's start); a slot is read only after a
+    // push wrote it.
+    struct slot {
+        alignas(T) unsigned char bytes[sizeof(T)];
+    };
+    const std::unique_ptr<slot[]> slots_;
 
     alignas(cache_line_size) std::atomic<std::size_t> tail_{0};  // written by the producer
     std::size_t head_cache_ = 0;                                 // producer's view of head_

@@ -35,6 +35,10 @@ set(OPENLOOP_IT_PCH ${OPENLOOP_UNIT_PCH} <boost/asio.hpp> <boost/asio/ssl.hpp> <
 # (*boost::unit_test::label("alone") on the BOOST_AUTO_TEST_CASE line) times
 # something that another test's load would disturb: it runs with nothing beside
 # it, and tools/check runs it when no build runs either (ctest label "alone").
+# openloop_integration_tests builds the integration tests and what they run,
+# without the unit tests: tools/check's gcc tree, whose unit tests would repeat
+# the sanitized tree's.
+add_custom_target(openloop_integration_tests)
 function(openloop_add_tests dir prefix pch)
   file(GLOB_RECURSE _tests CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/test/${dir}/*_test.cpp)
   foreach(_src IN LISTS _tests)
@@ -56,6 +60,7 @@ function(openloop_add_tests dir prefix pch)
       continue()
     endif()
     add_dependencies(${_target} openloop)
+    add_dependencies(openloop_integration_tests ${_target})
     # A case added to the file re-runs this configure, so it gets its ctest test.
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_src})
     file(STRINGS ${_src} _declared REGEX "BOOST_[A-Z_]*TEST_(CASE|SUITE)")

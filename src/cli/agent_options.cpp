@@ -152,8 +152,9 @@ void fill_agent(const po::variables_map& vm, run_options& o) {
         const std::string effort = vm["reasoning-effort"].as<std::string>();
         if (effort != "minimal" && effort != "low" && effort != "medium" && effort != "high" && effort != "none")
             throw usage_error("--reasoning-effort must be minimal, low, medium, high or none, got '" + effort + "'");
-        if (o.endpoint == endpoint_kind::embeddings)
-            throw usage_error("--reasoning-effort shapes generated output; --endpoint embeddings generates none");
+        if (o.endpoint == endpoint_kind::embeddings || o.endpoint == endpoint_kind::transcriptions)
+            throw usage_error("--reasoning-effort shapes a model's answer; --endpoint " + std::string(to_string(o.endpoint)) +
+                              " sends none");
         o.reasoning_effort = effort;
     }
 }

@@ -17,9 +17,11 @@ po::options_description endpoint_options() {
         ("endpoint", po::value<std::string>()->default_value("chat"),
          "chat (/v1/chat/completions), completions (/v1/completions), responses (/v1/responses, OpenAI's Responses "
          "API: the prompt sent as \"input\" with max_output_tokens; its stream's output_text deltas time the "
-         "tokens and response.completed gives the usage) or embeddings (/v1/embeddings: the prompt sent as "
+         "tokens and response.completed gives the usage), embeddings (/v1/embeddings: the prompt sent as "
          "\"input\", never streamed; the run reports request rate, E2E latency and the server's prompt tokens, "
-         "and generates no output tokens)")
+         "and generates no output tokens) or transcriptions (/v1/audio/transcriptions, speech to text: one "
+         "made WAV clip per request as multipart/form-data, with --audios 1 and --audio-seconds; the clip's "
+         "tokens are the prompt, the heard text the answer)")
         ("no-stream", po::bool_switch(),
          "send \"stream\": false: each answer is one JSON body with its usage. The run then has E2E latency "
          "(to the body's end), output tokens from usage, throughput and goodput on E2E, but no TTFT, TPOT or "
@@ -37,7 +39,9 @@ void require_streamed(const run_options& o, std::string_view metric, std::string
 void fill_endpoint(const po::variables_map& vm, run_options& o) {
     const std::string endpoint = vm["endpoint"].as<std::string>();
     const auto kind = parse_endpoint(endpoint);
-    if (!kind) throw usage_error("--endpoint must be chat, completions, responses or embeddings, got '" + endpoint + "'");
+    if (!kind)
+        throw usage_error("--endpoint must be chat, completions, responses, embeddings or transcriptions, got '" +
+                          endpoint + "'");
     o.endpoint = *kind;
     o.stream = !vm["no-stream"].as<bool>();
     const bool embeddings = o.endpoint == endpoint_kind::embeddings;
@@ -48,7 +52,15 @@ void fill_endpoint(const po::variables_map& vm, run_options& o) {
                 throw usage_error(std::string("--") + flag + " shapes generated output; --endpoint embeddings "
                                   "generates none (its requests carry only the model and the input)");
         }
-    } else if (!o.stream && vm["no-continuous-usage"].as<bool>()) {
+    } else if (o.endpoint == endpoint_kind::transcriptions) {
+        // A transcription's form carries the clip, the model and the stream fields only.
+        for (const char* flag : {"output-len", "ignore-eos", "temperature", "sampling-seed", "extra-body"}) {
+            if (vm.count(flag) && !vm[flag].defaulted())
+                throw usage_error(std::string("--") + flag + ": --endpoint transcriptions sends only the clip, the "
+                                  "model and the stream fields; the answer is as long as the clip's speech");
+        }
+    }
+    if (!o.stream && vm["no-continuous-usage"].as<bool>()) {
         throw usage_error("--no-continuous-usage asks a stream for less usage; with --no-stream there is no stream");
     } else if (o.endpoint == endpoint_kind::responses && vm["no-continuous-usage"].as<bool>()) {
         throw usage_error("--no-continuous-usage asks a stream for less usage; a Responses stream has no stream "

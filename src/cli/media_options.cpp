@@ -32,7 +32,8 @@ po::options_description media_options() {
          "as they are (their sizes read from their headers), all held in memory")
         ("audios", po::value<int>()->default_value(0),
          "speech-like audio clips per chat request, each an input_audio part (WAV, PCM 16-bit mono 16 kHz, "
-         "base64); at most 256 clips and 64 MB are made ahead")
+         "base64); at most 256 clips and 64 MB are made ahead. --endpoint transcriptions needs 1: the clip is "
+         "the request's file")
         ("audio-seconds", po::value<std::string>()->default_value("5"),
          "each clip's length in seconds: S, or a distribution as --input-len spells one (uniform:2:10)");
     return m;
@@ -46,12 +47,15 @@ void fill_media(const po::variables_map& vm, run_options& o) {
         for (const char* name : {"image-size", "image-format", "image-quality", "image-dir"})
             if (vm.count(name) && !vm[name].defaulted()) throw usage_error(std::string("--") + name + " needs --images");
     }
+    const bool transcriptions = o.endpoint == endpoint_kind::transcriptions;
+    if (transcriptions && (images || audios != 1))
+        throw usage_error("--endpoint transcriptions sends one clip per request: it needs --audios 1 and no --images");
     if (audios == 0 && !vm["audio-seconds"].defaulted()) throw usage_error("--audio-seconds needs --audios");
     if (!images && audios == 0) {
         if (!vm["image-reuse"].defaulted()) throw usage_error("--image-reuse needs --images or --audios");
         return;
     }
-    if (o.endpoint != endpoint_kind::chat)
+    if (o.endpoint != endpoint_kind::chat && !transcriptions)
         throw usage_error(std::string(images ? "--images" : "--audios") +
                           ": images and audio go in a chat message's content parts; they need --endpoint chat");
     media_config& m = o.media;
@@ -61,6 +65,7 @@ void fill_media(const po::variables_map& vm, run_options& o) {
             if (m.images->max() > 256) throw usage_error("--images: at most 256 images per request");
         }
         m.audios = audios;
+        m.raw_audio = transcriptions;  // a form's file part is the WAV's bytes, not base64
         m.audio_seconds = length_dist::parse(vm["audio-seconds"].as<std::string>(), "--audio-seconds");
         if (m.audio_seconds.max() > 600) throw usage_error("--audio-seconds: at most 600 seconds per clip");
         m.reuse = parse_fraction(vm["image-reuse"].as<std::string>(), "--image-reuse");

@@ -221,7 +221,10 @@ media_set::media_set(const media_config& c, std::uint64_t seed, std::uint64_t ex
             media_item item;
             item.type = media_item::kind::audio;
             item.encoded_bytes = wav.size();
-            append_base64(item.payload, wav);
+            if (c.raw_audio)
+                item.payload = wav;
+            else
+                append_base64(item.payload, wav);
             return item;
         });
         plan_.audio_pool = static_cast<std::uint32_t>(clips.size());
@@ -258,7 +261,7 @@ std::string media_set::describe() const {
         std::snprintf(line, sizeof line, " %u speech clips, %.0f KB of WAV;", plan_.audio_pool, static_cast<double>(audio_bytes) / 1e3);
         out += line;
     }
-    std::snprintf(line, sizeof line, " %.1f MB of base64 held, made in %.2f s", static_cast<double>(payload_bytes()) / 1e6, seconds_);
+    std::snprintf(line, sizeof line, " %.1f MB of payloads held, made in %.2f s", static_cast<double>(payload_bytes()) / 1e6, seconds_);
     return out + line;
 }
 

@@ -157,7 +157,8 @@ void request_recorder::on_done(const event& e) {
             stats_.sessions.completed_turn(e.request, m.ttft, m.e2e, e.prompt_tokens(), e.cached_tokens(),
                                            m.output_counted ? m.output_tokens : -1, r.tool_call);
         stats_.fidelity.completed({e.request, r.input_tokens, r.has_media() ? -1 : usage.prompt_tokens, r.max_tokens,
-                                   m.output_from_usage ? m.output_tokens : -1, usage.cached_tokens,
+                                   // Nothing asked (a transcription's answer is what it hears): no length to compare.
+                                   m.output_from_usage && r.max_tokens > 0 ? m.output_tokens : -1, usage.cached_tokens,
                                    r.reusable_at_send});
         end_measured(e.t_ns);
         for (request_sink* s : sinks_) s->completed(r, m);

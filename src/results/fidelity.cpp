@@ -175,11 +175,11 @@ boost::json::object refusals_json(const run_stats& s) {
     return boost::json::object{{"count", refusal_count(s)}, {"messages", std::move(messages)}};
 }
 
-std::string lengths_line(const char* what, const length_fidelity_stats& f, bool media_only = false) {
+// unchecked: why nothing was compared, when nothing was.
+std::string lengths_line(const char* what, const length_fidelity_stats& f, const char* unchecked) {
     char buf[320];
     if (f.checked == 0) {
-        std::snprintf(buf, sizeof buf, media_only ? "%s: not checked, every request carried media" : "%s: the server gave no counts",
-                      what);
+        std::snprintf(buf, sizeof buf, "%s: %s", what, unchecked);
         return buf;
     }
     std::snprintf(buf, sizeof buf, "%s: %.1f %% exact of %llu; server - intended p1 %lld p50 %lld p99 %lld tokens (%.2f %% .. %.2f %%)",
@@ -241,8 +241,13 @@ std::vector<std::string> describe_replay_fidelity(const run_stats& stats, const 
             lines.emplace_back(buf);
         }
     }
-    lines.push_back(lengths_line("input", f.input(), stats.media && stats.media->counted > 0));
-    lines.push_back(lengths_line("output", f.output()));
+    const char* no_counts = "the server gave no counts";
+    lines.push_back(lengths_line("input", f.input(),
+                                 stats.media && stats.media->counted > 0 ? "not checked, every request carried media" : no_counts));
+    // A transcription asks for no length: its answer is as long as what the model hears.
+    lines.push_back(lengths_line("output", f.output(),
+                                 stats.completed > 0 && stats.output_requested_tokens == 0 ? "not checked, no length was asked"
+                                                                                            : no_counts));
     if (f.replay()) {
         const prefix_reuse_stats& p = f.prefix();
         std::snprintf(buf, sizeof buf,

@@ -14,6 +14,8 @@ client_options client_options_for(const run_options& o) {
     co.target = o.target;
     co.path = api_base(co.target) + std::string(endpoint_path(o.endpoint));
     co.streamed = streams(o);
+    if (o.endpoint == endpoint_kind::transcriptions)
+        co.content_type = "multipart/form-data; boundary=" + std::string(multipart_boundary);
     co.headers = o.headers;
     co.trace_key = mix64(o.workload.seed);
     for (const char c : o.request_id_prefix) co.trace_key = mix64(co.trace_key ^ static_cast<unsigned char>(c));

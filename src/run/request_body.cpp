@@ -69,7 +69,8 @@ request_body::request_body(body_options o)
     : o_(std::move(o)),
       chat_(o_.endpoint == endpoint_kind::chat),
       responses_(o_.endpoint == endpoint_kind::responses),
-      embeddings_(o_.endpoint == endpoint_kind::embeddings) {}
+      embeddings_(o_.endpoint == endpoint_kind::embeddings),
+      transcriptions_(o_.endpoint == endpoint_kind::transcriptions) {}
 
 void request_body::generation_fields(json::object& body) const {
     body[responses_ ? "max_output_tokens" : "max_tokens"] = max_mark.substr(1, max_mark.size() - 2);
@@ -168,8 +169,40 @@ void request_body::append_media(std::string& out, const request_spec& spec, std:
     }
 }
 
+void request_body::append_transcription(std::string& out, const request_spec& spec, const std::string& model,
+                                        std::vector<body_splice>* splices) const {
+    const auto field = [&out](std::string_view name, std::string_view value) {
+        out.append("--").append(multipart_boundary).append("\r\nContent-Disposition: form-data; name=\"");
+        out.append(name).append("\"\r\n\r\n").append(value).append("\r\n");
+    };
+    for (const std::uint32_t i : spec.media) {
+        const media_item& m = o_.media->item(i);
+        out.append("--").append(multipart_boundary);
+        out.append("\r\nContent-Disposition: form-data; name=\"file\"; filename=\"clip.wav\"\r\n"
+                   "Content-Type: audio/wav\r\n\r\n");
+        if (splices)
+            splices->push_back({out.size(), m.payload});
+        else
+            out.append(m.payload);
+        out.append("\r\n");
+    }
+    field("model", model);
+    const std::string_view stream = o_.stream ? "true" : "false";
+    field("stream", stream);
+    if (o_.stream) {
+        field("stream_include_usage", "true");
+        field("stream_continuous_usage_stats", o_.continuous_usage ? "true" : "false");
+    }
+    field("response_format", "json");
+    out.append("--").append(multipart_boundary).append("--\r\n");
+}
+
 void request_body::append(std::string& out, const request_spec& spec, const std::string& model,
                           std::vector<body_splice>* splices) const {
+    if (transcriptions_) {
+        append_transcription(out, spec, model, splices);
+        return;
+    }
     if (spec.model >= per_model_.size()) per_model_.resize(spec.model + 1u);
     model_templates& t = per_model_[spec.model];
     if (t.text.empty() || model != t.model) {

@@ -36,8 +36,10 @@ prepared_request request_builder::build(request_spec& spec, std::uint64_t index,
         for (body_splice& s : p.splices) s.at += p.head;
         set_media_shape(p, spec);
     }
-    p.input_tokens = spec.input_tokens + o_.tools_prompt_tokens;
-    p.max_tokens = spec.max_tokens;
+    // A transcription sends neither the prompt nor an output length: its tokens are the clip's, from usage.
+    const bool transcription = o_.endpoint == endpoint_kind::transcriptions;
+    p.input_tokens = transcription ? 0 : spec.input_tokens + o_.tools_prompt_tokens;
+    p.max_tokens = transcription ? 0 : spec.max_tokens;
     return p;
 }
 

@@ -128,6 +128,10 @@ calibration_result choose_tokenizer(const run_options& o, workload& w, const cli
         tokenizer.label = "words (prompts from a file)";
         return tokenizer;
     }
+    if (o.endpoint == endpoint_kind::transcriptions) {
+        tokenizer.label = "none (a transcription sends no prompt)";
+        return tokenizer;
+    }
     calibration_request cr;
     cr.choice = o.tokenizer;
     // A Responses input is rendered with the chat template, as a chat message is.

@@ -218,6 +218,12 @@ struct handler : body_shape {
         const bool output = (w == where::choice && k == key::text) || (w == where::message && k == key::content) ||
                             (w == where::function && (k == key::name || k == key::arguments));
         if (output) choice_chars += utf8_length(s);
+        // A top-level "text" is a transcription's answer (vLLM's TranscriptionResponse).
+        if (w == where::root && k == key::text) {
+            out.has_text = true;
+            if (!s.empty()) out.info.kind = chunk_kind::content;
+            add_saturating(out.info.content_chars, utf8_length(s));
+        }
         // A Responses item's text: its parts' text (or refusal), a function call's name and arguments.
         if ((w == where::part && (k == key::text || k == key::refusal)) ||
             (w == where::output_item && (k == key::name || k == key::arguments)))

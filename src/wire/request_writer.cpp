@@ -24,7 +24,7 @@ std::size_t write_http_request(std::string& out, const client_options& o, std::s
     out.reserve(json_body.size() + 512);
     out.append("POST ").append(o.path).append(" HTTP/1.1\r\nHost: ").append(o.target.host_header);
     out.append("\r\nUser-Agent: openloop/" OPENLOOP_VERSION "\r\nAccept: text/event-stream\r\n");
-    out.append("Content-Type: application/json\r\nx-request-id: ").append(prefix);
+    out.append("Content-Type: ").append(o.content_type).append("\r\nx-request-id: ").append(prefix);
     out.append(digits, std::to_chars(digits, digits + sizeof digits, index).ptr).append("\r\n");
     // W3C trace context: the trace id's first half is the request index (so a server's trace
     // finds its line in requests.jsonl), its second a hash of the run and the index.

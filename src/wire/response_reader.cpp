@@ -239,7 +239,7 @@ bool response_reader::conclude_json(std::int64_t t_ns, event& done) {
         finish(error_class::server_error);
         return false;
     }
-    const bool generated = b.has_choices || b.has_output;
+    const bool generated = b.has_choices || b.has_output || b.has_text;
     if (i.kind == chunk_kind::malformed || (!generated && !b.has_data)) {
         finish(error_class::bad_chunk);
         return false;

@@ -148,5 +148,5 @@ BOOST_AUTO_TEST_CASE(flags_that_make_no_sense_are_usage_errors) {
     refused({"run", "--no-stream", "--log-chunk-gaps"}, "--log-chunk-gaps");
     refused({"sweep", "--no-stream", "--slo", "ttft_p99=1s"}, "--slo ttft");
     refused({"run", "--endpoint", "responses", "--no-continuous-usage"}, "a Responses stream has no stream options");
-    refused({"run", "--endpoint", "anthropic"}, "--endpoint must be chat, completions, responses or embeddings");
+    refused({"run", "--endpoint", "anthropic"}, "--endpoint must be chat, completions, responses, embeddings or transcriptions");
 }

@@ -36,6 +36,7 @@ struct media_config {
     std::string image_dir;              // images from these files instead of made ones
     int audios = 0;                     // clips per request
     length_dist audio_seconds = length_dist::fixed(5);
+    bool raw_audio = false;             // clips as their WAV bytes (a transcription's form), not base64
     // Made by the run's setup (run/runner) before its schedule, from the fields above.
     std::shared_ptr<const media_set> set;
 
@@ -43,7 +44,8 @@ struct media_config {
 };
 
 // One image or clip as a request sends it: the data URL of an image, the
-// base64 of a clip's WAV file, encoded once and shared by every request.
+// base64 of a clip's WAV file (its bytes as they are with raw_audio), encoded
+// once and shared by every request.
 struct media_item {
     enum class kind : std::uint8_t { image, audio };
     kind type = kind::image;

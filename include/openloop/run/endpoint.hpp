@@ -7,9 +7,9 @@
 
 namespace openloop {
 
-enum class endpoint_kind { chat, completions, responses, embeddings };
+enum class endpoint_kind { chat, completions, responses, embeddings, transcriptions };
 
-// "chat", "completions", "responses", "embeddings"; nullopt for anything else.
+// "chat", "completions", "responses", "embeddings", "transcriptions"; nullopt for anything else.
 std::optional<endpoint_kind> parse_endpoint(std::string_view name);
 std::string_view to_string(endpoint_kind endpoint);
 // The API path under the base path: "/chat/completions", "/completions", ...

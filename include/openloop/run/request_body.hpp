@@ -16,6 +16,10 @@
 // as parts: the prompt's text, then its images' image_url parts, then its
 // clips' input_audio parts; the payloads are the media set's, spliced in
 // where they lie (or copied in, without a list of splices).
+// A transcription request (vLLM's /v1/audio/transcriptions) is multipart/form-data:
+// its one clip's WAV bytes as the part "file" (raw, spliced like chat's payloads),
+// then model, the stream fields vLLM takes as form fields, and response_format json;
+// it sends no prompt and no output length (the answer is what the model hears).
 // Everything but the prompt and the lengths is the same for every request, so
 // it is serialized once per model (of a --model mix) into a template and each request only fills
 // in its own parts. Pure: no sockets, no clocks.
@@ -31,6 +35,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace openloop {
@@ -49,8 +54,12 @@ struct body_options {
     boost::json::value tool_choice;      // with tools; null: not sent
     boost::json::value response_format;  // null: not sent
     std::string reasoning_effort;        // empty: not sent
-    std::shared_ptr<const media_set> media;  // what spec.media points into (chat); null: none
+    std::shared_ptr<const media_set> media;  // what spec.media points into (chat, transcriptions); null: none
 };
+
+// The one boundary every transcription body's parts are split by: a generated
+// clip's samples would have to spell it out to break a body.
+inline constexpr std::string_view multipart_boundary = "openloop-form-7d1e5c3a9b2f4e60";
 
 class request_body {
 public:
@@ -80,6 +89,8 @@ private:
     // options: all but embeddings.
     void generation_fields(boost::json::object& body) const;
     void append_media(std::string& out, const request_spec& spec, std::vector<body_splice>* splices) const;
+    void append_transcription(std::string& out, const request_spec& spec, const std::string& model,
+                              std::vector<body_splice>* splices) const;
     // Chat and Responses prompts are text: token ids are for completions and embeddings.
     bool text_only() const { return chat_ || responses_; }
 
@@ -87,6 +98,7 @@ private:
     bool chat_;
     bool responses_;
     bool embeddings_;
+    bool transcriptions_;
     // Per model (request_spec::model), made at first use: text prompts, token-id
     // prompts (completions), tool results' requests (chat with tools), text with
     // media (chat).

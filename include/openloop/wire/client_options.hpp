@@ -16,6 +16,8 @@ namespace openloop {
 struct client_options {
     target_url target;
     std::string path;  // request path, e.g. "/v1/chat/completions"
+    // The body's type: a transcription sends multipart/form-data with its boundary.
+    std::string content_type = "application/json";
     bool streamed = true;  // false: each answer is one JSON body ("stream": false, embeddings)
     std::vector<std::pair<std::string, std::string>> headers;  // extra headers; values may be secrets
     // The run's part of each request's traceparent (request_writer.hpp): its seed and request id prefix.

@@ -26,6 +26,7 @@ struct json_body_info {
     // input/output_tokens as prompt/completion_tokens.
     bool has_output = false;
     bool has_data = false;     // a "data" array: an embeddings list
+    bool has_text = false;     // a top-level "text" string: a transcription (vLLM's TranscriptionResponse)
     std::uint32_t data_items = 0;
 };
 

@@ -355,7 +355,7 @@ BOOST_AUTO_TEST_CASE(values_are_typed_once_in_cli) {
                0u);
     BOOST_TEST(message({"--rag-docs", "10", "--prefix-len", "8"}).find("--rag-docs has its own shared parts") == 0u);
     BOOST_TEST(message({"--endpoint", "anthropic"}) ==
-               "--endpoint must be chat, completions, responses or embeddings, got 'anthropic'");
+               "--endpoint must be chat, completions, responses, embeddings or transcriptions, got 'anthropic'");
 }
 
 namespace {

@@ -28,6 +28,15 @@ BOOST_AUTO_TEST_CASE(media_flags_fill_the_media_config) {
     BOOST_TEST(o.config.at("images") == "uniform:1:3");  // summary.json's config
 }
 
+BOOST_AUTO_TEST_CASE(a_transcription_run_sends_one_clip_as_its_wav_bytes) {
+    const run_options o =
+        parse_run_command({"--endpoint", "transcriptions", "--audios", "1", "--audio-seconds", "3"}).options;
+    BOOST_TEST(to_string(o.endpoint) == "transcriptions");
+    BOOST_TEST(o.media.audios == 1);
+    BOOST_TEST(o.media.raw_audio);
+    BOOST_TEST(o.media.audio_seconds.max() == 3);
+}
+
 BOOST_AUTO_TEST_CASE(without_media_flags_a_run_has_none) {
     const run_options o = parse_run_command({}).options;
     BOOST_TEST(!o.media.wanted());
@@ -51,6 +60,10 @@ BOOST_AUTO_TEST_CASE(bad_media_flags_are_named) {
         {{"--audios", "1", "--audio-seconds", "601"}, "--audio-seconds: at most 600"},
         {{"--audios", "1", "--endpoint", "responses"}, "--audios: images and audio go in a chat message's content parts"},
         {{"--images", "1", "--endpoint", "embeddings"}, "they need --endpoint chat"},
+        {{"--endpoint", "transcriptions"}, "it needs --audios 1"},
+        {{"--endpoint", "transcriptions", "--audios", "2"}, "it needs --audios 1"},
+        {{"--endpoint", "transcriptions", "--audios", "1", "--images", "1"}, "it needs --audios 1"},
+        {{"--endpoint", "transcriptions", "--audios", "1", "--output-len", "9"}, "--output-len: --endpoint transcriptions"},
     };
     for (const auto& [args, said] : cases) {
         try {

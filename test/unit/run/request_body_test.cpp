@@ -342,3 +342,31 @@ BOOST_AUTO_TEST_CASE(spliced_payloads_between_the_bodys_pieces_are_the_whole_bod
     BOOST_TEST(joined == body.json(s, "m"));
     BOOST_TEST(pieces.size() + splices[0].payload.size() + splices[1].payload.size() == joined.size());
 }
+
+BOOST_AUTO_TEST_CASE(a_transcription_is_a_form_with_the_clips_wav_bytes_and_the_stream_fields) {
+    media_config c;
+    c.audios = 1;
+    c.audio_seconds = length_dist::fixed(1);
+    c.raw_audio = true;
+    body_options o;
+    o.endpoint = endpoint_kind::transcriptions;
+    o.media = std::make_shared<const media_set>(c, 1, 1);
+    const std::string& wav = o.media->item(0).payload;
+    BOOST_TEST(wav.substr(0, 4) == "RIFF");  // the file as it is, not base64
+    request_spec s = spec("never sent", 9);
+    s.media = {0};
+    const std::string b = request_body(o).json(s, "whisper");
+    const std::string d = "--openloop-form-7d1e5c3a9b2f4e60";
+    const std::string expected = d + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"clip.wav\"\r\n"
+                                     "Content-Type: audio/wav\r\n\r\n" + wav + "\r\n" +
+                                 d + "\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper\r\n" +
+                                 d + "\r\nContent-Disposition: form-data; name=\"stream\"\r\n\r\ntrue\r\n" +
+                                 d + "\r\nContent-Disposition: form-data; name=\"stream_include_usage\"\r\n\r\ntrue\r\n" +
+                                 d + "\r\nContent-Disposition: form-data; name=\"stream_continuous_usage_stats\"\r\n\r\ntrue\r\n" +
+                                 d + "\r\nContent-Disposition: form-data; name=\"response_format\"\r\n\r\njson\r\n" + d + "--\r\n";
+    BOOST_TEST(b == expected);
+    o.stream = false;
+    const std::string unstreamed = request_body(o).json(s, "whisper");
+    BOOST_TEST(unstreamed.find("name=\"stream\"\r\n\r\nfalse\r\n") != std::string::npos);
+    BOOST_TEST(unstreamed.find("stream_include_usage") == std::string::npos);
+}

@@ -65,6 +65,24 @@ BOOST_AUTO_TEST_CASE(text_completion_and_embeddings_on_every_split) {
     check_splits(200, openai_embedding, none, json_type, json);
 }
 
+// vLLM's /v1/audio/transcriptions unstreamed (response_format json): the heard text at the top
+// level and a usage in seconds of audio, no token counts; the text is the answer, not a bad body.
+BOOST_AUTO_TEST_CASE(a_transcriptions_text_is_its_answer) {
+    constexpr std::string_view transcription = R"({"text":" The quick brown fox.","usage":{"type":"duration","seconds":3}})";
+    const fed f = feed_whole(200, transcription, none, json_type, json);
+    BOOST_TEST(f.outcome == none);
+    BOOST_TEST(done_line(f) == "done t=1 a=-1 b=-1 v=-1 req=7");
+    check_splits(200, transcription, none, json_type, json);
+    json_body_scanner scanner;
+    scanner.feed(transcription);
+    const json_body_info b = scanner.finish();
+    BOOST_TEST(b.has_text);
+    BOOST_TEST(b.info.content_chars == 21u);
+    // Nothing heard is an answer without content, as an empty completion is.
+    const fed empty = feed_whole(200, R"({"text":"","usage":{"type":"duration","seconds":1}})", none, json_type, json);
+    BOOST_TEST(empty.outcome == openloop::error_class::no_content);
+}
+
 BOOST_AUTO_TEST_CASE(scanner_counts_what_the_chunk_decoder_would) {
     json_body_scanner s;
     for (const std::string_view body : {vllm_chat, reasoning_and_tools, openai_embedding}) {

@@ -17,8 +17,8 @@ po::options_description sim_media_options() {
          "and Qwen2.5-VL do (sides to multiples of P px, its area within [min, max] pixels) and counts one token "
          "per PxP cell plus 2 (vision start and end); fixed:N counts N per image (LLaVA-1.5: fixed:576)")
         ("audio-tokens-per-s", po::value<double>()->default_value(25),
-         "prompt tokens per second of WAV audio (input_audio parts), rounded up, plus 2 (audio start and end); "
-         "Qwen2-Audio: 25")
+         "prompt tokens per second of WAV audio (input_audio parts, and a transcription's clip, whose answer "
+         "is 3.3 tokens a second of it), rounded up, plus 2 (audio start and end); Qwen2-Audio: 25")
         ("media-encode-ms", po::value<double>(),
          "encoder cost per image or audio clip, ms, charged in the step of the request's first prefill chunk "
          "(preset: h100-8b 1, cpu-small 5, firehose 0)")

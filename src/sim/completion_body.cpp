@@ -2,6 +2,7 @@
 
 #include "openloop/base/clock.hpp"
 #include "openloop/sim/response_writer.hpp"
+#include "openloop/sim/transcription_form.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
@@ -137,8 +138,9 @@ net::awaitable<bool> write_whole_answer(Stream& stream, const sim_http_request& 
     const chat_extras extras{reasoning, cfg.answers.shape, a.w.thinks && cfg.answers.shape == reasoning_shape::reasoning,
                              p.reasoning, a.w.tool_id, p.function, arguments};
     a.rw.cached_tokens = a.lr.cached_tokens;
-    std::string s = a.responses ? a.rw.body(text, a.n, a.length)
-                                : completion_response(a.chat, (a.chat ? "chatcmpl-" : "cmpl-") + std::to_string(a.id),
+    std::string s = a.transcription ? transcription_response(text, a.r.audio_seconds)
+                  : a.responses     ? a.rw.body(text, a.n, a.length)
+                                    : completion_response(a.chat, (a.chat ? "chatcmpl-" : "cmpl-") + std::to_string(a.id),
                                                       started_unix, a.rec.model, text, a.finish,
                                                       a.r.prompt_tokens, a.n, a.lr.cached_tokens, extras);
     if (a.f == fault::bad_chunk) s.resize(s.size() / 2);

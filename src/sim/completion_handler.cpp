@@ -8,6 +8,7 @@
 #include "openloop/sim/openai_api.hpp"
 #include "openloop/sim/response_writer.hpp"
 #include "openloop/sim/responses_writer.hpp"
+#include "openloop/sim/transcription_form.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
@@ -42,17 +43,24 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
     completion_answer a(stream.get_executor());
     log_record& rec = a.rec;
     completion_request& r = a.r;
-    a.chat = path == "/v1/chat/completions";
+    a.transcription = path == "/v1/audio/transcriptions";
+    a.chat = path == "/v1/chat/completions" || a.transcription;
     a.responses = path == "/v1/responses";
     rec.first_byte_ns = first_byte_ns;
     rec.arrival_ns = steady_now_ns();
-    rec.endpoint = a.responses ? "/v1/responses" : a.chat ? "/v1/chat/completions" : "/v1/completions";
+    rec.endpoint = a.transcription ? "/v1/audio/transcriptions"
+                   : a.responses   ? "/v1/responses"
+                   : a.chat        ? "/v1/chat/completions"
+                                   : "/v1/completions";
     if (auto id = req.find("x-request-id"); id != req.end()) rec.request_id = std::string(id->value());
     if (auto s = req.find("x-session-id"); s != req.end()) rec.session_id = std::string(s->value());
     if (auto t = req.find("traceparent"); t != req.end()) rec.traceparent = std::string(t->value());
     rec.body_bytes = req.body().size();
 
-    if (auto err = a.responses ? parse_responses(req.body(), cfg_, r) : parse_completion(req.body(), a.chat, cfg_, r)) {
+    const auto content_type = req[http::field::content_type];
+    if (auto err = a.transcription ? parse_transcription({content_type.data(), content_type.size()}, req.body(), cfg_, r)
+                   : a.responses   ? parse_responses(req.body(), cfg_, r)
+                                   : parse_completion(req.body(), a.chat, cfg_, r)) {
         if (cfg_.quirks.error_500 && err->status == http::status::bad_request) {
             err->status = http::status::internal_server_error;
             err->type = "InternalServerError";
@@ -149,8 +157,9 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
         w.tool_name_json = boost::json::serialize(boost::json::value(a.plan.function));
     }
     {
-        std::string id = (a.chat ? "chatcmpl-" : "cmpl-") + std::to_string(mix64(h ^ index) >> 16);
-        w.head = R"({"id":")" + id + R"(","object":")" + (a.chat ? "chat.completion.chunk" : "text_completion") +
+        std::string id = (a.transcription ? "trsc-" : a.chat ? "chatcmpl-" : "cmpl-") + std::to_string(mix64(h ^ index) >> 16);
+        const char* object = a.transcription ? "transcription.chunk" : a.chat ? "chat.completion.chunk" : "text_completion";
+        w.head = R"({"id":")" + id + R"(","object":")" + object +
                  R"(","created":)" + std::to_string(created) + R"(,"model":)" + model_json + R"(,"choices":)";
     }
 

@@ -151,7 +151,8 @@ private:
         const std::string_view path = target.substr(0, target.find('?'));
         const bool get = req.method() == http::verb::get;
         const bool post = req.method() == http::verb::post;
-        if (path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/responses") {
+        if (path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/responses" ||
+            path == "/v1/audio/transcriptions") {
             if (!post) co_return co_await sim_io::send(stream, req, http::status::method_not_allowed, R"({"detail":"Method Not Allowed"})");
             co_return co_await completions_.complete(stream, req, path, first_byte_ns);
         }

@@ -113,6 +113,13 @@ bool read_image(media_reader& m, const json::object& part, std::vector<std::uint
     return true;
 }
 
+void add_audio(media_reader& m, double seconds, std::uint64_t h, std::vector<std::uint64_t>& ids) {
+    const std::int64_t tokens = audio_tokens(m.rule, seconds);
+    ++m.count.audios;
+    m.count.audio_tokens += tokens;
+    place(m, tokens, h, ids);
+}
+
 bool read_audio(media_reader& m, const json::object& part, std::vector<std::uint64_t>& ids, std::string& err) {
     const json::value* audio = member(part, "input_audio");
     const json::object* a = audio ? audio->if_object() : nullptr;
@@ -137,14 +144,23 @@ bool read_audio(media_reader& m, const json::object& part, std::vector<std::uint
         err = "Failed to load audio: " + err;
         return false;
     }
-    const std::int64_t tokens = audio_tokens(m.rule, wav->seconds);
-    ++m.count.audios;
-    m.count.audio_tokens += tokens;
-    place(m, tokens, content_hash(data->get_string()), ids);
+    add_audio(m, wav->seconds, content_hash(data->get_string()), ids);
     return true;
 }
 
 }  // namespace
+
+bool append_audio_file(media_reader& m, std::string_view wav_bytes, std::vector<std::uint64_t>& ids, double& seconds,
+                       std::string& err) {
+    const auto wav = read_wav(span_source(wav_bytes), err);
+    if (!wav) {
+        err = "Invalid or unsupported audio file: " + err;
+        return false;
+    }
+    seconds = wav->seconds;
+    add_audio(m, seconds, content_hash(wav_bytes), ids);
+    return true;
+}
 
 bool append_media_part(media_reader& m, const json::object& part, std::vector<std::uint64_t>& ids, std::string& err) {
     const json::value* type = member(part, "type");

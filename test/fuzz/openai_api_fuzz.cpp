@@ -4,11 +4,14 @@
 // that is JSON; an accepted one asks for at least one token and fits the
 // model (prompt + max_tokens <= max_model_len, without overflow), and its
 // output length stays within what it asked for, and its media tokens (images,
-// audio) are within its prompt; /tokenize answers JSON.
+// audio) are within its prompt; /tokenize answers JSON. The same bytes as a
+// transcription's multipart form (boundary B): accepted with its one clip,
+// the answer within the model, or rejected with a 4xx.
 
 #include "fuzz_input.hpp"
 
 #include "openloop/sim/openai_api.hpp"
+#include "openloop/sim/transcription_form.hpp"
 
 #include <boost/json/parse.hpp>
 
@@ -58,6 +61,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const int n = openloop::output_length(r, 0x9e3779b97f4a7c15u ^ size);
         FUZZ_CHECK(n >= 1 && n <= r.max_tokens);
         if (r.ignore_eos) FUZZ_CHECK(n == r.max_tokens);
+    }
+    openloop::completion_request t;
+    if (const auto error = openloop::parse_transcription("multipart/form-data; boundary=B", body, cfg, t)) {
+        const auto code = static_cast<int>(error->status);
+        FUZZ_CHECK(code >= 400 && code < 500);
+    } else {
+        FUZZ_CHECK(t.chat && t.media.audios == 1 && t.media.images == 0);
+        FUZZ_CHECK(t.media.tokens() == t.prompt_tokens);
+        FUZZ_CHECK(t.max_tokens >= 1 && t.ignore_eos);
+        FUZZ_CHECK(std::int64_t{t.prompt_tokens} + t.max_tokens <= cfg.model.max_model_len);
     }
     const auto [status, answer] = openloop::tokenize_response(body, cfg);
     FUZZ_CHECK(is_json(answer));

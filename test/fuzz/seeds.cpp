@@ -209,6 +209,11 @@ int main(int argc, char** argv) try {
         write(out / "openai_api", name + "-completions", bytes({0}) + body);
         write(out / "openai_api", name + "-chat", bytes({1}) + body);
     }
+    // A transcription form (the target reads it with boundary B): the same short WAV clip.
+    const std::string clip("RIFFD\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\x80>\0\0\0}\0\0\x02\0\x10\0data \0\0\0", 44);
+    write(out / "openai_api", "transcription-form",
+          bytes({0}) + "--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"c.wav\"\r\n\r\n" + clip +
+              std::string(32, '\0') + "\r\n--B\r\nContent-Disposition: form-data; name=\"stream\"\r\n\r\ntrue\r\n--B--\r\n");
     for (const auto& entry : fs::directory_iterator(src / "test/data/metrics")) {
         if (entry.path().extension() != ".txt") continue;
         const std::string text = read(entry.path());

@@ -13,6 +13,8 @@ import asyncio
 import base64
 import binascii
 import ctypes
+import email.parser
+import email.policy
 import hashlib
 import json
 import math
@@ -386,6 +388,64 @@ async def completion(request, chat):
             chunk = {"id": rid, "object": obj, "created": created, "model": args.model,
                      "choices": [], "usage": usage(p, n, r)}
             yield f"data: {json.dumps(chunk, separators=(',', ':'))}\n\n"
+        yield "data: [DONE]\n\n"
+
+    return StreamingResponse(stream(), media_type="text/event-stream")
+
+
+def form_fields(content_type, body):
+    """A multipart/form-data body's parts by name, read by Python's MIME parser (the email package)."""
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body)
+    if not message.is_multipart():
+        raise BadRequest(f"expected multipart/form-data, got {content_type!r}")
+    return {part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
+            for part in message.iter_parts()}
+
+
+@app.post("/v1/audio/transcriptions")
+async def transcriptions(request: Request):
+    """vLLM's speech to text: the clip's tokens are the prompt, 3.3 tokens a second of it the answer."""
+    try:
+        fields = form_fields(request.headers.get("content-type", ""), await request.body())
+        if "file" not in fields:
+            raise BadRequest("file: Field required")
+        model = fields.get("model", args.model.encode()).decode()
+        if model != args.model:
+            return error(404, f"The model `{model}` does not exist.", "NotFoundError")
+        seconds = wav_seconds(fields["file"])
+    except BadRequest as e:
+        return error(400, str(e), "BadRequestError")
+    p = math.ceil(seconds * AUDIO_TOKENS_PER_S - 1e-9) + 2
+    n = max(1, math.floor(seconds * 3.3 + 0.5))
+
+    def flag(name):
+        return fields.get(name, b"false").decode().lower() in ("true", "1", "yes", "on")
+
+    rid = "trsc-" + request.headers.get("x-request-id", uuid.uuid4().hex)
+    created = int(time.time())
+    if not flag("stream"):
+        await asyncio.sleep((args.ttft_ms + args.itl_ms * (n - 1)) / 1000)
+        return JSONResponse({"text": " tok" * n, "usage": {"type": "duration", "seconds": math.ceil(seconds)}})
+    include_usage = flag("stream_include_usage")
+    continuous = include_usage and flag("stream_continuous_usage_stats")
+
+    def event(choices, k):
+        chunk = {"id": rid, "object": "transcription.chunk", "created": created, "model": args.model,
+                 "choices": choices}
+        if continuous or (include_usage and not choices):
+            chunk["usage"] = usage(p, k)
+        return f"data: {json.dumps(chunk, separators=(',', ':'))}\n\n"
+
+    async def stream():
+        await asyncio.sleep(args.ttft_ms / 1000)
+        for k in range(1, n + 1):
+            if k > 1:
+                await asyncio.sleep(args.itl_ms / 1000)
+            yield event([{"delta": {"content": " tok"}, "finish_reason": "stop" if k == n else None,
+                          "stop_reason": None}], k)
+        if include_usage:
+            yield event([], n)
         yield "data: [DONE]\n\n"
 
     return StreamingResponse(stream(), media_type="text/event-stream")

@@ -39,6 +39,7 @@ struct completion_answer {
     int n = 0;             // tokens to generate, thinking included
     int sent = 0;          // tokens written
     bool chat = false, responses = false, length = false, firehose = false;
+    bool transcription = false;  // /v1/audio/transcriptions: chat's chunks as transcription.chunk, or {"text"}
     std::string_view finish;
     event_writer w;
     responses_writer rw;

@@ -1,6 +1,6 @@
 #pragma once
 // The simulator's answers to what it generates for: completions, chat
-// completions and Responses requests (parsed, faults picked and quirks
+// completions, Responses and transcription requests (parsed, faults picked and quirks
 // applied; the body written by completion_body) and embeddings requests, each
 // decoded by the engine in real time (engine_runner) and written to the
 // request log.
@@ -27,7 +27,8 @@ public:
     // Opens the request log (throws std::runtime_error when it cannot).
     completion_handler(const sim_config& cfg, engine_runner& runner, sim_counters& counters);
 
-    // path: /v1/chat/completions, /v1/completions or /v1/responses. Each
+    // path: /v1/chat/completions, /v1/completions, /v1/responses or
+    // /v1/audio/transcriptions (a multipart form: transcription_form). Each
     // returns whether the connection may serve another request.
     template <class Stream>
     boost::asio::awaitable<bool> complete(Stream& stream, const sim_http_request& req, std::string_view path,

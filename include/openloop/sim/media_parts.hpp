@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace openloop {
@@ -45,6 +46,12 @@ struct media_reader {
 // read and its placeholders appended to ids; a part that carries no prompt
 // (refusal, thinking) does nothing. False with err for anything else.
 bool append_media_part(media_reader& m, const boost::json::object& part, std::vector<std::uint64_t>& ids,
+                       std::string& err);
+
+// A whole WAV file as a transcription form sends it (its bytes, not base64),
+// read and placed as an input_audio part's clip is; seconds := its length.
+// False with err when it is not one.
+bool append_audio_file(media_reader& m, std::string_view wav_bytes, std::vector<std::uint64_t>& ids, double& seconds,
                        std::string& err);
 
 }  // namespace openloop

@@ -44,6 +44,7 @@ struct completion_request {
     tool_request tools;  // chat only
     media_count media;   // chat only: its images and audio, whose tokens prompt_tokens counts
     int adapter = -1;    // the LoRA adapter its "model" names (an index into lora_modules); -1: the base
+    double audio_seconds = 0;  // a transcription's clip, as its usage reports it
 };
 
 struct api_error {

@@ -226,6 +226,47 @@ BOOST_AUTO_TEST_CASE(ttft_grows_with_image_count_as_the_cost_model_says) {
     BOOST_TEST(slope < 1.6 * per_image, slope << " ms per image, the model says " << per_image);
 }
 
+// vLLM's /v1/audio/transcriptions: each request a multipart form with one clip, whose tokens are
+// the prompt (the server's count, request by request) and whose speech is the answer, streamed as
+// transcription.chunk objects: 3.3 tokens a second of clip, each timed as a chat chunk.
+BOOST_AUTO_TEST_CASE(transcriptions_are_forms_whose_clips_the_server_counts) {
+    temp_dir dir;
+    const auto sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--log", sim_log});
+    const int rc = run_openloop({"--target", sim.url, "--endpoint", "transcriptions", "--rate", "20", "--num-requests",
+                                 "12", "--audios", "1", "--audio-seconds", "uniform:1:4", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    const int whole = run_openloop({"--target", sim.url, "--endpoint", "transcriptions", "--no-stream", "--rate", "20",
+                                    "--num-requests", "4", "--request-id-prefix", "whole-", "--audios", "1", "--audio-seconds", "2", "--out",
+                                    dir.file("whole")},
+                                   dir.file("whole.log"));
+    BOOST_TEST_REQUIRE(whole == 0, slurp(dir.file("whole.log")));
+    sim.process.stop();
+    const auto server = sim_log_by_id(sim_log);
+    std::set<std::int64_t> lengths;
+    for (const auto& r : read_jsonl(dir.file("out/requests.jsonl"))) {
+        BOOST_TEST_REQUIRE(r.at("status").as_string() == "ok");
+        const json::object& s = server.at(std::string(r.at("id").as_string()));
+        BOOST_TEST(s.at("endpoint").as_string() == "/v1/audio/transcriptions");
+        BOOST_TEST(json_int(s.at("audios")) == 1);
+        BOOST_TEST(json_int(r.at("input_tokens")) == 0);
+        BOOST_TEST(json_int(r.at("media_tokens")) == json_int(s.at("audio_tokens")));
+        BOOST_TEST(json_int(r.at("prompt_tokens")) == json_int(s.at("prompt_tokens")));
+        const std::int64_t seconds = (json_int(s.at("audio_tokens")) - 2) / 25;
+        lengths.insert(seconds);
+        BOOST_TEST(json_int(r.at("output_tokens")) == std::llround(static_cast<double>(seconds) * 3.3));
+        BOOST_TEST(json_int(r.at("output_tokens")) == json_int(s.at("completion_tokens")));
+        BOOST_TEST(r.at("ttft_ms").to_number<double>() > 0);
+    }
+    BOOST_TEST(lengths.size() >= 2u);  // the clips' lengths were drawn, not one
+    // Unstreamed: vLLM's {"text", "usage": {"type": "duration"}}, no token counts, the text's characters read.
+    for (const auto& r : read_jsonl(dir.file("whole/requests.jsonl"))) {
+        BOOST_TEST_REQUIRE(r.at("status").as_string() == "ok");
+        BOOST_TEST(r.at("e2e_ms").to_number<double>() > 0);
+    }
+}
+
 // vLLM's HTTP stack (FastAPI over uvicorn) reads the same parts, made ones and real files, and
 // counts them by the same rule.
 BOOST_AUTO_TEST_CASE(uvicorn_counts_each_requests_images_and_audio) {
@@ -247,6 +288,19 @@ BOOST_AUTO_TEST_CASE(uvicorn_counts_each_requests_images_and_audio) {
         // Two images of 16 x 16 merged patches and 2; 2 s of audio at 25 tokens/s and 2.
         BOOST_TEST(json_int(r.at("media_tokens")) == 2 * (16 * 16 + 2) + (2 * 25 + 2));
         BOOST_TEST(json_int(r.at("body_bytes")) > 85'392);  // the clip's 64,044 bytes in base64, and more
+    }
+
+    // A transcription form, read by Python's own MIME parser (the email package): the clip
+    // arrives whole (2 s of audio: 52 tokens) and the stream is read to its 7 tokens.
+    const int heard = run_openloop({"--target", server.url, "--model", "vllm-uvicorn", "--endpoint", "transcriptions",
+                                    "--rate", "20", "--num-requests", "4", "--audios", "1", "--audio-seconds", "2",
+                                    "--out", dir.file("heard")},
+                                   dir.file("heard.log"));
+    BOOST_TEST_REQUIRE(heard == 0, slurp(dir.file("heard.log")));
+    for (const auto& r : read_jsonl(dir.file("heard/requests.jsonl"))) {
+        BOOST_TEST_REQUIRE(r.at("status").as_string() == "ok");
+        BOOST_TEST(json_int(r.at("media_tokens")) == 2 * 25 + 2);
+        BOOST_TEST(json_int(r.at("output_tokens")) == 7);
     }
 
     // Real files, a photo and a drawing: the server reads their headers as they are.

@@ -107,7 +107,11 @@ BOOST_AUTO_TEST_CASE(a_clean_server_does_not_grow) {
     BOOST_TEST(summary.at("failed").to_number<int>() == 0);
 }
 
-BOOST_AUTO_TEST_CASE(a_slowing_server_shows_a_latency_trend) {
+// Alone: a ramp is told from a step by how much better a line fits the windows' p50s
+// than two levels do (0.8 of the step fit's residual), so noise in the windows' p50s
+// reads as a step. It failed so twice (a step_up at 14 s, 267 -> 343 ms), both times in
+// the stage where the ASan tree builds beside the tests, and never run alone.
+BOOST_AUTO_TEST_CASE(a_slowing_server_shows_a_latency_trend, *boost::unit_test::label("alone")) {
     temp_dir dir;
     // Step time grows by 60 % over the 24 s (90 x 24 s / 3600 s = 0.6).
     auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "cpu-small", "--slowdown-per-hour", "90"});

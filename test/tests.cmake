@@ -35,6 +35,15 @@ set(OPENLOOP_IT_PCH ${OPENLOOP_UNIT_PCH} <boost/asio.hpp> <boost/asio/ssl.hpp> <
 # (*boost::unit_test::label("alone") on the BOOST_AUTO_TEST_CASE line) times
 # something that another test's load would disturb: it runs with nothing beside
 # it, and tools/check runs it when no build runs either (ctest label "alone").
+# Integration tests that spend their time waiting on the clock, on paths the
+# others cover, are built in plain trees only: it_sweep (4 minutes of
+# open-loop stages, which it_run and the others cover), it_replay_on_time (a
+# minute of trace at 1x on it_mooncake_replay's path), it_soak (100 s of
+# windows; it_soak_crash runs a soak's path) and it_k8s_manifests (the pods'
+# commands are run, merge and sweep, which it_shard covers). Their sanitized
+# builds were compile time for tests tools/check never ran.
+set(OPENLOOP_PLAIN_ONLY_TESTS sweep replay_on_time soak)  # and it_k8s_manifests, below
+
 # openloop_integration_tests builds the integration tests and what they run,
 # without the unit tests: tools/check's gcc tree, whose unit tests would repeat
 # the sanitized tree's.
@@ -45,6 +54,9 @@ function(openloop_add_tests dir prefix pch)
     get_filename_component(_name ${_src} NAME_WE)
     string(REGEX REPLACE "_test$" "" _name ${_name})
     set(_target ${prefix}_${_name})
+    if(OPENLOOP_SANITIZE AND prefix STREQUAL "it" AND _name IN_LIST OPENLOOP_PLAIN_ONLY_TESTS)
+      continue()
+    endif()
     add_executable(${_target} ${_src})
     target_link_libraries(${_target} PRIVATE openloop_test_main)
     get_property(_owner GLOBAL PROPERTY OPENLOOP_${prefix}_PCH_TARGET)
@@ -169,9 +181,12 @@ if(Python3_Interpreter_FOUND)
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(ref_hf_usage_server PROPERTIES LABELS ref TIMEOUT 300
                        ENVIRONMENT "OPENLOOP_BIN=$<TARGET_FILE:openloop>")
-  # The Kubernetes manifests' commands, run here against the real binary and simulator (python3-yaml).
-  add_test(NAME it_k8s_manifests COMMAND ${Python3_EXECUTABLE} -m unittest tools/k8s/test_manifests.py
-           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-  set_tests_properties(it_k8s_manifests PROPERTIES LABELS it TIMEOUT 600
-                       ENVIRONMENT "OPENLOOP_BIN=$<TARGET_FILE:openloop>")
+  # The Kubernetes manifests' commands, run here against the real binary and simulator (python3-yaml);
+  # plain trees only (OPENLOOP_PLAIN_ONLY_TESTS).
+  if(NOT OPENLOOP_SANITIZE)
+    add_test(NAME it_k8s_manifests COMMAND ${Python3_EXECUTABLE} -m unittest tools/k8s/test_manifests.py
+             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(it_k8s_manifests PROPERTIES LABELS it TIMEOUT 600
+                         ENVIRONMENT "OPENLOOP_BIN=$<TARGET_FILE:openloop>")
+  endif()
 endif()

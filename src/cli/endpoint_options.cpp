@@ -54,7 +54,7 @@ void fill_endpoint(const po::variables_map& vm, run_options& o) {
         }
     } else if (o.endpoint == endpoint_kind::transcriptions) {
         // A transcription's form carries the clip, the model and the stream fields only.
-        for (const char* flag : {"output-len", "ignore-eos", "temperature", "sampling-seed", "extra-body"}) {
+        for (const char* flag : {"input-len", "output-len", "ignore-eos", "temperature", "sampling-seed", "extra-body"}) {
             if (vm.count(flag) && !vm[flag].defaulted())
                 throw usage_error(std::string("--") + flag + ": --endpoint transcriptions sends only the clip, the "
                                   "model and the stream fields; the answer is as long as the clip's speech");

@@ -64,6 +64,7 @@ BOOST_AUTO_TEST_CASE(bad_media_flags_are_named) {
         {{"--endpoint", "transcriptions", "--audios", "2"}, "it needs --audios 1"},
         {{"--endpoint", "transcriptions", "--audios", "1", "--images", "1"}, "it needs --audios 1"},
         {{"--endpoint", "transcriptions", "--audios", "1", "--output-len", "9"}, "--output-len: --endpoint transcriptions"},
+        {{"--endpoint", "transcriptions", "--audios", "1", "--input-len", "500"}, "--input-len: --endpoint transcriptions"},
     };
     for (const auto& [args, said] : cases) {
         try {

@@ -40,4 +40,8 @@ std::string utc_text(std::int64_t ns) {
     return buf;
 }
 
+std::string figure_text(double v) { return std::isfinite(v) ? fmt("%.4g", v) : "-"; }
+
+std::string ms_text(double v) { return std::isfinite(v) ? fmt_ms(v) : "-"; }
+
 }  // namespace openloop

@@ -156,6 +156,7 @@ soak_report judge_soak(const soak_windows& w, std::size_t warmup) {
             o.check_step = f->check_step;
         }
         v.trend = judge_series(points, v.unit, o);
+        v.points = std::move(points);
         r.verdicts.push_back(std::move(v));
     }
 

@@ -7,12 +7,15 @@
 // class sum to the failures); the result and summary.json are built from the
 // default run_context, and summary.json as written (pretty_json) parses
 // back with the same counts; the stage view keeps those counts and a bounded
-// in-flight series, whatever times the lines hold.
+// in-flight series, whatever times the lines hold. report.html drawn from
+// that summary, with the same text read as its timeseries.csv, is one whole
+// page in which no byte of the input opens a tag.
 
 #include "fuzz_input.hpp"
 
 #include "openloop/base/json_text.hpp"
 #include "openloop/results/rebuild.hpp"
+#include "openloop/results/run_html.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/results/summary_json.hpp"
 
@@ -50,5 +53,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(back.is_object());
     FUZZ_CHECK(back.at("completed").to_number<std::uint64_t>() == completed);
     FUZZ_CHECK(back.at("failed").to_number<std::uint64_t>() == failed);
+
+    const std::string page = openloop::run_report_html("<fuzz>", summary, text, "");
+    FUZZ_CHECK(page.starts_with("<!DOCTYPE html>") && page.ends_with("</html>\n"));
+    FUZZ_CHECK(page.find("<script") == std::string::npos && page.find("<fuzz>") == std::string::npos);
     return 0;
 }

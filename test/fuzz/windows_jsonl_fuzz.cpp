@@ -5,11 +5,13 @@
 // line, and the first bad line is named exactly when there is one; judging
 // keeps the counts, one verdict per signal, a headline that opens the text
 // and summary.json's "soak" object, written as summary.json is (pretty_json),
-// parses back with them.
+// parses back with them. report.html of a soak with those windows draws a
+// chart per verdict, and no byte of the input opens a tag in it.
 
 #include "fuzz_input.hpp"
 
 #include "openloop/base/json_text.hpp"
+#include "openloop/results/run_html.hpp"
 #include "openloop/results/soak_report.hpp"
 
 #include <boost/json/parse.hpp>
@@ -54,5 +56,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string table = openloop::format_soak(r);
     FUZZ_CHECK(table.starts_with(r.headline + "\n"));
     FUZZ_CHECK(static_cast<std::size_t>(std::count(table.begin(), table.end(), '\n')) >= r.verdicts.size() + 1);
+
+    const std::string page = openloop::run_report_html("soak", boost::json::object{{"soak", o}}, "", text);
+    FUZZ_CHECK(page.starts_with("<!DOCTYPE html>") && page.ends_with("</html>\n"));
+    FUZZ_CHECK(page.find("<script") == std::string::npos);
+    std::size_t charts = 0;
+    for (std::size_t at = page.find("data-chart=\"soak_"); at != std::string::npos;
+         at = page.find("data-chart=\"soak_", at + 1))
+        ++charts;
+    FUZZ_CHECK(charts == r.verdicts.size());
     return 0;
 }

@@ -17,6 +17,10 @@ const char* ms_format(double scale);
 // v ms at its own magnitude's precision.
 std::string fmt_ms(double v);
 
+// For a table cell: four significant digits, and fmt_ms; "-" for a figure that is not (NaN).
+std::string figure_text(double v);
+std::string ms_text(double v);
+
 // ns since 1970 as RFC 3339 in UTC to the microsecond: "2026-12-03T10:40:00.000250Z".
 std::string utc_text(std::int64_t ns);
 

@@ -41,6 +41,7 @@ struct soak_verdict {
     std::string unit;   // "MiB"
     bool worse_up = true;  // growth is the bad direction (false: throughput, which sags)
     series_trend trend;
+    std::vector<trend_point> points;  // the series judged, for report.html's chart
 };
 
 struct soak_report {

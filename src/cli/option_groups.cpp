@@ -1,6 +1,7 @@
 #include "openloop/cli/option_groups.hpp"
 
 #include "openloop/base/input_error.hpp"
+#include "openloop/base/quantity.hpp"
 #include "openloop/cli/agent_options.hpp"
 #include "openloop/cli/endpoint_options.hpp"
 #include "openloop/cli/load_options.hpp"
@@ -45,6 +46,9 @@ void fill_run_options(const po::variables_map& vm, run_command& cmd, bool for_sw
         check_workload_config(cmd.options.workload);  // the rules between the workload's flags, before any server starts
         cmd.options.watch = fill_signals(vm);
         if (vm.count("metrics-listen")) cmd.options.metrics_listen = vm["metrics-listen"].as<std::string>();
+        cmd.options.metrics_linger_s = parse_duration_s(vm["metrics-linger"].as<std::string>(), "--metrics-linger");
+        if (cmd.options.metrics_linger_s > 0 && cmd.options.metrics_listen.empty())
+            throw usage_error("--metrics-linger keeps --metrics-listen's endpoint open: give --metrics-listen too");
     } catch (const input_error& e) {
         throw usage_error(e.what());
     }

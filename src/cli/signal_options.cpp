@@ -6,7 +6,10 @@
 
 #include <boost/program_options.hpp>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 
 namespace openloop {
@@ -27,7 +30,11 @@ po::options_description signal_options() {
         ("metrics-listen", po::value<std::string>(),
          "serve openloop's own Prometheus metrics at HOST:PORT/metrics while it runs (e.g. 127.0.0.1:9464; "
          "[::1]:9464; :9464 listens on every interface, with a warning): counters by outcome, in flight, lag and "
-         "latency histograms, the last window's percentiles (tools/grafana has a dashboard)");
+         "latency histograms, the last window's percentiles (tools/grafana has a dashboard); / is a live page "
+         "for a browser")
+        ("metrics-linger", po::value<std::string>()->default_value("0"),
+         "with --metrics-listen: keep serving the final figures this long after the results are written, so a "
+         "scraper's last scrape sees the run's end (e.g. 30s for a 15 s scrape interval); Ctrl-C ends it");
     return signals;
 }
 
@@ -44,6 +51,22 @@ void start_live_metrics(run_options& o) {
     const listen_address& a = o.live->address();
     const std::string host = a.host.empty() ? "0.0.0.0" : a.host.find(':') != std::string::npos ? "[" + a.host + "]" : a.host;
     std::fprintf(stderr, "openloop: metrics on http://%s:%u/metrics\n", host.c_str(), static_cast<unsigned>(o.live->port()));
+}
+
+void linger_live_metrics(const run_options& o) {
+    if (!o.live || !(o.metrics_linger_s > 0)) return;
+    std::fprintf(stderr, "openloop: the final metrics stay on port %u for %g s (--metrics-linger; Ctrl-C ends it)\n",
+                 static_cast<unsigned>(o.live->port()), o.metrics_linger_s);
+    // The stop signals are held (blocked) for the run's io thread to take; waited for here the same way.
+    hold_stop_signals();
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    const auto whole = static_cast<std::time_t>(o.metrics_linger_s);
+    timespec wait{whole, static_cast<long>((o.metrics_linger_s - static_cast<double>(whole)) * 1e9)};
+    while (sigtimedwait(&stop, nullptr, &wait) < 0 && errno == EINTR) {
+    }
 }
 
 watch_options fill_signals(const po::variables_map& vm) {

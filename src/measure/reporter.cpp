@@ -2,6 +2,7 @@
 
 #include "openloop/base/clock.hpp"
 #include "openloop/base/result_files.hpp"
+#include "openloop/measure/live_json.hpp"
 #include "openloop/measure/metrics_export.hpp"
 #include "openloop/measure/progress_line.hpp"
 #include "openloop/measure/request_log.hpp"
@@ -182,7 +183,11 @@ struct reporter::impl {
         }
         v.generator_rss_bytes = resident_memory_bytes();
         v.generator_cpu_seconds = cpu_seconds();
-        options_.live->publish(format_live_metrics(v));
+        const std::int64_t origin = timeseries_.origin_ns();
+        const std::int64_t now = steady_now_ns();
+        const double elapsed_s = origin != 0 && now > origin ? static_cast<double>(now - origin) / 1e9 : 0.0;
+        options_.live->publish(format_live_metrics(v),
+                               format_live_json(v, options_.live_label, elapsed_s, timeseries_.recent()));
     }
 
     void print_progress(std::int64_t now) {

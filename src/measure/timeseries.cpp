@@ -64,25 +64,33 @@ void timeseries::completed(const request_timeline&, const request_metrics& m) {
 }
 
 void timeseries::emit_row(std::uint64_t in_flight) {
+    timeseries_row row{static_cast<double>(index_ * window_ns_) / 1e9, offered_, refused_, completed_, failed_,
+                       in_flight, output_tokens_};
+    if (ttft_.count() > 0) {
+        row.ttft_p50_ms = ms(ttft_.percentile(50));
+        row.ttft_p99_ms = ms(ttft_.percentile(99));
+    }
     if (out_.is_open()) {
         char line[256];
         const double rss = rss_mb();
         char p50[32] = "";
         char p99[32] = "";
         char mem[32] = "";
-        if (ttft_.count() > 0) {
-            std::snprintf(p50, sizeof p50, "%.3f", ms(ttft_.percentile(50)));
-            std::snprintf(p99, sizeof p99, "%.3f", ms(ttft_.percentile(99)));
+        if (row.ttft_p50_ms >= 0) {
+            std::snprintf(p50, sizeof p50, "%.3f", row.ttft_p50_ms);
+            std::snprintf(p99, sizeof p99, "%.3f", row.ttft_p99_ms);
         }
         if (rss >= 0) {
             std::snprintf(mem, sizeof mem, "%.1f", rss);
         }
         std::snprintf(line, sizeof line,
                       "%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRId64 ",%s,%s,%s\n",
-                      static_cast<double>(index_ * window_ns_) / 1e9, offered_, refused_, completed_, failed_,
-                      in_flight, output_tokens_, p50, p99, mem);
+                      row.t_s, row.offered, row.refused, row.completed, row.failed, row.in_flight, row.output_tokens,
+                      p50, p99, mem);
         out_ << line;
     }
+    if (recent_.size() == recent_rows) recent_.pop_front();
+    recent_.push_back(row);
     offered_ = refused_ = completed_ = failed_ = 0;
     output_tokens_ = 0;
     ttft_.reset();

@@ -65,6 +65,7 @@ reporter_options reporter_options_for(const run_options& o) {
     ro.soak_window = o.soak_window;
     ro.window_lines = o.window_lines;
     ro.live = o.live.get();
+    ro.live_label = o.live_label.empty() ? "run" : o.live_label;
     // Per-model output only in a mixed run; bucket labels for the media breakdown and log.
     if (o.models.mixed())
         for (const model_share& m : o.models.models()) ro.model_names.push_back(m.name);

@@ -5,6 +5,7 @@
 #include "openloop/run/stage_end.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -41,6 +42,12 @@ stage_plan plan_stage(const sweep_options& sweep, std::uint64_t min_samples, con
         o.workload.trace_loop = true;
     }
     o.arrival.count_block = sweep.rate_block;
+    char label[96];
+    if (closed)
+        std::snprintf(label, sizeof label, "sweep stage %zu: concurrency %d", index, in.concurrency);
+    else
+        std::snprintf(label, sizeof label, "sweep stage %zu: %g req/s", index, in.rate);
+    o.live_label = label;
     o.warmup_requests = 0;
     o.warmup_s = in.warmup_s;
     // At least stage_s and at least min_samples measured requests.

@@ -1,6 +1,7 @@
 #include "openloop/watch/metrics_endpoint.hpp"
 
 #include "openloop/base/executor.hpp"
+#include "openloop/watch/live_page.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -58,6 +59,7 @@ struct metrics_endpoint::impl {
     std::mutex mutex;  // guards text: publish() is called from the reporter thread
     std::shared_ptr<const std::string> text =
         std::make_shared<const std::string>("# openloop: nothing published yet\n");
+    std::shared_ptr<const std::string> json = std::make_shared<const std::string>("{}");
 
     // The endpoint thread's only.
     std::list<tcp_stream*> connections;
@@ -95,6 +97,10 @@ struct metrics_endpoint::impl {
         std::lock_guard lock(mutex);
         return text;
     }
+    std::shared_ptr<const std::string> latest_json() {
+        std::lock_guard lock(mutex);
+        return json;
+    }
 
     http::response<http::string_body> respond(const http::request<http::string_body>& req) {
         http::response<http::string_body> res;
@@ -112,16 +118,19 @@ struct metrics_endpoint::impl {
             res.result(http::status::ok);
             res.set(http::field::content_type, metrics_content_type);
             res.body() = *latest();
+        } else if (path == "/live.json") {
+            res.result(http::status::ok);
+            res.set(http::field::content_type, "application/json");
+            res.set(http::field::cache_control, "no-store");
+            res.body() = *latest_json();
         } else if (path == "/") {
             res.result(http::status::ok);
             res.set(http::field::content_type, "text/html; charset=utf-8");
-            res.body() =
-                "<!doctype html><title>openloop</title>"
-                "<p>openloop's live metrics, in Prometheus text format: <a href=\"/metrics\">/metrics</a></p>\n";
+            res.body() = live_page_html();
         } else {
             res.result(http::status::not_found);
             res.set(http::field::content_type, "text/plain; charset=utf-8");
-            res.body() = "not found: openloop serves /metrics\n";
+            res.body() = "not found: openloop serves / (the live page), /live.json and /metrics\n";
         }
         res.prepare_payload();
         return res;
@@ -209,11 +218,13 @@ void metrics_endpoint::start() {
     });
 }
 
-void metrics_endpoint::publish(std::string text) {
+void metrics_endpoint::publish(std::string text, std::string live_json) {
     auto next = std::make_shared<const std::string>(std::move(text));
+    auto next_json = std::make_shared<const std::string>(live_json.empty() ? std::string("{}") : std::move(live_json));
     {
         std::lock_guard lock(impl_->mutex);
         impl_->text.swap(next);
+        impl_->json.swap(next_json);
     }
     // next, the text before, is freed here, outside the lock (or by the last
     // response still sending it).

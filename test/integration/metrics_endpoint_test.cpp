@@ -86,7 +86,11 @@ BOOST_AUTO_TEST_CASE(serves_the_latest_text_on_one_keep_alive_connection) {
     r = c.get("/");
     BOOST_TEST(r.status == 200);
     BOOST_TEST(r.headers["Content-Type"].rfind("text/html", 0) == 0u);
-    BOOST_TEST(r.body.find("/metrics") != std::string::npos);
+    BOOST_TEST(r.body.find("fetch(\"/live.json\"") != std::string::npos, "the live page polls /live.json");
+    r = c.get("/live.json");
+    BOOST_TEST(r.status == 200);
+    BOOST_TEST(r.headers["Content-Type"] == "application/json");
+    BOOST_TEST(r.body == "{}", "before a publish: an empty view");
 
     m.publish("openloop_in_flight 4\n");
     r = c.get("/metrics");

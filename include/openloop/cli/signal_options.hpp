@@ -1,6 +1,7 @@
 #pragma once
 // The options that watch the server beside the load, shared by run, sweep
-// and soak: --scrape, --scrape-metric, --server-pid, --metrics-listen.
+// and soak: --scrape, --scrape-metric, --server-pid, --metrics-listen,
+// --metrics-linger.
 
 #include "openloop/run/runner.hpp"
 #include "openloop/watch/server_watch.hpp"
@@ -18,5 +19,10 @@ watch_options fill_signals(const boost::program_options::variables_map& vm);
 // Binds and starts o.live for o.metrics_listen (nothing when empty); a bad
 // address or a bind failure is a usage_error naming --metrics-listen.
 void start_live_metrics(run_options& o);
+
+// After the results: o.live keeps serving the final figures for
+// o.metrics_linger_s, so a Prometheus scraping every 15 s sees the end of the
+// run; SIGINT or SIGTERM ends the wait at once.
+void linger_live_metrics(const run_options& o);
 
 }  // namespace openloop

@@ -49,6 +49,7 @@ struct reporter_options {
     // --metrics-listen: the text published once a second (and at the end);
     // without a soak, its window gauges cover 10 s windows.
     metrics_endpoint* live = nullptr;
+    std::string live_label;  // the live page's words for what runs: a sweep's stage
     std::function<std::uint64_t()> lost_events;  // the producer's count of events the full ring dropped
     // A trace replay's entries in schedule order (request i is entry i % n), for
     // its fidelity report; they outlive the reporter. Null: not a replay.

@@ -134,6 +134,8 @@ struct run_options {
     // --metrics-listen: started by the command, shared by a sweep's stages.
     std::string metrics_listen;
     std::shared_ptr<metrics_endpoint> live;
+    std::string live_label;  // what the live page says the run is: "run", "soak", a sweep's stage
+    double metrics_linger_s = 0;  // --metrics-linger: the endpoint's life after the results
 };
 
 struct run_outcome {

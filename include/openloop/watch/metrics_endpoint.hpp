@@ -2,7 +2,8 @@
 // openloop's own Prometheus endpoint (--metrics-listen): a small HTTP/1.1
 // server on its own thread and io_context, never the run's io thread, that
 // serves the latest text the reporter published. GET /metrics (exposition
-// 0.0.4), GET / a pointer to it, 404 elsewhere, 405 for other methods;
+// 0.0.4), GET /live.json (measure/live_json) and GET / the live page that
+// draws it (watch/live_page), 404 elsewhere, 405 for other methods;
 // keep-alive (Prometheus keeps its connections), an idle timeout per
 // connection, and bounds on connections and request size so a stray client
 // cannot make it hold more than a little memory.
@@ -12,7 +13,7 @@
 // thread
 //     live_view v;  v.stats = &stats;  v.in_flight = ...;  v.window = ...;
 //     v.generator_rss_bytes = resident_memory_bytes();
-//     endpoint.publish(format_live_metrics(v));
+//     endpoint.publish(format_live_metrics(v), format_live_json(v, ...));
 // and stop() it (or let it go out of scope) after the last publish.
 
 #include "openloop/watch/listen_address.hpp"
@@ -45,9 +46,9 @@ public:
     // Starts serving on the endpoint's thread; throws std::logic_error if
     // started before or stopped.
     void start();
-    // Thread-safe; what GET /metrics serves from now on (before the first
-    // call: a comment line only).
-    void publish(std::string text);
+    // Thread-safe; what GET /metrics and GET /live.json serve from now on
+    // (before the first call: a comment line only, and {}).
+    void publish(std::string text, std::string live_json = {});
     // Closes the listener and every connection, and joins the thread.
     // Idempotent; returns promptly even with clients connected.
     void stop();

@@ -18,6 +18,7 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::size_t cdf_steps = 200;
+constexpr std::size_t max_time_points = 600;
 
 // The latency histograms a report draws and tables, summary.json's names first.
 struct latency_metric {
@@ -92,21 +93,38 @@ std::vector<std::string> latency_charts(const std::vector<std::pair<const latenc
     return {svg_chart(request), svg_chart(token)};
 }
 
+// A series of the run's seconds, at most max_time_points points: a long run's
+// seconds are drawn in groups, each group's mean (its highest for a peak or
+// a p99), so a soak of hours stays a page of a few hundred kilobytes.
+chart_series time_series(const csv_columns& ts, const std::string& name, std::string_view column, bool peak) {
+    chart_series s(name);
+    const std::vector<double> t = ts.column("t_s"), v = ts.column(column);
+    const std::size_t n = std::min(t.size(), v.size());
+    const std::size_t group = (n + max_time_points - 1) / max_time_points;
+    for (std::size_t from = 0; from < n; from += std::max<std::size_t>(group, 1)) {
+        double sum = 0, high = -INFINITY;
+        std::size_t values = 0;
+        for (std::size_t i = from; i < std::min(n, from + group); ++i) {
+            if (!std::isfinite(v[i])) continue;
+            sum += v[i];
+            high = std::max(high, v[i]);
+            ++values;
+        }
+        if (values > 0) s.points.push_back({t[from], peak ? high : sum / static_cast<double>(values)});
+    }
+    return s;
+}
+
 std::vector<std::string> time_charts(const csv_columns& ts) {
-    const std::vector<double> t = ts.column("t_s");
-    const auto series = [&](const std::string& name, std::string_view column) {
-        chart_series s(name);
-        const std::vector<double> v = ts.column(column);
-        for (std::size_t i = 0; i < t.size() && i < v.size(); ++i)
-            if (std::isfinite(v[i])) s.points.push_back({t[i], v[i]});
-        return s;
+    const auto series = [&](const std::string& name, std::string_view column, bool peak = false) {
+        return time_series(ts, name, column, peak);
     };
     chart_spec rates{"rates", "Requests per second: offered, completed and failed", "time (s)", "requests per second"};
     rates.series = {series("offered", "offered"), series("completed", "completed"), series("failed", "failed")};
     chart_spec in_flight{"in_flight", "Requests in flight at each second's end", "time (s)", "requests"};
-    in_flight.series = {series("in flight", "in_flight")};
+    in_flight.series = {series("in flight", "in_flight", true)};
     chart_spec ttft{"ttft_over_time", "TTFT of the requests that ended in each second", "time (s)", "TTFT (ms)"};
-    ttft.series = {series("TTFT p50", "ttft_p50_ms"), series("TTFT p99", "ttft_p99_ms")};
+    ttft.series = {series("TTFT p50", "ttft_p50_ms"), series("TTFT p99", "ttft_p99_ms", true)};
     return {svg_chart(rates), svg_chart(in_flight), svg_chart(ttft)};
 }
 
@@ -133,6 +151,32 @@ void by_input_length(html_page& page, const json::object& s) {
     page.charts({svg_chart(chart)});
     page.table("by_input_length", {"input tokens", "completed", "TTFT p50", "TTFT p99", "TPOT p50", "E2E p50", "E2E p99"},
                rows);
+}
+
+// A sessions run: TTFT and E2E by turn, the cost of a growing conversation.
+void by_turn(html_page& page, const json::object& s) {
+    const json::value* turns = json_object(s, "sessions").if_contains("by_turn");
+    if (turns == nullptr || !turns->is_array() || turns->get_array().empty()) return;
+    chart_spec chart("by_turn", "TTFT and E2E by turn of a session", "turn", "latency (ms)");
+    chart_series ttft50("TTFT p50", {}, true, true), ttft99("TTFT p99", {}, true, true), e2e50("E2E p50", {}, true, true);
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& t : turns->get_array()) {
+        if (!t.is_object()) continue;
+        const json::object& o = t.get_object();
+        const double turn = json_number(o, "turn");
+        const json::object &ttft = json_object(o, "ttft_ms"), &e2e = json_object(o, "e2el_ms");
+        ttft50.points.push_back({turn, json_number(ttft, "p50")});
+        ttft99.points.push_back({turn, json_number(ttft, "p99")});
+        e2e50.points.push_back({turn, json_number(e2e, "p50")});
+        rows.push_back({figure_text(turn) + (json_true(o, "and_later") ? "+" : ""), figure_text(json_number(o, "completed")),
+                        ms_text(json_number(ttft, "p50")), ms_text(json_number(ttft, "p99")),
+                        ms_text(json_number(e2e, "p50")), figure_text(json_number(o, "mean_prompt_tokens")),
+                        figure_text(json_number(o, "mean_cached_tokens"))});
+    }
+    chart.series = {ttft50, ttft99, e2e50};
+    page.section("By turn");
+    page.charts({svg_chart(chart)});
+    page.table("by_turn", {"turn", "completed", "TTFT p50", "TTFT p99", "E2E p50", "prompt tokens", "cached tokens"}, rows);
 }
 
 void tables(html_page& page, const json::object& s,
@@ -243,6 +287,7 @@ std::string run_report_html(const std::string& title, const json::object& summar
         page.charts(time_charts(ts));
     }
     by_input_length(page, summary);
+    by_turn(page, summary);
     tables(page, summary, filled);
 
     page.section("How it was run");

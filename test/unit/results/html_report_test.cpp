@@ -183,3 +183,31 @@ BOOST_AUTO_TEST_CASE(a_comparisons_page_names_what_got_worse_and_plots_every_cha
     fine["metrics"].as_object()["ttft_p99"].as_object()["verdict"] = "within noise";
     BOOST_TEST(compare_report_html(fine, {}).find("data-verdict=\"WITHIN NOISE\"") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_CASE(a_long_runs_seconds_are_drawn_in_groups) {
+    // Ten hours of seconds: drawn as at most 600 points a series, the page stays small.
+    std::string csv = "t_s,offered,refused,completed,failed,in_flight,output_tokens,ttft_p50_ms,ttft_p99_ms,generator_rss_mb\n";
+    for (int i = 0; i < 36'000; ++i)
+        csv += std::to_string(i) + ",10,0,10,0," + std::to_string(i % 97 == 0 ? 500 : 5) + ",1280,40.5,90.25,20.0\n";
+    const json::object summary{{"validity", json::object{{"valid", true}, {"reasons", json::array{}}}}};
+    const std::string page = run_report_html("long", summary, csv, "");
+    BOOST_TEST(page.find("data-series=\"offered\" data-points=\"600\"") != std::string::npos);
+    BOOST_TEST(page.find("data-series=\"in flight\" data-points=\"600\"") != std::string::npos);
+    // A group's peak is its highest second: the bursts of 500 in flight stay visible.
+    BOOST_TEST(page.find("in flight: 500 at") != std::string::npos);
+    BOOST_TEST(page.size() < 1'000'000u, page.size());
+}
+
+BOOST_AUTO_TEST_CASE(a_sessions_run_is_drawn_by_turn) {
+    const json::object summary = json::parse(R"({"validity": {"valid": true, "reasons": []},
+        "sessions": {"by_turn": [
+          {"turn": 1, "completed": 20, "ttft_ms": {"p50": 40, "p99": 80}, "e2el_ms": {"p50": 400}, "mean_prompt_tokens": 512},
+          {"turn": 2, "completed": 20, "ttft_ms": {"p50": 60, "p99": 95}, "e2el_ms": {"p50": 450}, "mean_prompt_tokens": 900},
+          {"turn": 3, "and_later": true, "completed": 18, "ttft_ms": {"p50": 70, "p99": null}, "e2el_ms": {"p50": 480}}]}})")
+                                     .as_object();
+    const std::string page = run_report_html("s", summary, "", "");
+    BOOST_TEST(page.find("data-chart=\"by_turn\"") != std::string::npos);
+    BOOST_TEST(page.find("data-series=\"TTFT p50\" data-points=\"3\"") != std::string::npos);
+    BOOST_TEST(page.find("data-series=\"TTFT p99\" data-points=\"2\"") != std::string::npos);  // turn 3 has none
+    BOOST_TEST(page.find("<td>3+</td>") != std::string::npos, "the last row holds the later turns too");
+}

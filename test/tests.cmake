@@ -39,10 +39,12 @@ set(OPENLOOP_IT_PCH ${OPENLOOP_UNIT_PCH} <boost/asio.hpp> <boost/asio/ssl.hpp> <
 # others cover, are built in plain trees only: it_sweep (4 minutes of
 # open-loop stages, which it_run and the others cover), it_replay_on_time (a
 # minute of trace at 1x on it_mooncake_replay's path), it_soak (100 s of
-# windows; it_soak_crash runs a soak's path) and it_k8s_manifests (the pods'
-# commands are run, merge and sweep, which it_shard covers). Their sanitized
-# builds were compile time for tests tools/check never ran.
-set(OPENLOOP_PLAIN_ONLY_TESTS sweep replay_on_time soak)  # and it_k8s_manifests, below
+# windows; it_soak_crash runs a soak's path), it_k8s_manifests (the pods'
+# commands are run, merge and sweep, which it_shard covers) and it_report_html
+# (chromium reading report.html: the page's code is unit_html_report's, which
+# the sanitized trees run). Their sanitized builds were compile time for tests
+# tools/check never ran.
+set(OPENLOOP_PLAIN_ONLY_TESTS sweep replay_on_time soak report_html)  # and it_k8s_manifests, below
 
 # openloop_integration_tests builds the integration tests and what they run,
 # without the unit tests: tools/check's gcc tree, whose unit tests would repeat
@@ -146,6 +148,14 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME unit_grafana_dashboard COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_grafana_dashboard.py
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(unit_grafana_dashboard PROPERTIES LABELS unit TIMEOUT 60)
+  # The same dashboard's every query run on Debian's Prometheus (tools/deps --tests) scraping a real run and the
+  # simulator, about 25 s. Plain trees only: what it adds is PromQL; the endpoint's code is it_metrics_endpoint's.
+  if(NOT OPENLOOP_SANITIZE)
+    add_test(NAME it_grafana_prometheus COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_grafana_prometheus.py
+             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(it_grafana_prometheus PROPERTIES LABELS it TIMEOUT 180
+                         ENVIRONMENT "OPENLOOP_BIN=$<TARGET_FILE:openloop>")
+  endif()
   # docs/architecture.md's rules a script can check: includes down the flow, file and class sizes.
   add_test(NAME unit_tree_shape COMMAND ${Python3_EXECUTABLE} -m unittest tools/test_tree_shape.py
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

@@ -4,6 +4,7 @@
 #include "openloop/cli/dir_arguments.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/base/json_text.hpp"
+#include "openloop/results/compare_html.hpp"
 #include "openloop/results/compare.hpp"
 #include "openloop/results/sweep_compare.hpp"
 #include "openloop/run/result_dir.hpp"
@@ -32,7 +33,9 @@ constexpr const char* usage_text =
     "always give the same answer); throughput intervals from the completion counts (Poisson). A change counts\n"
     "when its interval clears ±--min-change (1 %) of the base value: smaller ones are within noise whatever\n"
     "their interval (two runs of one seeded schedule differ by hundredths of a percent). Prints Markdown;\n"
-    "--json prints the same as JSON, --out FILE also writes it there (Markdown, or JSON with --json).\n\n"
+    "--json prints the same as JSON, --out FILE also writes it there (Markdown, or JSON with --json).\n"
+    "--html FILE writes the comparison as one self-contained page for a browser: the verdict, a forest plot of\n"
+    "every metric's relative change with its interval, then the table.\n\n"
     "Gates for release pipelines, repeatable: --fail-on 'ttft_p99>+10%' fails when TTFT p99 rose significantly\n"
     "and by more than 10 %; --fail-on 'request_throughput<-5%' when throughput fell significantly by more than\n"
     "5 %. A change within noise never fails a gate.\n\n"
@@ -155,6 +158,7 @@ int compare_main(const std::vector<std::string>& args) {
         "ttft_p99{model=sql-lora}>+10%")("json", po::bool_switch(),
                                                                              "print JSON instead of Markdown")(
         "out", po::value<std::string>(), "also write the comparison to this file")(
+        "html", po::value<std::string>(), "also write the comparison as a page for a browser to this file (two runs)")(
         "resamples", po::value<unsigned>()->default_value(1000), "bootstrap resamples (at least 100)")(
         "min-change", po::value<std::string>()->default_value("1%"), "the least relative change that counts, e.g. 2% or 0.02")(
         "allow-mismatch", po::bool_switch(), "judge the gates even when the two runs' workloads differ");
@@ -171,6 +175,9 @@ int compare_main(const std::vector<std::string>& args) {
     if (sweep0 != sweep1)
         throw usage_error("compare: " + runs[sweep0 ? 0 : 1] + " is a sweep and " + runs[sweep0 ? 1 : 0] +
                           " is not: compare two runs or two sweeps");
+    if (sweep0 && vm.count("html"))
+        throw usage_error("compare: --html draws two runs' comparison; two sweeps compare knee against knee in "
+                          "Markdown or --json, and each sweep's report.html draws its own curves");
     if (sweep0)
         return compare_sweep_dirs(runs, gate_texts, vm["json"].as<bool>(), vm.count("out") ? vm["out"].as<std::string>() : "",
                                   vm["allow-mismatch"].as<bool>());
@@ -190,9 +197,17 @@ int compare_main(const std::vector<std::string>& args) {
     refuse_gates_across_workloads(match_runs(base, now), gates, options.allow_mismatch, text, out);
     std::vector<std::optional<std::string>> failures;
     const std::vector<model_changes> models = compare_models(base, now, options);  // for NAME{model=M} gates
+    std::vector<std::string> failed;
     for (const auto& g : gates) {
         if (const auto why = gate_unjudged(g, changes, models)) std::fprintf(stderr, "openloop: compare: %s\n", why->c_str());
         failures.push_back(gate_failure(g, changes, models));
+        if (failures.back()) failed.push_back(*failures.back());
+    }
+    if (vm.count("html")) {
+        const std::string html = vm["html"].as<std::string>();
+        std::ofstream file(html, std::ios::binary);
+        file << compare_report_html(compare_json(base, now, changes, options), failed);
+        if (!file.flush()) throw usage_error("compare: cannot write " + html);
     }
     return finish(text, out, failures);
 }

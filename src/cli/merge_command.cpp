@@ -6,6 +6,7 @@
 #include "openloop/results/number_text.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/results/table.hpp"
+#include "openloop/run/report_file.hpp"
 #include "openloop/run/result_dir.hpp"
 
 #include <boost/json.hpp>
@@ -79,6 +80,7 @@ int merge_main(const std::vector<std::string>& args) {
     const merged_result merged = merge_results(parts, allow_mismatch);
     const result_dir merged_dir(out);
     merged_dir.write_merged(merged);
+    try_write_report_html(merged_dir);
     const run_result& result = merged.result;
     if (vm["json"].as<bool>()) {
         std::cout << naming_command("merge", [&] { return merged_dir.read(result_file::summary_json); });

@@ -7,6 +7,7 @@
 #include "openloop/results/run_result.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/results/table.hpp"
+#include "openloop/run/report_file.hpp"
 #include "openloop/run/result_dir.hpp"
 
 #include <boost/json.hpp>
@@ -24,7 +25,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* usage_text =
-    "Usage: openloop report DIR [--force] [--json]\n\n"
+    "Usage: openloop report DIR [--html] [--force] [--json]\n\n"
     "Rebuilds summary.json and the table of a run, sweep stage or soak that did not finish (killed, or the\n"
     "machine lost) from what it left in DIR: run.json (how it was driven, written before the first request),\n"
     "requests.jsonl (one line per request that ended, flushed every second) and, for a soak, windows.jsonl\n"
@@ -33,17 +34,29 @@ constexpr const char* usage_text =
     "not rebuilt (no per-chunk times are kept on disk). A torn last line is counted and skipped.\n"
     "A DIR with a summary.json is a finished run: it is left alone unless --force. A summary.json that is not\n"
     "one (not JSON, or no verdict in it) is moved aside to summary.json.unreadable, said on stderr, and rebuilt\n"
-    "(its \"rebuilt\" says why); without run.json to rebuild it from, exit 2.\n\n";
+    "(its \"rebuilt\" says why); without run.json to rebuild it from, exit 2.\n\n"
+    "--html writes DIR/report.html, the page a person opens in a browser (one self-contained file: charts,\n"
+    "tables, how the result was made), for a finished run, soak, merge or sweep of any age, and prints its path.\n"
+    "A rebuilt summary gets its report.html with or without it, as every run, sweep, soak and merge does.\n\n";
 
 // Rebuilds dir's summary.json (report_main's work, once the command line is read).
 void report(const result_dir& dir, const po::variables_map& vm) {
     if (!fs::is_directory(dir.path())) throw usage_error("report: " + dir.path().string() + " is not a directory");
+    const bool html = vm["html"].as<bool>();
+    if (html && dir.is_sweep()) {
+        std::cout << "report: " << write_report_html(dir).string() << "\n";
+        return;
+    }
     const fs::path summary_file = dir.file(result_file::summary_json);
     // An unreadable summary.json is no finished run's: it is rebuilt, and kept aside, never overwritten unseen.
     std::optional<std::string> unreadable;
     if (const std::optional<std::string> summary = dir.read_if_any(result_file::summary_json)) {
         unreadable = summary_problem(*summary);
         if (!unreadable && !vm["force"].as<bool>()) {
+            if (html) {
+                std::cout << "report: " << write_report_html(dir).string() << "\n";
+                return;
+            }
             std::cout << dir.path().string() << " is a finished run: its summary.json stands (--force rebuilds it)\n";
             return;
         }
@@ -87,6 +100,7 @@ void report(const result_dir& dir, const po::variables_map& vm) {
     } else {
         dir.write_json(result_file::summary_json, summary);
     }
+    const std::optional<fs::path> page = try_write_report_html(dir);
     if (vm["json"].as<bool>()) {
         std::cout << dir.read(result_file::summary_json);
     } else {
@@ -94,6 +108,7 @@ void report(const result_dir& dir, const po::variables_map& vm) {
                   << summary_file.string() << "\n";
         if (!verdicts.empty()) std::cout << verdicts << "\n";
         std::cout << format_table(result);
+        if (page) std::cout << "report: " << page->string() << "\n";
     }
 }
 
@@ -102,6 +117,7 @@ void report(const result_dir& dir, const po::variables_map& vm) {
 int report_main(const std::vector<std::string>& args) {
     po::options_description opts("Options", help_width, help_width / 2);
     opts.add_options()("help,h", "show this help")("force", po::bool_switch(), "rebuild even when summary.json exists")(
+        "html", po::bool_switch(), "write DIR/report.html and print its path")(
         "json", po::bool_switch(), "print summary.json instead of the table")(
         "warmup-windows", po::value<std::size_t>()->default_value(2), "a soak's windows left out of its trends");
     const po::variables_map vm = parse_dirs_command(args, opts, 1, "report");

@@ -1,5 +1,6 @@
 #include "openloop/cli/run_command.hpp"
 
+#include "openloop/base/result_files.hpp"
 #include "openloop/cli/option_groups.hpp"
 #include "openloop/cli/scenario.hpp"
 #include "openloop/cli/signal_options.hpp"
@@ -36,8 +37,10 @@ int run_main(const std::vector<std::string>& args) {
         std::cout << format_table(outcome.result);
         if (!cmd.options.out_dir.empty())
             std::cout << "\nresults: " << cmd.options.out_dir << "/ (summary.json, requests.jsonl, "
-                      << (outcome.result.stats.sessions.enabled() ? "sessions.jsonl, " : "") << "timeseries.csv)\n";
+                      << (outcome.result.stats.sessions.enabled() ? "sessions.jsonl, " : "") << "timeseries.csv)\n"
+                      << "report:  " << cmd.options.out_dir << "/" << result_file::report_html << " (open it in a browser)\n";
     }
+    if (!outcome.interrupted) linger_live_metrics(cmd.options);
     return finish_run(cmd, outcome);
 }
 

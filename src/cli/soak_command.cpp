@@ -10,6 +10,7 @@
 #include "openloop/results/soak_report.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/results/table.hpp"
+#include "openloop/run/report_file.hpp"
 #include "openloop/run/result_dir.hpp"
 
 #include <boost/json.hpp>
@@ -47,6 +48,7 @@ std::string write_soak_summary(const result_dir& dir, boost::json::object summar
     }
     summary["soak"] = std::move(soak);
     dir.write_json(result_file::summary_json, summary);
+    try_write_report_html(dir);
     if (changed) *changed = report.changed;
     return format_soak(report);
 }
@@ -124,8 +126,9 @@ int soak_main(const std::vector<std::string>& args) {
     } else {
         std::cout << verdicts << "\n" << format_table(outcome.result);
         std::cout << "\nresults: " << o.out_dir << "/ (summary.json, windows.csv, windows.jsonl, requests.jsonl)\n"
-                  << "plots:   tools/plot-soak " << o.out_dir << "\n";
+                  << "report:  " << o.out_dir << "/" << result_file::report_html << " (open it in a browser)\n";
     }
+    if (!outcome.interrupted) linger_live_metrics(o);
     const int status = run_exit_status(outcome);
     return status == 0 && changed ? 5 : status;
 }

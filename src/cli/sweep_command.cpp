@@ -1,6 +1,7 @@
 #include "openloop/cli/sweep_command.hpp"
 
 #include "openloop/base/quantity.hpp"
+#include "openloop/base/result_files.hpp"
 #include "openloop/cli/option_groups.hpp"
 #include "openloop/cli/scenario.hpp"
 #include "openloop/cli/signal_options.hpp"
@@ -170,9 +171,11 @@ int sweep_main(const std::vector<std::string>& args) {
         std::cout << "\n" << sweep_markdown(result.report);
         if (!cmd.options.out_dir.empty())
             std::cout << "\nresults: " << cmd.options.out_dir << "/ (sweep.json, sweep.md, sweep.csv, stage-*/)\n"
-                      << "plots:   tools/plot-sweep " << cmd.options.out_dir << "/sweep.json\n";
+                      << "report:  " << cmd.options.out_dir << "/" << result_file::report_html
+                      << " (open it in a browser)\n";
     }
     if (result.interrupted) return 130;
+    linger_live_metrics(cmd.options.base);
     if (!result.shards_lost.empty()) {
         std::cerr << "openloop: " << result.shards_lost << "; the report holds the stages before it\n";
         return 3;

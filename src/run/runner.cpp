@@ -11,6 +11,7 @@
 #include "openloop/measure/ring.hpp"
 #include "openloop/measure/resource_usage.hpp"
 #include "openloop/run/layer_options.hpp"
+#include "openloop/run/report_file.hpp"
 #include "openloop/run/result_dir.hpp"
 #include "openloop/run/run_description.hpp"
 #include "openloop/run/run_driver.hpp"
@@ -316,8 +317,11 @@ run_outcome run_load(const run_options& asked) {
     if (out.overloaded)
         ctx.partial_reason = "aborted: more than " + std::to_string(o.overload_inflight) + " requests in flight (overloaded)";
     out.result = make_run_result(std::move(stats), std::move(ctx));
-    if (!o.out_dir.empty())
-        result_dir(o.out_dir).write_json(result_file::summary_json, summary_json(out.result));
+    if (!o.out_dir.empty()) {
+        const result_dir dir(o.out_dir);
+        dir.write_json(result_file::summary_json, summary_json(out.result));
+        try_write_report_html(dir);
+    }
     return out;
 }
 

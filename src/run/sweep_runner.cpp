@@ -4,6 +4,7 @@
 #include "openloop/base/clock.hpp"
 #include "openloop/results/sweep_json.hpp"
 #include "openloop/results/sweep_table.hpp"
+#include "openloop/run/report_file.hpp"
 #include "openloop/run/result_dir.hpp"
 #include "openloop/run/shard_barrier.hpp"
 #include "openloop/run/sweep_plan.hpp"
@@ -70,6 +71,7 @@ sweep_result run_sweep(const sweep_options& opt) {
             sweep.write_json(result_file::sweep_json, to_json(report));
             sweep.write_text(result_file::sweep_md, sweep_markdown(report));
             sweep.write_text(result_file::sweep_csv, sweep_csv(report));
+            try_write_report_html(sweep);
         }
     };
 

@@ -19,6 +19,8 @@ inline constexpr std::string_view sessions_jsonl = "sessions.jsonl";  // a line 
 inline constexpr std::string_view timeseries_csv = "timeseries.csv";  // a row per second
 inline constexpr std::string_view windows_csv = "windows.csv";        // a soak's row per window
 inline constexpr std::string_view windows_jsonl = "windows.jsonl";    // the same windows, read back to judge them
+// Any result directory's (a sweep's too): the page a person opens, drawn from the files above.
+inline constexpr std::string_view report_html = "report.html";
 
 // A sweep's directory: the report, and a directory per stage (run/result_dir's stage_dir_name).
 inline constexpr std::string_view sweep_json = "sweep.json";

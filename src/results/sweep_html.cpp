@@ -102,15 +102,26 @@ std::vector<std::string> curves(const sweep_view& v, const json::object& sweep) 
             metrics.emplace_back(metric, metric == "tpot" ? "TPOT" : metric == "itl" ? "ITL" : metric);
     }
     for (const auto& [metric, label] : metrics) {
-        chart_spec c{"latency_" + metric, label + " by stage: p50 and p99, with the p99's 95 % confidence interval",
-                     x_label(v), label + " (ms)", v.log_x};
-        c.series = {percentile_series(v, metric, label, "p50"), percentile_series(v, metric, label, "p99")};
-        c.rules = v.knees;
+        // p50 and p99, and the statistic each SLO on the metric names: a p95 limit is read against the p95.
+        std::vector<std::string> stats{"p50", "p99"};
+        std::vector<chart_rule> limits;
         for (const auto& slo : slos) {
             std::string m = json_text(slo, "metric");
             if (m == "e2el") m = "e2e";
-            if (m == metric) c.rules.push_back({false, json_number(slo, "limit"), "SLO " + json_text(slo, "text")});
+            if (m != metric) continue;
+            limits.push_back({false, json_number(slo, "limit"), "SLO " + json_text(slo, "text")});
+            const std::string stat = json_text(slo, "stat");
+            if (!stat.empty() && std::find(stats.begin(), stats.end(), stat) == stats.end())
+                stats.insert(stats.end() - 1, stat);
         }
+        std::string named;
+        for (std::size_t i = 0; i < stats.size(); ++i)
+            named += (i == 0 ? "" : i + 1 == stats.size() ? " and " : ", ") + stats[i];
+        chart_spec c{"latency_" + metric, label + " by stage: " + named + ", with 95 % confidence intervals where a stage has one",
+                     x_label(v), label + " (ms)", v.log_x};
+        for (const std::string& stat : stats) c.series.push_back(percentile_series(v, metric, label, stat));
+        c.rules = v.knees;
+        c.rules.insert(c.rules.end(), limits.begin(), limits.end());
         out.push_back(svg_chart(c));
     }
     chart_spec in_flight{"in_flight", "Requests in flight, mean over the stage", x_label(v), "requests", v.log_x};

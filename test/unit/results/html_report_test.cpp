@@ -148,6 +148,14 @@ BOOST_AUTO_TEST_CASE(a_sweeps_page_names_its_knee_and_marks_it) {
     BOOST_TEST(page.find("50 at 2 (45 .. 60)") != std::string::npos);
     BOOST_TEST(page.find("data-series=\"achieved\" data-points=\"2\"") != std::string::npos);
 
+    // A p95 SLO is read against the p95: its series is drawn beside p50 and p99.
+    json::object p95 = sweep;
+    p95["slos"] = json::parse(R"([{"text": "ttft_p95=1s", "metric": "ttft", "stat": "p95", "limit": 1000}])");
+    const std::string p95_page = sweep_report_html("sw", p95);
+    BOOST_TEST(p95_page.find("data-series=\"TTFT p95\"") != std::string::npos);
+    BOOST_TEST(p95_page.find("TTFT by stage: p50, p95 and p99") != std::string::npos);
+    BOOST_TEST(page.find("data-series=\"TTFT p95\"") == std::string::npos);
+
     json::object cut = sweep;
     cut["interrupted"] = true;
     cut["interruption"] = "SIGINT";

@@ -140,6 +140,11 @@ BOOST_AUTO_TEST_CASE(a_runs_report_shows_its_summary) {
     BOOST_TEST(label(rates, "x_label") == "time (s)");
     BOOST_TEST(points(chart(seen, "in_flight"), "in flight") == csv_rows(csv));
     BOOST_TEST(points(chart(seen, "ttft_over_time"), "TTFT p50") == csv_rows(csv, 7));
+    // A point per input-length bucket that completed a request.
+    long buckets = 0;
+    for (const auto& b : summary.at("by_input_length").as_array()) buckets += number(b.as_object(), "completed") > 0;
+    BOOST_TEST(points(chart(seen, "by_input_length"), "TTFT p99") == buckets);
+    BOOST_TEST(table(seen, "by_input_length").size() == summary.at("by_input_length").as_array().size());
 
     // The tables print the summary's figures.
     bool ttft_row = false;
@@ -233,6 +238,13 @@ BOOST_AUTO_TEST_CASE(a_sweeps_report_shows_its_knees_and_stages) {
     bool slo_marked = false;
     for (const auto& r : ttft.at("rules").as_array()) slo_marked = slo_marked || r.as_string() == "SLO ttft_p99=1s";
     BOOST_TEST(slo_marked, ttft.at("rules"));
+    // Every curve has a point per stage, on the offered rate's axis.
+    for (const char* id : {"throughput", "latency_ttft", "latency_e2e", "in_flight", "error_rate"}) {
+        const auto& c = chart(seen, id);
+        BOOST_TEST(label(c, "x_label") == "offered rate (req/s)", id);
+        BOOST_TEST(c.at("series").as_array().front().at("points").to_number<long>() == static_cast<long>(stages.size()),
+                   id);
+    }
 
     const auto& rows = table(seen, "stages");
     BOOST_TEST_REQUIRE(rows.size() == stages.size());

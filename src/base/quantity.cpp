@@ -1,5 +1,7 @@
 #include "openloop/base/quantity.hpp"
 
+#include "openloop/base/trim.hpp"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -9,12 +11,6 @@
 namespace openloop {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    const auto first = s.find_first_not_of(" \t");
-    if (first == std::string_view::npos) return {};
-    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
 
 // The finite decimal number at the start of s, and what follows it, trimmed.
 struct leading {

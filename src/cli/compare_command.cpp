@@ -24,7 +24,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* usage_text =
+constexpr const char* compare_usage =
     "Usage: openloop compare BASE NEW [--fail-on GATE]... [--allow-mismatch] [--json] [--out FILE]\n\n"
     "Two runs (result directories) side by side: TTFT, TPOT and E2E (mean, p50, p90, p99), error rate, request\n"
     "and output throughput, each with base, new, absolute and relative change, a 99 % confidence interval of\n"
@@ -164,7 +164,7 @@ int compare_main(const std::vector<std::string>& args) {
         "allow-mismatch", po::bool_switch(), "judge the gates even when the two runs' workloads differ");
     const po::variables_map vm = parse_dirs_command(args, opts, -1, "compare");
     if (vm.count("help")) {
-        std::cout << usage_text << opts;
+        std::cout << compare_usage << opts;
         return 0;
     }
     const auto runs = given_dirs(vm);

@@ -23,7 +23,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* usage_text =
+constexpr const char* merge_usage =
     "Usage: openloop merge DIR... --out DIR [--json] [--allow-mismatch]\n\n"
     "Combines runs into one result: the shards of one run (started together, e.g. with --shard), or repeats of\n"
     "it. The parts' requests.jsonl are put end to end, each line tagged with \"origin\" (its directory), and the\n"
@@ -51,7 +51,7 @@ int merge_main(const std::vector<std::string>& args) {
         "allow-mismatch", po::bool_switch(), "merge parts of different runs (recorded in the result)");
     const po::variables_map vm = parse_dirs_command(args, opts, -1, "merge");
     if (vm.count("help")) {
-        std::cout << usage_text << opts;
+        std::cout << merge_usage << opts;
         return 0;
     }
     const auto dirs = given_dirs(vm);

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* usage_text =
+constexpr const char* report_usage =
     "Usage: openloop report DIR [--html] [--force] [--json]\n\n"
     "Rebuilds summary.json and the table of a run, sweep stage or soak that did not finish (killed, or the\n"
     "machine lost) from what it left in DIR: run.json (how it was driven, written before the first request),\n"
@@ -122,7 +122,7 @@ int report_main(const std::vector<std::string>& args) {
         "warmup-windows", po::value<std::size_t>()->default_value(2), "a soak's windows left out of its trends");
     const po::variables_map vm = parse_dirs_command(args, opts, 1, "report");
     if (vm.count("help")) {
-        std::cout << usage_text << opts;
+        std::cout << report_usage << opts;
         return 0;
     }
     const auto dirs = given_dirs(vm);

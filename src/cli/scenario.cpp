@@ -1,6 +1,7 @@
 #include "openloop/cli/scenario.hpp"
 
 #include "openloop/base/quantity.hpp"
+#include "openloop/base/trim.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -13,12 +14,6 @@ namespace openloop {
 namespace po = boost::program_options;
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    const auto first = s.find_first_not_of(" \t\r");
-    if (first == std::string_view::npos) return {};
-    return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
-}
 
 // Option name -> line of its first 'name = value' line, read as Program_options
 // reads the file: '#' starts a comment, '[section]' prefixes "section.".
@@ -44,7 +39,7 @@ std::map<std::string, std::string> option_lines(const std::string& path, const s
         // The line is not echoed: it may be a header with its secret value.
         if (eq == std::string_view::npos)
             throw usage_error(where + at + ": expected 'name = value' or '[section]', found no '='");
-        const std::string name = section + std::string(trim(s.substr(0, eq)));
+        const std::string name = section + std::string(trim(s.substr(0, eq), " \t\r"));
         const auto [it, first] = first_line.emplace(name, number);
         const auto* d = all.find_nothrow(name, false);
         if (!first && d && !d->semantic()->is_composing())
@@ -79,7 +74,7 @@ void check_numbers(const po::parsed_options& parsed, const po::options_descripti
             if (typed_as<double>(s)) {
                 parse_number(text, flag);
             } else if (typed_as<unsigned, unsigned long, unsigned long long>(s)) {
-                if (trim(text).starts_with('-')) throw quantity_error(flag + ": '" + text + "' is negative");
+                if (trim(text, " \t\r").starts_with('-')) throw quantity_error(flag + ": '" + text + "' is negative");
                 parse_integer(text, flag);
             } else if (typed_as<int, long, long long>(s)) {
                 parse_integer(text, flag);

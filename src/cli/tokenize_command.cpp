@@ -19,7 +19,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* usage_text =
+constexpr const char* tokenize_usage =
     "Usage: openloop tokenize --tokenizer hf:PATH|tiktoken:FILE [--add-special] [--jsonl FILE] [TEXT]\n\n"
     "Tokenizes text with a model's own tokenizer, run in openloop's process, to see the ids the model's server\n"
     "would get. hf:PATH is a Hugging Face tokenizer.json, or a model directory that holds\n"
@@ -147,7 +147,7 @@ int tokenize_main(const std::vector<std::string>& args) {
         throw usage_error(std::string("tokenize: ") + e.what());
     }
     if (vm.count("help")) {
-        std::cout << usage_text << opts;
+        std::cout << tokenize_usage << opts;
         return 0;
     }
     if (!vm.count("tokenizer")) throw usage_error("tokenize: --tokenizer hf:PATH or tiktoken:FILE is needed");

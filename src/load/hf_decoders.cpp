@@ -164,9 +164,9 @@ private:
     std::string suffix_;
 };
 
-class sequence final : public decoder {
+class decoder_sequence final : public decoder {
 public:
-    sequence(const json::object& o, const std::string& path) {
+    decoder_sequence(const json::object& o, const std::string& path) {
         const json::array& list = get_array(o, "decoders", path);
         for (std::size_t i = 0; i < list.size(); ++i) {
             auto d = make_decoder(list[i], path + ".decoders[" + std::to_string(i) + "]");
@@ -199,7 +199,7 @@ std::unique_ptr<decoder> make_builtin_decoder(std::string_view type, const json:
     if (type == "Strip") return std::make_unique<strip_decoder>(o, path);
     if (type == "WordPiece") return std::make_unique<word_piece_decoder>(o, path);
     if (type == "BPEDecoder") return std::make_unique<bpe_decoder>(o, path);
-    if (type == "Sequence") return std::make_unique<sequence>(o, path);
+    if (type == "Sequence") return std::make_unique<decoder_sequence>(o, path);
     return nullptr;
 }
 

@@ -123,9 +123,9 @@ private:
     unicode_regex marks_;
 };
 
-class sequence final : public normalizer {
+class normalizer_sequence final : public normalizer {
 public:
-    sequence(const json::object& o, const std::string& path) {
+    normalizer_sequence(const json::object& o, const std::string& path) {
         const json::array& list = get_array(o, "normalizers", path);
         for (std::size_t i = 0; i < list.size(); ++i) {
             auto n = make_normalizer(list[i], path + ".normalizers[" + std::to_string(i) + "]");
@@ -155,7 +155,7 @@ std::unique_ptr<normalizer> make_builtin_normalizer(std::string_view type, const
     if (type == "Strip")
         return std::make_unique<strip>(get_bool(o, "strip_left", path, false), get_bool(o, "strip_right", path, false));
     if (type == "StripAccents") return std::make_unique<strip_accents>();
-    if (type == "Sequence") return std::make_unique<sequence>(o, path);
+    if (type == "Sequence") return std::make_unique<normalizer_sequence>(o, path);
     return nullptr;
 }
 

@@ -166,9 +166,9 @@ private:
     split_behavior behavior_;
 };
 
-class sequence final : public pre_tokenizer {
+class pre_tokenizer_sequence final : public pre_tokenizer {
 public:
-    sequence(const json::object& o, const std::string& path) {
+    pre_tokenizer_sequence(const json::object& o, const std::string& path) {
         const json::array& list = get_array(o, "pretokenizers", path);
         for (std::size_t i = 0; i < list.size(); ++i) {
             auto p = make_pre_tokenizer(list[i], path + ".pretokenizers[" + std::to_string(i) + "]");
@@ -242,7 +242,7 @@ std::unique_ptr<pre_tokenizer> make_builtin_pre_tokenizer(std::string_view type,
     if (type == "Split") return std::make_unique<split_pattern>(o, path);
     if (type == "ByteLevel") return std::make_unique<byte_level_split>(o, path);
     if (type == "Metaspace") return std::make_unique<metaspace>(o, path);
-    if (type == "Sequence") return std::make_unique<sequence>(o, path);
+    if (type == "Sequence") return std::make_unique<pre_tokenizer_sequence>(o, path);
     if (type == "Digits")
         return std::make_unique<regex_pieces>(get_bool(o, "individual_digits", path, false) ? "[^\\d]+|\\d" : "[^\\d]+|\\d+",
                                               path);

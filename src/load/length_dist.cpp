@@ -16,10 +16,6 @@ constexpr std::string_view length_syntax =
     "expected N, uniform:MIN:MAX, normal:MEAN:SD[:MIN:MAX] or lognormal:MEDIAN:SIGMA[:MIN:MAX] "
     "(N, MIN, MAX integers >= 1; SD, SIGMA >= 0; MEDIAN > 0)";
 
-// Uniform in (0, 1), from the top 53 bits.
-template <class Rng>
-double unit_open(Rng& rng) { return (double(rng() >> 11) + 0.5) * 0x1.0p-53; }
-
 template <class Rng>
 double std_normal(Rng& rng) {
     const double r = std::sqrt(-2.0 * std::log(unit_open(rng)));

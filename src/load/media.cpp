@@ -27,14 +27,13 @@ constexpr std::uint64_t audio_salt = 0x6d656469612d6175ULL;  // "media-au"
 
 request_rng index_rng(std::uint64_t seed, std::uint64_t index) { return request_rng(mix64(mix64(seed ^ plan_salt) ^ index)); }
 
-double unit(request_rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 }  // namespace
 
 bool media_plan::reuses(std::uint64_t index) const {
     if (index == 0 || reuse <= 0) return false;
     request_rng rng = index_rng(seed, index);
-    return unit(rng) < reuse;
+    return unit_interval(rng) < reuse;
 }
 
 std::uint64_t media_plan::source(std::uint64_t index) const {

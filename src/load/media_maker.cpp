@@ -11,15 +11,13 @@ namespace openloop {
 
 namespace {
 
-double unit(request_rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
 // One octave of value noise: random values on a grid of cell pixels,
 // smoothly interpolated (smoothstep) between them.
 class value_noise {
 public:
     value_noise(int width, int height, int cell, request_rng& rng)
         : cell_(cell), cols_(width / cell + 2), values_(static_cast<std::size_t>(cols_) * (height / cell + 2)) {
-        for (float& v : values_) v = static_cast<float>(unit(rng) * 2 - 1);
+        for (float& v : values_) v = static_cast<float>(unit_interval(rng) * 2 - 1);
         // The weights across one cell, the same for every cell.
         for (int i = 0; i < cell; ++i) {
             const float t = (i + 0.5f) / static_cast<float>(cell);
@@ -52,10 +50,10 @@ rgb_image make_image(int width, int height, std::uint64_t seed) {
     // A gradient between two colours across a random direction.
     std::array<float, 3> from{}, to{};
     for (int c = 0; c < 3; ++c) {
-        from[c] = static_cast<float>(40 + unit(rng) * 180);
-        to[c] = static_cast<float>(40 + unit(rng) * 180);
+        from[c] = static_cast<float>(40 + unit_interval(rng) * 180);
+        to[c] = static_cast<float>(40 + unit_interval(rng) * 180);
     }
-    const double angle = unit(rng) * 6.283185307179586;
+    const double angle = unit_interval(rng) * 6.283185307179586;
     const float dx = static_cast<float>(std::cos(angle)) / width, dy = static_cast<float>(std::sin(angle)) / height;
     // Texture: coarse to fine octaves, weaker as they get finer; colour varies at the coarsest.
     const int base = std::max(8, std::min(width, height) / 4);
@@ -79,8 +77,8 @@ rgb_image make_image(int width, int height, std::uint64_t seed) {
         const bool disc = rng() & 1;
         const int cx = static_cast<int>(below(rng, width)), cy = static_cast<int>(below(rng, height));
         const int r = 4 + static_cast<int>(below(rng, std::max(1, std::min(width, height) / 5)));
-        const float colour[3] = {static_cast<float>(unit(rng) * 255), static_cast<float>(unit(rng) * 255),
-                                 static_cast<float>(unit(rng) * 255)};
+        const float colour[3] = {static_cast<float>(unit_interval(rng) * 255), static_cast<float>(unit_interval(rng) * 255),
+                                 static_cast<float>(unit_interval(rng) * 255)};
         for (int y = std::max(0, cy - r); y < std::min(height, cy + r); ++y) {
             for (int x = std::max(0, cx - r); x < std::min(width, cx + r); ++x) {
                 if (disc && (x - cx) * (x - cx) + (y - cy) * (y - cy) > r * r) continue;
@@ -114,17 +112,17 @@ std::string make_speech_wav(double seconds, std::uint64_t seed) {
     constexpr double two_pi = 6.283185307179586;
     // Vowels' first two formants (Hz): a syllable glides towards its vowel's.
     constexpr double formants[][2] = {{730, 1090}, {270, 2290}, {530, 1840}, {570, 840}, {300, 870}, {660, 1720}};
-    const double speaker = 100 + unit(rng) * 120;  // the voice's mean pitch
+    const double speaker = 100 + unit_interval(rng) * 120;  // the voice's mean pitch
     double phase = 0, f1 = 500, f2 = 1500;
     std::array<double, 48> gains{};
     std::size_t harmonics = 0;
     std::size_t at = 0;
     while (at < n) {
         // A syllable of 120-320 ms, sometimes a pause of 80-400 ms after it.
-        const std::size_t length = static_cast<std::size_t>((0.12 + unit(rng) * 0.2) * audio_sample_rate);
+        const std::size_t length = static_cast<std::size_t>((0.12 + unit_interval(rng) * 0.2) * audio_sample_rate);
         const auto& vowel = formants[below(rng, std::size(formants))];
-        const double pitch_from = speaker * (0.85 + unit(rng) * 0.3), pitch_to = speaker * (0.85 + unit(rng) * 0.3);
-        const double loud = 0.3 + unit(rng) * 0.5;
+        const double pitch_from = speaker * (0.85 + unit_interval(rng) * 0.3), pitch_to = speaker * (0.85 + unit_interval(rng) * 0.3);
+        const double loud = 0.3 + unit_interval(rng) * 0.5;
         for (std::size_t i = 0; i < length && at < n; ++i, ++at) {
             const double t = static_cast<double>(i) / static_cast<double>(length);
             f1 += (vowel[0] - f1) * 0.002;  // ~30 ms to glide
@@ -144,13 +142,13 @@ std::string make_speech_wav(double seconds, std::uint64_t seed) {
             double v = 0;
             for (std::size_t h = 0; h < harmonics; ++h) v += gains[h] * std::sin(phase * static_cast<double>(h + 1));
             const double envelope = std::sin(3.141592653589793 * t);
-            const double breath = (unit(rng) - 0.5) * 0.05;
+            const double breath = (unit_interval(rng) - 0.5) * 0.05;
             samples[at] = static_cast<std::int16_t>(std::clamp((v * 0.25 * envelope * loud + breath) * 32767, -32767.0, 32767.0));
         }
-        if (unit(rng) < 0.3) {
-            const std::size_t pause = static_cast<std::size_t>((0.08 + unit(rng) * 0.32) * audio_sample_rate);
+        if (unit_interval(rng) < 0.3) {
+            const std::size_t pause = static_cast<std::size_t>((0.08 + unit_interval(rng) * 0.32) * audio_sample_rate);
             for (std::size_t i = 0; i < pause && at < n; ++i, ++at)
-                samples[at] = static_cast<std::int16_t>((unit(rng) - 0.5) * 200);
+                samples[at] = static_cast<std::int16_t>((unit_interval(rng) - 0.5) * 200);
         }
     }
     // RIFF header: little-endian fields, 44 bytes.

@@ -1,6 +1,7 @@
 #include "openloop/load/model_mix.hpp"
 
 #include "openloop/base/input_error.hpp"
+#include "openloop/base/trim.hpp"
 #include "openloop/load/tokens.hpp"
 
 #include <charconv>
@@ -15,12 +16,6 @@ namespace {
 constexpr std::uint64_t model_salt = 0x6a09e667f3bcc909ULL;
 // The index is one byte: the start event carries it in its flags.
 constexpr std::size_t max_models = 255;
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-    return s;
-}
 
 [[noreturn]] void bad(std::string_view entry, const std::string& why) {
     throw input_error("--model: entry '" + std::string(entry) + "': " + why +

@@ -1,6 +1,7 @@
 #include "openloop/load/rag.hpp"
 
 #include "openloop/base/input_error.hpp"
+#include "openloop/load/length_dist.hpp"
 #include "openloop/load/tokens.hpp"
 #include "openloop/load/workload.hpp"
 
@@ -45,7 +46,7 @@ void rag_corpus::retrieve(std::uint64_t seed, std::uint64_t index, std::vector<i
     // Draws by popularity, again on a repeat; past a bound (k close to n and
     // skewed) the most popular left fill in, so it always ends.
     for (int tries = 0; static_cast<int>(out.size()) < c_.k && tries < 64 * c_.k; ++tries) {
-        const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+        const double u = unit_interval(rng);
         const int d = static_cast<int>(std::upper_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin());
         const int doc = std::min(d, c_.docs - 1);
         if (!taken(doc)) out.push_back(doc);

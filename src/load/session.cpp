@@ -1,6 +1,7 @@
 #include "openloop/load/session.hpp"
 
 #include "openloop/base/quantity.hpp"
+#include "openloop/load/length_dist.hpp"
 #include "openloop/load/tokens.hpp"
 
 #include <algorithm>
@@ -17,8 +18,6 @@ constexpr std::string_view think_syntax =
 constexpr double longest_think_s = 3600;
 constexpr std::uint64_t turns_salt = 0x1f83d9abfb41bd6bULL;
 constexpr std::uint64_t think_salt = 0x5be0cd19137e2179ULL;
-
-double unit_open(request_rng& rng) { return (double(rng() >> 11) + 0.5) * 0x1.0p-53; }
 
 std::vector<std::string_view> split(std::string_view s) {
     std::vector<std::string_view> parts;

@@ -1,6 +1,7 @@
 #include "openloop/load/trace.hpp"
 
 #include "openloop/base/input_error.hpp"
+#include "openloop/base/trim.hpp"
 #include "openloop/load/csv_reader.hpp"
 #include "openloop/load/json_fields.hpp"
 #include "openloop/load/trace_keeper.hpp"
@@ -22,13 +23,6 @@
 namespace openloop {
 namespace {
 
-constexpr std::string_view format_names = "auto, mooncake, azure, burstgpt, openloop";
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-    return s;
-}
 
 bool iequals(std::string_view a, std::string_view b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -61,7 +55,7 @@ std::string_view strip_bom(std::string_view text) {
 std::string_view first_content_line(std::string_view text) {
     std::string_view found;
     for_each_line(text, [&](std::string_view line, std::size_t) {
-        found = trim(line);
+        found = trim(line, " \t\r");
         return found.empty();
     });
     return found;
@@ -156,9 +150,9 @@ void read_jsonl(std::string_view text, const trace_columns& c, Row&& row) {
     static const json_field missing;
     std::vector<json_field> fields;
     for_each_line(text, [&](std::string_view line, std::size_t number) {
-        if (trim(line).empty()) return true;
+        if (trim(line, " \t\r").empty()) return true;
         return row(number, line.data() + line.size(), [&] {
-            if (std::string bad = read_json_fields(trim(line), names, fields); !bad.empty()) throw trace_row_error(bad);
+            if (std::string bad = read_json_fields(trim(line, " \t\r"), names, fields); !bad.empty()) throw trace_row_error(bad);
             std::array<const json_field*, role_count> cells{};
             std::array<std::string_view, role_count> found{};
             for (std::size_t r = 0; r < role_count; ++r) {
@@ -249,7 +243,7 @@ trace_format detect_trace_format(std::string_view text, std::string_view name) {
         return input_error(std::string(name) + ": cannot detect the trace format (" + std::string(why) +
                            "; first line " + quoted_value(first) +
                            "); expected Mooncake or openloop JSONL, or an Azure or BurstGPT CSV header; give the "
-                           "format (" + std::string(format_names) +
+                           "format (" + std::string(trace_format_names) +
                            ") or map the columns of any CSV or JSONL log with --trace-columns");
     };
     if (first.empty()) throw fail("no content");

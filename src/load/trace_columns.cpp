@@ -1,6 +1,7 @@
 #include "openloop/load/trace_columns.hpp"
 
 #include "openloop/base/input_error.hpp"
+#include "openloop/base/trim.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,15 +11,8 @@
 namespace openloop {
 namespace {
 
-constexpr std::string_view format_names = "auto, mooncake, azure, burstgpt, openloop";
 constexpr std::string_view syntax =
     "time=NAME[:s|ms|us|ns|iso],input=NAME,output=NAME[,prompt=NAME][,session=NAME][,prefix=NAME]";
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
 
 input_error spec_error(std::string_view spec, const std::string& what) {
     return input_error("--trace-columns " + quoted_value(spec) + ": " + what + " (expected " + std::string(syntax) + ")");
@@ -36,7 +30,7 @@ trace_format parse_trace_format(std::string_view name) {
     for (trace_format f : {trace_format::auto_detect, trace_format::mooncake, trace_format::azure,
                            trace_format::burstgpt, trace_format::openloop})
         if (name == to_string(f)) return f;
-    throw input_error("invalid trace format " + quoted_value(name) + ": expected one of " + std::string(format_names) +
+    throw input_error("invalid trace format " + quoted_value(name) + ": expected one of " + std::string(trace_format_names) +
                       ", or --trace-columns for any other CSV or JSONL log");
 }
 

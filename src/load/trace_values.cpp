@@ -1,5 +1,7 @@
 #include "openloop/load/trace_values.hpp"
 
+#include "openloop/base/trim.hpp"
+
 #include <algorithm>
 #include <limits>
 
@@ -9,12 +11,6 @@ namespace {
 constexpr std::uint64_t int64_max = std::numeric_limits<std::int64_t>::max();
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-    return s;
-}
 
 trace_row_error bad(std::string_view field, std::string_view expected, std::string_view text) {
     return trace_row_error("field \"" + std::string(field) + "\": expected " + std::string(expected) + ", got " +
@@ -168,7 +164,7 @@ std::string_view to_string(time_unit unit) {
 }
 
 std::int64_t parse_time_ns(std::string_view field, std::string_view text, time_unit unit) {
-    const std::string_view v = trim(text);
+    const std::string_view v = trim(text, " \t\r");
     if (unit == time_unit::iso) return parse_iso_ns(field, v);
     const long scale = unit == time_unit::s ? 9 : unit == time_unit::ms ? 6 : unit == time_unit::us ? 3 : 0;
     decimal d;
@@ -187,13 +183,13 @@ int parse_token_count(std::string_view field, std::string_view text) {
     decimal d;
     std::uint64_t n = 0;
     bool exact = false;
-    if (!parse_decimal(trim(text), d) || !scaled_integer(d, 0, max, n, exact) || !exact)
+    if (!parse_decimal(trim(text, " \t\r"), d) || !scaled_integer(d, 0, max, n, exact) || !exact)
         throw bad(field, "a non-negative integer up to " + std::to_string(max), text);
     return int(n);
 }
 
 std::uint64_t parse_block_id(std::string_view field, std::string_view text) {
-    const std::string_view v = trim(text);
+    const std::string_view v = trim(text, " \t\r");
     std::uint64_t out = 0;
     const bool ok = !v.empty() && std::all_of(v.begin(), v.end(), is_digit) && v.size() <= 20 &&
                     std::all_of(v.begin(), v.end(), [&](char c) {
@@ -207,7 +203,7 @@ std::uint64_t parse_block_id(std::string_view field, std::string_view text) {
 }
 
 std::vector<std::uint64_t> parse_block_ids(std::string_view field, std::string_view text) {
-    std::string_view v = trim(text);
+    std::string_view v = trim(text, " \t\r");
     if (v.starts_with('[')) {
         if (!v.ends_with(']')) throw bad(field, "block ids as a JSON array [1, 2] or separated by blanks, ; or |", text);
         v = v.substr(1, v.size() - 2);

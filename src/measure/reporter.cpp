@@ -23,7 +23,6 @@ namespace openloop {
 
 namespace {
 
-double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 recorder_options recorder_options_of(const reporter_options& o) {
     recorder_options r;
@@ -199,8 +198,8 @@ struct reporter::impl {
         f.in_flight = recorder_.in_flight_with_warmup();
         f.completed = stats.completed;
         f.failed = stats.failed;
-        f.ttft_p50_ms = ms(stats.ttft.percentile(50));
-        f.ttft_p99_ms = ms(stats.ttft.percentile(99));
+        f.ttft_p50_ms = ns_to_ms(stats.ttft.percentile(50));
+        f.ttft_p99_ms = ns_to_ms(stats.ttft.percentile(99));
         progress_.print(now, f);
     }
 

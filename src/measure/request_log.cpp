@@ -1,5 +1,6 @@
 #include "openloop/measure/request_log.hpp"
 
+#include "openloop/base/clock.hpp"
 #include "openloop/base/json_text.hpp"
 #include "openloop/measure/media_stats.hpp"
 
@@ -12,7 +13,6 @@ namespace openloop {
 
 namespace {
 
-double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 void put_ns(json_line& o, std::string_view key, std::int64_t ns) {
     if (ns >= 0) {
@@ -24,7 +24,7 @@ void put_ns(json_line& o, std::string_view key, std::int64_t ns) {
 
 void put_ms(json_line& o, std::string_view key, std::int64_t from, std::int64_t to) {
     if (from >= 0 && to >= 0) {
-        o.field(key, ms(to - from));
+        o.field(key, ns_to_ms(to - from));
     } else {
         o.null(key);
     }
@@ -135,7 +135,7 @@ void request_log::ended(std::uint64_t index, const request_timeline& r, const lo
         put_ms(o, "ttft_ms", r.intended, r.first_chunk);
         if (r.reasoning_chunks > 0 || r.tool_call) put_ms(o, "ttfa_ms", r.intended, r.first_answer);
         if (end.tpot_ns >= 0) {
-            o.field("tpot_ms", ms(end.tpot_ns));
+            o.field("tpot_ms", ns_to_ms(end.tpot_ns));
         } else {
             o.null("tpot_ms");
         }
@@ -143,7 +143,7 @@ void request_log::ended(std::uint64_t index, const request_timeline& r, const lo
     put_ms(o, "e2e_ms", r.intended, r.streamed ? r.last_chunk : r.answered);
     if (end.status == "ok" && (end.reasoning_from != reasoning_source::none || r.reasoning_chunks > 0 || r.tool_call)) {
         if (end.reasoning_ns >= 0) {
-            o.field("reasoning_ms", ms(end.reasoning_ns));
+            o.field("reasoning_ms", ns_to_ms(end.reasoning_ns));
         } else {
             o.null("reasoning_ms");
         }
@@ -153,10 +153,10 @@ void request_log::ended(std::uint64_t index, const request_timeline& r, const lo
         if (end.ended_thinking) o.field("ended_thinking", true);
         if (r.tool_call) o.field("tool_call", true);
     }
-    if (chunk_gaps_) o.numbers("chunk_gaps_ms", r.gaps, [](const chunk_gap& g) { return ms(g.ns); });
+    if (chunk_gaps_) o.numbers("chunk_gaps_ms", r.gaps, [](const chunk_gap& g) { return ns_to_ms(g.ns); });
     o.field("retried", r.retried);
     if (r.connect >= 0) {
-        o.field("connect_ms", ms(r.connect));
+        o.field("connect_ms", ns_to_ms(r.connect));
     } else {
         o.null("connect_ms");  // on a pooled connection: no connect on its path
     }

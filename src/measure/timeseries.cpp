@@ -1,5 +1,6 @@
 #include "openloop/measure/timeseries.hpp"
 
+#include "openloop/base/clock.hpp"
 #include "openloop/measure/resource_usage.hpp"
 
 #include <algorithm>
@@ -11,7 +12,6 @@ namespace openloop {
 
 namespace {
 
-double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 // Resident set size of this process, MiB; negative when /proc is unreadable.
 double rss_mb() {
@@ -67,8 +67,8 @@ void timeseries::emit_row(std::uint64_t in_flight) {
     timeseries_row row{static_cast<double>(index_ * window_ns_) / 1e9, offered_, refused_, completed_, failed_,
                        in_flight, output_tokens_};
     if (ttft_.count() > 0) {
-        row.ttft_p50_ms = ms(ttft_.percentile(50));
-        row.ttft_p99_ms = ms(ttft_.percentile(99));
+        row.ttft_p50_ms = ns_to_ms(ttft_.percentile(50));
+        row.ttft_p99_ms = ns_to_ms(ttft_.percentile(99));
     }
     if (out_.is_open()) {
         char line[256];

@@ -1,6 +1,8 @@
 #include "openloop/measure/window_log.hpp"
 
+#include "openloop/base/clock.hpp"
 #include "openloop/base/json_text.hpp"
+#include "openloop/base/quantity.hpp"
 #include "openloop/base/result_files.hpp"
 #include "openloop/measure/resource_usage.hpp"
 
@@ -17,16 +19,14 @@ namespace json = boost::json;
 
 namespace {
 
-double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
-constexpr double mib = 1024.0 * 1024.0;
 
 // {"p50", "p90", "p99", "max"} in ms; null for an empty window.
 json::value percentiles(const histogram& h) {
     if (h.count() == 0) return nullptr;
-    return json::object{{"p50", ms(h.percentile(50))},
-                        {"p90", ms(h.percentile(90))},
-                        {"p99", ms(h.percentile(99))},
-                        {"max", ms(h.max())}};
+    return json::object{{"p50", ns_to_ms(h.percentile(50))},
+                        {"p90", ns_to_ms(h.percentile(90))},
+                        {"p99", ns_to_ms(h.percentile(99))},
+                        {"max", ns_to_ms(h.max())}};
 }
 
 // A CSV cell: the number, or empty when unknown (< 0 or an empty histogram).
@@ -37,7 +37,7 @@ std::string cell(double v, const char* format = "%.3f") {
     return buf;
 }
 
-std::string cell_ms(const histogram& h, double p) { return h.count() == 0 ? "" : cell(ms(h.percentile(p))); }
+std::string cell_ms(const histogram& h, double p) { return h.count() == 0 ? "" : cell(ns_to_ms(h.percentile(p))); }
 
 std::int64_t at(const histogram& h, double p) { return h.count() == 0 ? -1 : h.percentile(p); }
 
@@ -117,7 +117,7 @@ void window_log::emit(std::int64_t end_ns, std::uint64_t in_flight, bool partial
     const double error_rate = ended > 0 ? static_cast<double>(failed_) / ended : 0;
     const double tok_s = seconds > 0 ? static_cast<double>(output_tokens_) / seconds : 0;
     const std::int64_t rss = resident_memory_bytes();
-    const double rss_mib = rss < 0 ? -1 : static_cast<double>(rss) / mib;
+    const double rss_mib = rss < 0 ? -1 : static_cast<double>(rss) / bytes_per_mib;
     const double cpu = cpu_seconds();
     const double wall = static_cast<double>(end_ns - cpu_wall_ns_) / 1e9;
     const double cpu_pct = cpu >= 0 && cpu_at_start_ >= 0 && wall > 0 ? 100.0 * (cpu - cpu_at_start_) / wall : -1;
@@ -160,7 +160,7 @@ void window_log::emit(std::int64_t end_ns, std::uint64_t in_flight, bool partial
             o["reasoning_tokens"] = reasoning_tokens_;
         }
         o["lag_ms"] = lag_.count() == 0 ? json::value(nullptr)
-                                        : json::value(json::object{{"p99", ms(lag_.percentile(99))}, {"max", ms(lag_.max())}});
+                                        : json::value(json::object{{"p99", ns_to_ms(lag_.percentile(99))}, {"max", ns_to_ms(lag_.max())}});
         json::object gen;
         if (rss_mib >= 0) gen["rss_mib"] = rss_mib;
         if (cpu_pct >= 0) gen["cpu_pct"] = cpu_pct;
@@ -217,8 +217,8 @@ void window_log::emit(std::int64_t end_ns, std::uint64_t in_flight, bool partial
                              "TTFT p99 %s ms  E2E p99 %s ms  generator %s MiB",
                      static_cast<long long>(index_), static_cast<double>(end_ns - origin_ns_) / 1e9, offered_rate,
                      achieved_rate, static_cast<unsigned long long>(in_flight), static_cast<unsigned long long>(failed_),
-                     ttft_.count() ? cell(ms(ttft_.percentile(99)), "%.1f").c_str() : "-",
-                     e2e_.count() ? cell(ms(e2e_.percentile(99)), "%.1f").c_str() : "-", cell(rss_mib, "%.1f").c_str());
+                     ttft_.count() ? cell(ns_to_ms(ttft_.percentile(99)), "%.1f").c_str() : "-",
+                     e2e_.count() ? cell(ns_to_ms(e2e_.percentile(99)), "%.1f").c_str() : "-", cell(rss_mib, "%.1f").c_str());
         if (sig.server_rss_mib >= 0) std::fprintf(stderr, "  server %.1f MiB", sig.server_rss_mib);
         if (sig.scraping && sig.scrape_failures > 0)
             std::fprintf(stderr, "  scrape failures %llu", static_cast<unsigned long long>(sig.scrape_failures));

@@ -14,11 +14,6 @@ namespace {
 
 double ratio(double n, double d) { return d > 0 ? n / d : 0; }
 
-boost::json::value ms_or_null(const histogram& h, std::string_view stat) {
-    const auto v = latency_ms(h, stat);
-    return v ? boost::json::value(*v) : boost::json::value(nullptr);
-}
-
 boost::json::value bytes_or_null(const histogram& h, double p) {
     if (h.count() == 0) return nullptr;
     return h.percentile(p);
@@ -37,8 +32,8 @@ boost::json::array rows_json(const std::vector<media_row>& rows, const char* key
             o[key] = row.label;
         }
         o["requests"] = row.requests;
-        o["p50_ttft_ms"] = ms_or_null(row.ttft, "p50");
-        o["p90_ttft_ms"] = ms_or_null(row.ttft, "p90");
+        o["p50_ttft_ms"] = latency_ms_json(row.ttft, "p50");
+        o["p90_ttft_ms"] = latency_ms_json(row.ttft, "p90");
         out.emplace_back(std::move(o));
     }
     return out;

@@ -20,17 +20,12 @@ std::string p_name(double p) {
     return "p" + std::string(buf, res.ptr);
 }
 
-boost::json::value ms_or_null(const histogram& h, std::string_view stat) {
-    const auto v = latency_ms(h, stat);
-    return v ? boost::json::value(*v) : boost::json::value(nullptr);
-}
-
 // The statistics summary.json gives each of the run's families, under the same keys.
 void put_family(boost::json::object& o, std::string_view fam, const histogram& h) {
     const auto key = [&](std::string_view stat) { return std::string(stat) + "_" + std::string(fam) + "_ms"; };
-    for (const std::string_view stat : {"mean", "median", "std"}) o[key(stat)] = ms_or_null(h, stat);
-    for (const double p : percentiles) o[key(p_name(p))] = ms_or_null(h, p_name(p));
-    for (const std::string_view stat : {"min", "max"}) o[key(stat)] = ms_or_null(h, stat);
+    for (const std::string_view stat : {"mean", "median", "std"}) o[key(stat)] = latency_ms_json(h, stat);
+    for (const double p : percentiles) o[key(p_name(p))] = latency_ms_json(h, p_name(p));
+    for (const std::string_view stat : {"min", "max"}) o[key(stat)] = latency_ms_json(h, stat);
 }
 
 double per_second(double n, double seconds) { return seconds > 0 ? n / seconds : 0; }

@@ -70,7 +70,7 @@ std::string headline_text(const json::object& s) {
            fmt("%.2f", 100 * json_number(s, "error_rate")) + " %";
 }
 
-void verdict(html_page& page, const json::object& s) {
+void verdict_banner(html_page& page, const json::object& s) {
     std::vector<std::string> reasons;
     const json::object& validity = json_object(s, "validity");
     const bool valid = json_true(validity, "valid");
@@ -274,7 +274,7 @@ std::string run_report_html(const std::string& title, const json::object& summar
     const bool merged = summary.contains("merged");
     html_page page("openloop " + std::string(is_soak ? "soak" : merged ? "merge" : "run") + ": " + title,
                    is_soak ? "soak" : merged ? "merge" : "run");
-    verdict(page, summary);
+    verdict_banner(page, summary);
     page.headline(headline_text(summary));
     if (is_soak) soak_section(page, soak->get_object(), windows_jsonl);
 

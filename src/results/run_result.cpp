@@ -1,5 +1,7 @@
 #include "openloop/results/run_result.hpp"
 
+#include <boost/json.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <string>
@@ -61,6 +63,11 @@ std::optional<double> latency_ms(const histogram& h, std::string_view stat) {
         }
     }
     return std::nullopt;
+}
+
+boost::json::value latency_ms_json(const histogram& h, std::string_view stat) {
+    const auto v = latency_ms(h, stat);
+    return v ? boost::json::value(*v) : boost::json::value(nullptr);
 }
 
 run_result make_run_result(run_stats stats, run_context context) {

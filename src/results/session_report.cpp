@@ -12,14 +12,9 @@ namespace {
 
 namespace json = boost::json;
 
-json::value ms_or_null(const histogram& h, std::string_view stat) {
-    const auto v = latency_ms(h, stat);
-    return v ? json::value(*v) : json::value(nullptr);
-}
-
 json::object latency_json(const histogram& h) {
     json::object o;
-    for (const std::string_view stat : {"mean", "p50", "p90", "p99", "max"}) o[stat] = ms_or_null(h, stat);
+    for (const std::string_view stat : {"mean", "p50", "p90", "p99", "max"}) o[stat] = latency_ms_json(h, stat);
     return o;
 }
 

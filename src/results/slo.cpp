@@ -1,6 +1,7 @@
 #include "openloop/results/slo.hpp"
 
 #include "openloop/base/quantity.hpp"
+#include "openloop/base/trim.hpp"
 
 #include <algorithm>
 #include <array>
@@ -54,15 +55,6 @@ std::optional<std::string_view> lookup_name(const std::array<std::pair<std::stri
         }
     }
     return std::nullopt;
-}
-
-std::string_view trim(std::string_view s) {
-    const auto first = s.find_first_not_of(" \t");
-    if (first == std::string_view::npos) {
-        return {};
-    }
-    const auto last = s.find_last_not_of(" \t");
-    return s.substr(first, last - first + 1);
 }
 
 std::vector<std::string_view> split(std::string_view s, char sep) {

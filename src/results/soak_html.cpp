@@ -14,17 +14,17 @@ namespace openloop {
 namespace {
 
 // Time on the x axis in the unit that reads best for the soak's length.
-struct time_unit {
+struct axis_unit {
     double per_hour;
     const char* name;
 };
-time_unit unit_for(double hours) {
+axis_unit unit_for(double hours) {
     if (hours > 2) return {1, "h"};
     if (hours > 2.0 / 60) return {60, "min"};
     return {3600, "s"};
 }
 
-std::string signal_chart(const soak_verdict& v, const time_unit& unit) {
+std::string signal_chart(const soak_verdict& v, const axis_unit& unit) {
     chart_spec chart;
     chart.id = "soak_" + v.key;
     chart.title = v.label + ": " + v.trend.text;
@@ -65,7 +65,7 @@ void soak_section(html_page& page, const boost::json::object& soak, std::string_
     double end_hours = 0;
     for (const soak_verdict& v : report.verdicts)
         if (!v.points.empty()) end_hours = std::max(end_hours, v.points.back().t_hours);
-    const time_unit unit = unit_for(end_hours);
+    const axis_unit unit = unit_for(end_hours);
     std::vector<std::string> charts;
     // What changed first: those are what a reader opened the report for.
     for (const bool changed : {true, false})

@@ -28,24 +28,19 @@ std::string key_of(std::string_view prefix, std::string_view fam) {
     return k;
 }
 
-boost::json::value ms_or_null(const histogram& h, std::string_view stat) {
-    const auto v = latency_ms(h, stat);
-    return v ? boost::json::value(*v) : boost::json::value(nullptr);
-}
-
 void put_family(boost::json::object& o, std::string_view fam, const histogram& h) {
     for (const std::string_view stat : {"mean", "median", "std"}) {
-        o[key_of(stat, fam)] = ms_or_null(h, stat);
+        o[key_of(stat, fam)] = latency_ms_json(h, stat);
     }
     for (const double p : {50.0, 90.0, 95.0, 99.0, 99.9}) {
         std::string stat = "p";
         char buf[16];
         const auto res = std::to_chars(buf, buf + sizeof buf, p);
         stat.append(buf, res.ptr);
-        o[key_of(stat, fam)] = ms_or_null(h, stat);
+        o[key_of(stat, fam)] = latency_ms_json(h, stat);
     }
     for (const std::string_view stat : {"min", "max"}) {
-        o[key_of(stat, fam)] = ms_or_null(h, stat);
+        o[key_of(stat, fam)] = latency_ms_json(h, stat);
     }
 }
 
@@ -73,7 +68,7 @@ boost::json::array input_buckets(const run_stats& stats, bool streamed) {
                                      {"e2el", &b.e2e}}) {
             if (!streamed && stream_metric(fam)) continue;
             for (const std::string_view stat : {"mean", "p50", "p99"}) {
-                o[key_of(stat, fam)] = ms_or_null(*h, stat);
+                o[key_of(stat, fam)] = latency_ms_json(*h, stat);
             }
         }
         buckets.emplace_back(std::move(o));

@@ -55,14 +55,14 @@ knee_bracket bracket(const json::object& sweep, const char* key, const std::vect
     return b;
 }
 
-std::string rate_text(double v) {
+}  // namespace
+
+std::string sweep_rate_text(double v) {
     if (std::isinf(v)) return "above";
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.4g", v);
     return buf;
 }
-
-}  // namespace
 
 std::vector<std::string> compared_knee_names() { return {"knee", "slo_knee", "latency_knee"}; }
 
@@ -81,7 +81,7 @@ std::optional<std::string> knee_gate_failure(const gate& g, const std::vector<kn
         if (g.above ? pct > g.percent : pct < g.percent) {
             char buf[160];
             std::snprintf(buf, sizeof buf, ": %s moved %+.1f %% (%s -> %s req/s), the brackets apart", c.name.c_str(), pct,
-                          rate_text(c.base.rate).c_str(), rate_text(c.now.rate).c_str());
+                          sweep_rate_text(c.base.rate).c_str(), sweep_rate_text(c.now.rate).c_str());
             return g.text + buf;
         }
     }
@@ -135,12 +135,12 @@ std::string sweep_compare_markdown(const std::string& base_name, const std::stri
                     "|---|---:|---|---:|---|---:|---|\n";
     for (const auto& c : changes) {
         const auto cell = [](const knee_bracket& b) {
-            return b.known ? rate_text(b.low) + " .. " + rate_text(b.high) : std::string("-");
+            return b.known ? sweep_rate_text(b.low) + " .. " + sweep_rate_text(b.high) : std::string("-");
         };
         char rel[32];
         std::snprintf(rel, sizeof rel, "%+.1f %%", c.relative() * 100);
-        s += "| " + c.name + " | " + (c.base.known ? rate_text(c.base.rate) : "-") + " | " + cell(c.base) + " | " +
-             (c.now.known ? rate_text(c.now.rate) : "-") + " | " + cell(c.now) + " | " +
+        s += "| " + c.name + " | " + (c.base.known ? sweep_rate_text(c.base.rate) : "-") + " | " + cell(c.base) + " | " +
+             (c.now.known ? sweep_rate_text(c.now.rate) : "-") + " | " + cell(c.now) + " | " +
              (c.base.known && c.now.known && c.base.rate != 0 ? rel : "-") + " | " + c.verdict + " |\n";
     }
     return s;

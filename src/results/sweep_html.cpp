@@ -135,7 +135,7 @@ std::vector<std::string> curves(const sweep_view& v, const json::object& sweep) 
     return out;
 }
 
-std::vector<std::string> stage_row(const json::object& stage, bool closed, const std::string& verdict) {
+std::vector<std::string> stage_cells(const json::object& stage, bool closed, const std::string& verdict) {
     return {figure_text(json_number(stage, "index")),
             figure_text(stage_x(stage, closed)),
             figure_text(json_number(stage, "achieved_rate")),
@@ -181,9 +181,9 @@ std::string sweep_report_html(const std::string& title, const json::object& swee
 
     page.section("Stages");
     std::vector<std::vector<std::string>> rows;
-    for (const auto& stage : v.stages) rows.push_back(stage_row(stage, v.closed, json_text(stage, "verdict")));
+    for (const auto& stage : v.stages) rows.push_back(stage_cells(stage, v.closed, json_text(stage, "verdict")));
     if (const json::value* c = sweep.if_contains("cut_stage"); c && c->is_object())
-        rows.push_back(stage_row(c->get_object(), v.closed, "cut (not judged)"));
+        rows.push_back(stage_cells(c->get_object(), v.closed, "cut (not judged)"));
     page.table("stages",
                {"stage", v.closed ? "concurrency" : "offered (req/s)", "achieved (req/s)", "completed", "errors (%)",
                 "TTFT p50 (ms)", "TTFT p99 (ms)", "E2E p99 (ms)", "in flight", "verdict"},

@@ -11,12 +11,6 @@ namespace openloop {
 
 namespace {
 
-std::string rate_text(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
-}
-
 }  // namespace
 
 sweep_threshold parse_sweep_threshold(std::string_view text) {
@@ -44,8 +38,8 @@ sweep_threshold parse_sweep_threshold(std::string_view text) {
 std::optional<std::string> sweep_threshold_failure(const sweep_threshold& t, const boost::json::object& sweep) {
     const knee_bracket b = sweep_knee(sweep, t.knee);
     if (!b.known) return t.text + ": the sweep has no " + t.knee + (t.knee == "slo_knee" ? " (give --slo)" : "");
-    const std::string where = std::isinf(b.high) ? "at " + rate_text(b.low) + " req/s or above"
-                                                 : "between " + rate_text(b.low) + " and " + rate_text(b.high) + " req/s";
+    const std::string where = std::isinf(b.high) ? "at " + sweep_rate_text(b.low) + " req/s or above"
+                                                 : "between " + sweep_rate_text(b.low) + " and " + sweep_rate_text(b.high) + " req/s";
     const bool holds = t.below ? b.high <= t.rate : b.low >= t.rate;
     if (holds) return std::nullopt;
     return t.text + ": the " + t.knee + " lies " + where;

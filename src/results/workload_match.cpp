@@ -63,7 +63,7 @@ bool same(const json::value* a, const json::value* b) {
     return *a == *b;
 }
 
-std::string rate_text(double rate) {
+std::string rate_with_unit(double rate) {
     char text[32];
     std::snprintf(text, sizeof text, "%g req/s", rate);
     return text;
@@ -101,7 +101,7 @@ std::vector<run_difference> run_differences(const run_context& a, const run_cont
     const bool trace = a.config.contains("trace") || b.config.contains("trace");
     const double ra = a.request_rate, rb = b.request_rate;
     if (!rate_said && !trace && std::abs(ra - rb) > 1e-9 * std::max(std::abs(ra), std::abs(rb)))
-        out.push_back({"rate", "request_rate", rate_text(ra), rate_text(rb), true});
+        out.push_back({"rate", "request_rate", rate_with_unit(ra), rate_with_unit(rb), true});
     return out;
 }
 

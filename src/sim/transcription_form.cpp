@@ -1,5 +1,6 @@
 #include "openloop/sim/transcription_form.hpp"
 
+#include "openloop/base/trim.hpp"
 #include "openloop/sim/lora_slots.hpp"
 #include "openloop/sim/media_parts.hpp"
 
@@ -23,12 +24,6 @@ bool iequals(std::string_view a, std::string_view b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
                return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
            });
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
 }
 
 // The value of parameter key in a header value's "; key=value" list, quotes removed.

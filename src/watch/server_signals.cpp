@@ -1,5 +1,7 @@
 #include "openloop/watch/server_signals.hpp"
 
+#include "openloop/base/quantity.hpp"
+
 #include <cmath>
 #include <optional>
 #include <span>
@@ -54,9 +56,8 @@ struct scaled {
     std::string_view name;
     double scale;
 };
-constexpr double mib = 1024.0 * 1024.0;
 constexpr scaled gpu_memory_names[]{
-    {"DCGM_FI_DEV_FB_USED", 1.0}, {"nvidia_smi_memory_used_bytes", 1.0 / mib}, {"nvidia_gpu_memory_used_bytes", 1.0 / mib}};
+    {"DCGM_FI_DEV_FB_USED", 1.0}, {"nvidia_smi_memory_used_bytes", 1.0 / bytes_per_mib}, {"nvidia_gpu_memory_used_bytes", 1.0 / bytes_per_mib}};
 
 // The first name present, and its total.
 std::optional<std::pair<std::string_view, total>> first_of(const by_name& s, names list) {

@@ -1,6 +1,7 @@
 #include "openloop/watch/server_watch.hpp"
 
 #include "openloop/base/clock.hpp"
+#include "openloop/base/quantity.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +12,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr double mib = 1024.0 * 1024.0;
 
 const signal_value* find(const std::vector<signal_value>& values, const std::string& name) {
     const auto it = std::find_if(values.begin(), values.end(), [&](const signal_value& v) { return v.name == name; });
@@ -40,13 +40,13 @@ window_signals to_window_signals(const signal_sample& s, bool scraping, bool ser
     for (const signal_value& v : s.signals) {
         if (!std::isfinite(v.value)) continue;
         if (v.unit == "bytes") {
-            w.values.emplace_back(mib_name(v.name), v.value / mib);
+            w.values.emplace_back(mib_name(v.name), v.value / bytes_per_mib);
         } else {
             w.values.emplace_back(v.name, v.value);
         }
     }
     for (const scrape_source& src : s.sources) w.scrape_failures += src.failures;
-    if (s.server.ok && s.server.rss_bytes >= 0) w.server_rss_mib = static_cast<double>(s.server.rss_bytes) / mib;
+    if (s.server.ok && s.server.rss_bytes >= 0) w.server_rss_mib = static_cast<double>(s.server.rss_bytes) / bytes_per_mib;
     w.server_cpu_pct = s.server_cpu_percent;
     return w;
 }
@@ -141,8 +141,8 @@ json::object server_watch::summary() const {
     }
     if (options_.server_pid >= 0) {
         json::object rss;
-        if (before_ && before_->server.ok) rss["before"] = static_cast<double>(before_->server.rss_bytes) / mib;
-        if (after_ && after_->server.ok) rss["after"] = static_cast<double>(after_->server.rss_bytes) / mib;
+        if (before_ && before_->server.ok) rss["before"] = static_cast<double>(before_->server.rss_bytes) / bytes_per_mib;
+        if (after_ && after_->server.ok) rss["after"] = static_cast<double>(after_->server.rss_bytes) / bytes_per_mib;
         o["server_rss_mib"] = std::move(rss);
     }
     return o;

@@ -1,5 +1,6 @@
 #include "openloop/wire/chunk.hpp"
 
+#include "openloop/base/trim.hpp"
 #include "openloop/wire/chunk_scan.hpp"
 #include "openloop/wire/responses_event.hpp"
 
@@ -13,13 +14,6 @@ namespace openloop {
 namespace json = boost::json;
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    const auto first = s.find_first_not_of(" \t\r\n");
-    if (first == std::string_view::npos)
-        return {};
-    return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
-}
 
 const json::value* member(const json::object& o, std::string_view key) {
     const json::value* v = o.if_contains(key);
@@ -62,11 +56,6 @@ std::int64_t usage_member(const json::object& o, std::string_view key, bool& bad
         return -1;
     }
     return n;
-}
-
-void add_saturating(std::uint32_t& total, std::size_t n) {
-    constexpr std::size_t max = std::numeric_limits<std::uint32_t>::max();
-    total = static_cast<std::uint32_t>(std::min<std::size_t>(max, std::size_t{total} + std::min(n, max)));
 }
 
 std::size_t tool_call_chars(const json::object& call) {
@@ -163,7 +152,7 @@ chunk_decoder::chunk_decoder()
       }(), stack_, sizeof stack_) {}
 
 chunk_info chunk_decoder::decode(std::string_view payload) {
-    const std::string_view trimmed = trim(payload);
+    const std::string_view trimmed = trim(payload, " \t\r\n");
     if (trimmed != "[DONE]")
         if (const auto scanned = scan_chunk(trimmed)) return *scanned;
     return decode_full(payload);
@@ -174,7 +163,7 @@ void chunk_decoder::append_text(std::string_view payload, streamed_answer& out) 
     resource_.emplace(arena_, sizeof arena_);
     parser_.reset(&*resource_);
     json::error_code ec;
-    payload = trim(payload);
+    payload = trim(payload, " \t\r\n");
     parser_.write(payload.data(), payload.size(), ec);
     if (ec) return;
     const json::value root = parser_.release();
@@ -198,7 +187,7 @@ void chunk_decoder::append_text(std::string_view payload, streamed_answer& out) 
 
 chunk_info chunk_decoder::decode_full(std::string_view payload) {
     chunk_info info;
-    payload = trim(payload);
+    payload = trim(payload, " \t\r\n");
     if (payload == "[DONE]") {
         info.kind = chunk_kind::done;
         return info;

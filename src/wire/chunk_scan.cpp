@@ -11,11 +11,6 @@
 namespace openloop {
 namespace {
 
-void add_saturating(std::uint32_t& total, std::size_t n) {
-    constexpr std::size_t max = std::numeric_limits<std::uint32_t>::max();
-    total = static_cast<std::uint32_t>(std::min<std::size_t>(max, std::size_t{total} + std::min(n, max)));
-}
-
 // One pass over a chunk's JSON. Every method returns false to give up: the
 // text is malformed, or of a shape left to the full decoder.
 class scanner : json_walker {

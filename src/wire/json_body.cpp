@@ -19,11 +19,6 @@ using json_body_keys::key;
 using json_body_keys::key_of;
 using json_body_keys::where;
 
-void add_saturating(std::uint32_t& total, std::size_t n) {
-    constexpr std::size_t max = std::numeric_limits<std::uint32_t>::max();
-    total = static_cast<std::uint32_t>(std::min<std::size_t>(max, std::size_t{total} + std::min(n, max)));
-}
-
 constexpr std::size_t max_depth = 64;
 
 // Where the scan is in the body, and what the end of each container adds up

@@ -7,6 +7,9 @@
 
 namespace openloop {
 
+// Nanoseconds of these clocks as the milliseconds results are written in.
+inline constexpr double ns_to_ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
 // The clock of deadlines and timers; steady_now_ns() reads the same one.
 using steady = std::chrono::steady_clock;
 

@@ -34,6 +34,9 @@ struct quantity_error : input_error {
 // nanoseconds, so no caller's conversion can overflow.
 inline constexpr double max_duration_s = 1e9;
 
+// Bytes in a MiB, the unit memory figures are written in.
+inline constexpr double bytes_per_mib = 1024.0 * 1024.0;
+
 // How a duration is written, for --help and messages.
 inline constexpr std::string_view duration_syntax =
     "a number with unit us, ms, s, m or h, e.g. 250ms, 1.5s, 2m; a bare number is seconds";

@@ -37,6 +37,12 @@ std::uint64_t below(Rng& rng, std::uint64_t n) {
     return std::uint64_t((static_cast<unsigned __int128>(rng()) * n) >> 64);
 }
 
+// Uniform in [0, 1), and in (0, 1) (for a logarithm), from the top 53 bits.
+template <class Rng>
+double unit_interval(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+template <class Rng>
+double unit_open(Rng& rng) { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53; }
+
 // A distribution of token counts, parsed from a flag value:
 //   N                              always N
 //   uniform:MIN:MAX                integers in [MIN, MAX], each equally likely

@@ -20,6 +20,8 @@
 namespace openloop {
 
 enum class trace_format { auto_detect, mooncake, azure, burstgpt, openloop, columns };
+// The names --trace-format takes, for messages.
+inline constexpr std::string_view trace_format_names = "auto, mooncake, azure, burstgpt, openloop";
 
 // "auto", "mooncake", "azure", "burstgpt", "openloop"; throws input_error
 // listing them. ("columns", a --trace-columns mapping, is no flag value.)

@@ -12,6 +12,10 @@
 #include <optional>
 #include <string_view>
 
+namespace boost::json {
+class value;
+}
+
 namespace openloop {
 
 // A latency histogram of run_stats under its summary.json name (X in
@@ -58,6 +62,8 @@ constexpr bool reasoning_metric(std::string_view key) {
 // p99.9, ...), min or max. Empty without samples (no sample is not a 0 ms
 // sample) or for an unknown statistic.
 std::optional<double> latency_ms(const histogram& h, std::string_view stat);
+// The same as JSON: the number, or null where there is none.
+boost::json::value latency_ms_json(const histogram& h, std::string_view stat);
 
 struct run_result {
     run_stats stats;

@@ -32,6 +32,10 @@ struct knee_change {
     double relative() const { return base.rate != 0 ? (now.rate - base.rate) / base.rate : 0; }
 };
 
+// A rate as the sweep tables write it: four significant digits, "above" for
+// past the last stage.
+std::string sweep_rate_text(double v);
+
 std::vector<std::string> compared_knee_names();  // knee, slo_knee, latency_knee
 // One knee of a sweep.json as its bracket between stages. Throws std::invalid_argument
 // for an unknown name or a sweep.json without stages or knees.

@@ -10,8 +10,10 @@
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parser.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +65,12 @@ struct chunk_info {
     // llama.cpp); 0 when absent or not an integer (OpenAI sends strings).
     std::int64_t error_code = 0;
 };
+
+// Adds n to a chunk_info count, which stays at its maximum rather than wrap.
+inline void add_saturating(std::uint32_t& total, std::size_t n) {
+    constexpr std::size_t max = std::numeric_limits<std::uint32_t>::max();
+    total = static_cast<std::uint32_t>(std::min<std::size_t>(max, std::size_t{total} + std::min(n, max)));
+}
 
 // A session's answer as it streamed, to send back in its history: the first
 // choice's text, or the tool call it made. Only the first call (index 0) is

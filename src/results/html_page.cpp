@@ -95,6 +95,16 @@ void html_page::fields(const std::string& id, const boost::json::object& object)
     body_ += "</div>\n";
 }
 
+void html_page::how_it_was_run(const boost::json::object& result, std::initializer_list<const char*> keys) {
+    section("How it was run");
+    boost::json::object run;
+    for (const char* key : keys)
+        if (const boost::json::value* v = result.if_contains(key)) run[key] = *v;
+    fields("run", run);
+    for (const char* name : {"config", "environment"})
+        if (const boost::json::value* o = result.if_contains(name); o && o->is_object()) fields(name, o->get_object());
+}
+
 std::string html_page::str() const {
     return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

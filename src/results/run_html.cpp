@@ -290,14 +290,7 @@ std::string run_report_html(const std::string& title, const json::object& summar
     by_turn(page, summary);
     tables(page, summary, filled);
 
-    page.section("How it was run");
-    json::object run;
-    for (const char* key : {"target", "mode", "arrival", "duration"})
-        if (const json::value* v = summary.if_contains(key)) run[key] = *v;
-    page.fields("run", run);
-    if (const json::value* c = summary.if_contains("config"); c && c->is_object()) page.fields("config", c->get_object());
-    if (const json::value* e = summary.if_contains("environment"); e && e->is_object())
-        page.fields("environment", e->get_object());
+    page.how_it_was_run(summary, {"target", "mode", "arrival", "duration"});
     return page.str();
 }
 

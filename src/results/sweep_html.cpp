@@ -189,12 +189,7 @@ std::string sweep_report_html(const std::string& title, const json::object& swee
                 "TTFT p50 (ms)", "TTFT p99 (ms)", "E2E p99 (ms)", "in flight", "verdict"},
                rows);
 
-    page.section("How it was run");
-    json::object run;
-    for (const char* key : {"target", "mode", "min_samples", "precision"})
-        if (const json::value* x = sweep.if_contains(key)) run[key] = *x;
-    page.fields("run", run);
-    if (const json::value* c = sweep.if_contains("config"); c && c->is_object()) page.fields("config", c->get_object());
+    page.how_it_was_run(sweep, {"target", "mode", "min_samples", "precision"});
     return page.str();
 }
 

@@ -8,6 +8,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ public:
                const std::vector<std::vector<std::string>>& rows);
     // Every field of an object as name/value rows (how the result was driven).
     void fields(const std::string& id, const boost::json::object& object);
+    // The closing section, how the result was made: the named fields of the
+    // result's document, then its config and environment objects where it has them.
+    void how_it_was_run(const boost::json::object& result, std::initializer_list<const char*> keys);
 
     std::string str() const;
 

@@ -102,7 +102,13 @@ std::vector<double> linear_ticks(double lo, double hi, int target) {
     if (!std::isfinite(lo) || !std::isfinite(hi) || hi < lo) return ticks;
     if (hi == lo) return {lo};
     const double step = nice_step(hi - lo, target);
-    for (double k = std::ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k += 1) {
+    const double first = std::ceil(lo / step - 1e-9), last = std::floor(hi / step + 1e-9);
+    // Counted in integers: where the span is below a double's resolution at
+    // the values' size (1e17 to 1e17 + 64), k + 1 == k and a stepping loop
+    // never ends. Such an axis gets its two ends.
+    constexpr double exact = 9007199254740992.0;  // 2^53
+    if (!(last - first <= 4.0 * target + 4) || !(std::fabs(first) < exact) || !(std::fabs(last) < exact)) return {lo, hi};
+    for (double k = first; k <= last; k += 1) {
         const double v = k * step;
         ticks.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
     }

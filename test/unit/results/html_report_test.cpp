@@ -12,6 +12,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -35,6 +36,17 @@ BOOST_AUTO_TEST_CASE(linear_ticks_fall_on_one_two_five) {
     BOOST_TEST(linear_ticks(-10, 10) == (std::vector<double>{-10, -5, 0, 5, 10}), boost::test_tools::per_element());
     BOOST_TEST(linear_ticks(3, 3) == std::vector<double>{3});
     BOOST_TEST(linear_ticks(NAN, 1).empty());
+}
+
+BOOST_AUTO_TEST_CASE(linear_ticks_end_where_the_span_is_below_a_doubles_resolution) {
+    // A soak window's value of 1e20 beside its next double: stepping by the
+    // nice step never moved, and the fuzzer found the loop that never ended.
+    const double lo = 1e20, hi = std::nextafter(lo, INFINITY);
+    BOOST_TEST(linear_ticks(lo, hi) == (std::vector<double>{lo, hi}), boost::test_tools::per_element());
+    const std::vector<double> near = linear_ticks(1e15, 1e15 + 64);
+    BOOST_TEST(near.size() <= 7u);
+    BOOST_TEST(std::is_sorted(near.begin(), near.end()));
+    BOOST_TEST(linear_ticks(-1e308, 1e308).size() <= 7u);
 }
 
 BOOST_AUTO_TEST_CASE(log_ticks_mark_each_decade) {

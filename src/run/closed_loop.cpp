@@ -48,8 +48,9 @@ net::awaitable<void> closed_loop::worker() {
         prepared_request p = requests_.build(spec_, index);
         const std::int64_t sent = to_ns(steady::now());
         host_.sent();
-        const request_end end = co_await client_.run(index, std::move(p), sent, warm ? std::int64_t{flag_warmup} : 0);
-        host_.ended(sent, end);
+        finished_request f = co_await client_.run(index, std::move(p), sent, warm ? std::int64_t{flag_warmup} : 0);
+        host_.ended(sent, f.end);
+        requests_.recycle(f.request);
     }
     worker_ended();
 }

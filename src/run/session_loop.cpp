@@ -178,7 +178,9 @@ boost::asio::awaitable<bool> session_loop::send(prepared_request p, std::uint64_
         co_return false;
     }
     host_.sent();
-    const request_end r = co_await client_.run(index, std::move(p), intended, c.flags);
+    finished_request f = co_await client_.run(index, std::move(p), intended, c.flags);
+    requests_.recycle(f.request);
+    const request_end& r = f.end;
     host_.ended(intended, r);
     c.end = r.end_ns;
     // What goes back is the answer as it came: a thinking model's thinking is not sent, and an

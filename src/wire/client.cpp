@@ -111,8 +111,8 @@ void client::send(std::uint64_t index, prepared_request req, std::int64_t intend
 
 void client::on_end(std::function<void(finished_request&)> handler) { impl_->ctx.on_end = std::move(handler); }
 
-net::awaitable<request_end> client::run(std::uint64_t index, prepared_request req, std::int64_t intended_ns,
-                                        std::int64_t flags) {
+net::awaitable<finished_request> client::run(std::uint64_t index, prepared_request req, std::int64_t intended_ns,
+                                             std::int64_t flags) {
     co_await net::this_coro::throw_if_cancelled(false);
     run_waiter waiter(impl_->ctx.io);
     request_job job;
@@ -128,7 +128,7 @@ net::awaitable<request_end> client::run(std::uint64_t index, prepared_request re
         waiter.timer.expires_at(steady_timer::time_point::max());
         co_await waiter.timer.async_wait();
     }
-    co_return waiter.result;
+    co_return std::move(waiter.result);
 }
 
 void client::emit(const event& e) noexcept {

@@ -44,7 +44,7 @@ void client_context::end(std::optional<request_job>& job, const exchange_result&
     run_waiter* waiter = j.waiter;
     job.reset();
     if (waiter) {
-        waiter->result = f.end;
+        waiter->result = std::move(f);
         waiter->done = true;
         waiter->timer.cancel();
     } else if (on_end) {

@@ -23,7 +23,7 @@ namespace openloop {
 struct run_waiter {
     explicit run_waiter(boost::asio::io_context& io) : timer(io) {}
     steady_timer timer;
-    request_end result;
+    finished_request result;
     bool done = false;
 };
 

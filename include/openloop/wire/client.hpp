@@ -74,9 +74,10 @@ public:
               std::int64_t released_ns = -1);
     // What runs as each request sent with send() ends (on the io thread).
     void on_end(std::function<void(finished_request&)> handler);
-    // One request, start to end, for a closed-loop worker that waits for it.
-    boost::asio::awaitable<request_end> run(std::uint64_t index, prepared_request req, std::int64_t intended_ns,
-                                            std::int64_t flags);
+    // One request, start to end, for a closed-loop worker or a session that
+    // waits for it: handed back as on_end gets it, its memory for the next.
+    boost::asio::awaitable<finished_request> run(std::uint64_t index, prepared_request req, std::int64_t intended_ns,
+                                                 std::int64_t flags);
 
     // Starts op, a coroutine that runs requests, so that close_all() cancels
     // it at whatever stage its request is in; on_end(std::exception_ptr) runs

@@ -41,8 +41,9 @@ set(OPENLOOP_IT_PCH ${OPENLOOP_UNIT_PCH} <boost/asio.hpp> <boost/asio/ssl.hpp> <
 # integration test file is split into one ctest test per case (it_sweep/NAME),
 # so that its cases run beside the others'; a case labelled "alone"
 # (*boost::unit_test::label("alone") on the BOOST_AUTO_TEST_CASE line) times
-# something that another test's load would disturb: it runs with nothing beside
-# it, and tools/check runs it when no build runs either (ctest label "alone").
+# something that another test's load would disturb: it runs with no other test
+# beside it (ctest label "alone"); tools/check lets the next tree's build go on
+# beside it at nice 19, which the simulator's timers do not notice.
 # Integration tests that spend their time waiting on the clock, on paths the
 # others cover, are built in plain trees only: it_sweep (4 minutes of
 # open-loop stages, which it_run and the others cover), it_replay_on_time (a

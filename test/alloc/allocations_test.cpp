@@ -13,7 +13,9 @@
 // stall piled up dozens more (hundreds of allocations, which made the per-chunk
 // figure flaky). So per chunk, closed-loop runs of 4 workers (4 connections,
 // whatever the timing) of 16 and 64 output tokens
-// (one chunk each) differ by the chunks' allocations alone.
+// (one chunk each) differ by the chunks' allocations alone. A closed loop's
+// peak never moves, so its runs of 1,000 and 3,000 requests differ by its
+// requests' allocations alone: once one a request, as run() dropped them.
 
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"

@@ -16,10 +16,15 @@ else()
 endif()
 list(APPEND OPENLOOP_TEST_COMPILE_OPTIONS $<IF:$<CXX_COMPILER_ID:Clang>,-gline-tables-only,-g1>)
 
+# The tests link the core as one shared library (CMakeLists.txt: its objects
+# are the product's), not each its own copy of it.
+add_library(openloop_core_shared SHARED $<TARGET_OBJECTS:openloop_core_io> $<TARGET_OBJECTS:openloop_core_pure>)
+target_link_libraries(openloop_core_shared PUBLIC openloop_core_settings)
+
 # Every test executable links Boost.Test's main (test_main.cpp: no test file
 # defines BOOST_TEST_MODULE) and the paths of this build (test_paths.cpp).
 add_library(openloop_test_main OBJECT test/support/test_main.cpp test/support/test_paths.cpp)
-target_link_libraries(openloop_test_main PUBLIC openloop_core Boost::unit_test_framework)
+target_link_libraries(openloop_test_main PUBLIC openloop_core_shared Boost::unit_test_framework)
 target_include_directories(openloop_test_main PUBLIC ${PROJECT_SOURCE_DIR}/test/support)
 target_compile_definitions(openloop_test_main PUBLIC BOOST_TEST_DYN_LINK)
 target_compile_options(openloop_test_main PUBLIC ${OPENLOOP_TEST_COMPILE_OPTIONS})

@@ -91,6 +91,10 @@ try {
     };
   });
 
+  // A live page draws its charts when its first fetch of /live.json answers,
+  // which can come after the load event: read it once it has drawn, as a
+  // reader looking at it would.
+  if (watch > 0) await page.waitForSelector("figure.chart", { timeout: 10000 });
   Object.assign(out, await read());
   for (let s = 0; s < watch; ++s) {
     await page.waitForTimeout(1000);

@@ -10,6 +10,7 @@
 #include "test_http.hpp"
 #include "test_paths.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <string>
@@ -36,14 +37,25 @@ BOOST_AUTO_TEST_CASE(kill_9_loses_at_most_the_last_window_and_report_rebuilds_th
     openloop::child_process soak({openloop_test::bin, "soak", "--target", "sim:cpu-small", "--rate", "20", "--duration", "120s",
                                   "--interval", "1s", "--warmup", "1s", "--input-len", "16", "--output-len", "8",
                                   "--progress", "off", "--out", out});
-    std::this_thread::sleep_for(7s);
+    // Killed once five windows are written, however long a loaded machine took
+    // to start the soak (bounded: 60 s).
+    const auto written = [&] {
+        const std::string text = slurp(out + "/windows.jsonl");
+        return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    };
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (written() < 5 && soak.running() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(100ms);
     BOOST_TEST_REQUIRE(soak.running());
+    const std::size_t before = written();
+    BOOST_TEST_REQUIRE(before >= 5u);
     ::kill(soak.pid(), SIGKILL);
     BOOST_TEST(soak.stop() == 128 + SIGKILL);
     BOOST_TEST(!std::filesystem::exists(out + "/summary.json"));
 
+    // Every window written before the kill is still there.
     const auto windows = read_jsonl(out + "/windows.jsonl");
-    BOOST_TEST(windows.size() >= 4u);  // ~6 s of 1 s windows, less the last
+    BOOST_TEST(windows.size() >= before);
 
     const int rc = openloop_cli({"report", out}, dir.file("report.log"));
     const std::string log = slurp(dir.file("report.log"));

@@ -45,8 +45,13 @@ struct axis {
     double step = 1;  // for tick labels on a linear axis
 
     bool takes(double v) const { return std::isfinite(v) && (!log || v > 0); }
+    // A point of 0 on a log axis lies below every decade: it is drawn at the
+    // low edge (its hover says 0), so a CDF whose first share is 0 ms (chunks
+    // read at once) rises there instead of starting in mid-air.
+    bool draws(double v) const { return takes(v) || (log && v == 0); }
     // 0 at lo, 1 at hi.
     double at(double v) const {
+        if (log && v <= 0) return 0;
         if (log) return (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo));
         return (v - lo) / (hi - lo);
     }
@@ -248,7 +253,7 @@ std::string svg_chart(const chart_spec& chart) {
         std::string points, hits, bars;
         std::size_t n = 0;
         for (const auto& p : s.points) {
-            if (!ax.takes(p.x) || !ay.takes(p.y)) continue;
+            if (!ax.draws(p.x) || !ay.draws(p.y)) continue;
             ++n;
             const std::string cx = num(px(p.x)), cy = num(py(p.y));
             points += cx + "," + cy + " ";

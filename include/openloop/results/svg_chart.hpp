@@ -52,7 +52,7 @@ struct chart_spec {
     std::string title;
     std::string x_label;  // with the unit: "time (s)"
     std::string y_label;
-    bool log_x = false;   // values <= 0 are left out of a log axis
+    bool log_x = false;   // a log axis draws a point of 0 at its low edge, leaves out one below
     bool log_y = false;
     bool y_from_zero = true;  // a linear y axis starts at 0 unless a value lies below
     std::vector<chart_series> series;

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace test_http;
@@ -124,6 +125,14 @@ void interrupted_run_ends_within_grace(const std::string& url, const std::vector
         BOOST_TEST(r.at("error").as_string() == "cancelled", r.at("id").as_string() << ": " << r.at("error").as_string());
     }
     BOOST_TEST(summary.at("errors").as_object().at("cancelled").to_number<std::size_t>() == requests.size());
+}
+
+// Whether signal sig waits in process pid's shared pending set (/proc/PID/status ShdPnd, a
+// hexadecimal mask, bit sig - 1). kill() has queued a held signal there by the time it returns.
+bool signal_pending(const std::string& pid, int sig) {
+    const std::string status = slurp("/proc/" + pid + "/status");
+    const auto at = status.find("ShdPnd:");
+    return at != std::string::npos && ((std::stoull(status.substr(at + 7), nullptr, 16) >> (sig - 1)) & 1) != 0;
 }
 
 // openloop run against url with its stderr in a file, read while it runs. The
@@ -245,20 +254,33 @@ BOOST_AUTO_TEST_CASE(sigint_in_the_server_watchs_first_sample_ends_the_run) {
 }
 
 // Ctrl-C while a sim: target's simulator starts is held until the run takes it: the run ends
-// interrupted with its results, and the simulator is stopped with it, not left running.
+// interrupted with its results, and the simulator is stopped with it, not left running. The
+// simulator's start is held open until the signal has landed: it opens its --log, a FIFO here,
+// before it listens, and that open waits for a reader, which the test becomes only once the
+// signal waits in openloop's pending set. (Without the hold, a quick machine had the simulator
+// up and the model found before the signal came, and the run was waiting for something else.)
 BOOST_AUTO_TEST_CASE(sigint_while_the_simulator_starts_ends_the_run) {
-    logged_run r("sim:cpu-small", {"--rate", "4", "--duration", "3s"});
+    temp_dir fifo_dir;
+    const std::string fifo = fifo_dir.file("sim-log");
+    BOOST_TEST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    logged_run r("sim:cpu-small", {"--rate", "4", "--duration", "3s", "--sim-arg=--log=" + fifo});
+    const std::string pid = std::to_string(r.p.pid());
     // The simulator is spawned once the signals are held.
     pid_t sim = -1;
     for (int i = 0; i < 4000 && sim < 0 && r.p.running(); ++i) {
-        const std::string pid = std::to_string(r.p.pid());
         const std::string children = slurp("/proc/" + pid + "/task/" + pid + "/children");
         if (!children.empty()) sim = std::stoi(children);
         std::this_thread::sleep_for(5ms);
     }
     BOOST_TEST_REQUIRE(sim > 0, "no simulator process appeared");
     kill(r.p.pid(), SIGINT);
+    BOOST_TEST_REQUIRE(signal_pending(pid, SIGINT), "SIGINT is not held while the simulator starts");
+    // A reader for the FIFO: the simulator's open returns, and it starts. Nothing is sent, so
+    // it writes nothing there.
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    BOOST_TEST_REQUIRE(reader >= 0);
     r.check_interrupted_before_schedule("GET /v1/models");
+    ::close(reader);
     BOOST_TEST(::kill(sim, 0) != 0, "the simulator " << sim << " still runs");
 }
 

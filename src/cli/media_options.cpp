@@ -17,7 +17,7 @@ po::options_description media_options() {
          "images per chat request, each an image_url content part after the prompt's text: N, or a "
          "distribution as --input-len spells one (uniform:1:4). Made and encoded before the run: a pool of "
          "fresh images as large as the run's --num-requests (or --rate x --duration) needs, at most 1,024 "
-         "images and 256 MB of base64 (fewer for big PNGs); fresh images repeat only past the pool (docs/media.md)")
+         "images and 256 MiB of base64 (fewer for big PNGs); fresh images repeat only past the pool (docs/media.md)")
         ("image-size", po::value<std::string>()->default_value("512x512"),
          "the made images' pixel sizes, WIDTHxHEIGHT[=WEIGHT],...: weighted buckets as vLLM's "
          "random-mm-bucket-config, e.g. 512x512=0.7,1024x768=0.3 (results are split by bucket)")
@@ -32,7 +32,7 @@ po::options_description media_options() {
          "as they are (their sizes read from their headers), all held in memory")
         ("audios", po::value<int>()->default_value(0),
          "speech-like audio clips per chat request, each an input_audio part (WAV, PCM 16-bit mono 16 kHz, "
-         "base64); at most 256 clips and 64 MB are made ahead. --endpoint transcriptions needs 1: the clip is "
+         "base64); at most 256 clips and 64 MiB are made ahead. --endpoint transcriptions needs 1: the clip is "
          "the request's file")
         ("audio-seconds", po::value<std::string>()->default_value("5"),
          "each clip's length in seconds: S, or a distribution as --input-len spells one (uniform:2:10)");

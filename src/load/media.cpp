@@ -3,19 +3,16 @@
 #include "openloop/base/input_error.hpp"
 #include "openloop/base/quantity.hpp"
 #include "openloop/load/media_maker.hpp"
+#include "openloop/load/media_pool.hpp"
 #include "openloop/load/tokens.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <mutex>
-#include <thread>
 
 namespace openloop {
 
@@ -107,42 +104,6 @@ std::vector<image_bucket> parse_image_sizes(std::string_view text) {
 
 namespace {
 
-// Runs make(k) for k in [0, count) on every core, until the items made hold
-// budget bytes (then the pool is what was made): items in index order.
-template <class Make>
-std::vector<media_item> make_pool(std::size_t count, std::size_t budget, Make make) {
-    std::vector<media_item> pool(count);
-    std::atomic<std::size_t> next{0}, bytes{0}, stop_at{count};
-    std::mutex failed_mutex;
-    std::exception_ptr failed;  // the first thread's exception, thrown once all have ended
-    const auto work = [&] {
-        for (std::size_t k; (k = next.fetch_add(1)) < stop_at.load();) {
-            try {
-                pool[k] = make(k);
-            } catch (...) {
-                const std::lock_guard lock(failed_mutex);
-                if (!failed) failed = std::current_exception();
-                stop_at = 0;
-                return;
-            }
-            if (bytes.fetch_add(pool[k].payload.size()) + pool[k].payload.size() >= budget) {
-                // Entries below k are made or in hand; none past it are needed.
-                std::size_t want = stop_at.load();
-                while (k + 1 < want && !stop_at.compare_exchange_weak(want, k + 1)) {}
-            }
-        }
-    };
-    const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(count)));
-    // The calling thread, the run's io thread to be, only waits: what it allocates
-    // is then the same from run to run (it_allocations counts that thread's).
-    std::vector<std::thread> workers;
-    for (unsigned t = 0; t < threads; ++t) workers.emplace_back(work);
-    for (std::thread& t : workers) t.join();
-    if (failed) std::rethrow_exception(failed);
-    pool.resize(std::max<std::size_t>(1, stop_at.load()));
-    return pool;
-}
-
 std::vector<media_item> read_image_dir(const std::string& dir) {
     std::error_code ec;
     std::vector<std::filesystem::path> files;
@@ -190,7 +151,7 @@ media_set::media_set(const media_config& c, std::uint64_t seed, std::uint64_t ex
             // Enough that fresh images do not repeat within a count-bounded run.
             const std::uint64_t needed = expected_requests > 0 ? expected_requests * per : max_image_pool;
             const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(needed, max_image_pool));
-            images = make_pool(count, max_image_pool_bytes, [&c, seed](std::size_t k) {
+            images = make_media_pool(count, max_image_pool_bytes, [&c, seed](std::size_t k) {
                 media_item item;
                 item.bucket = pool_bucket(c.image_sizes, k);
                 const image_bucket& b = c.image_sizes[static_cast<std::size_t>(item.bucket)];
@@ -213,7 +174,7 @@ media_set::media_set(const media_config& c, std::uint64_t seed, std::uint64_t ex
     if (c.audios > 0) {
         const std::uint64_t needed = expected_requests > 0 ? expected_requests * static_cast<std::uint64_t>(c.audios) : max_audio_pool;
         const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(needed, max_audio_pool));
-        std::vector<media_item> clips = make_pool(count, max_audio_pool_bytes, [&c, seed](std::size_t k) {
+        std::vector<media_item> clips = make_media_pool(count, max_audio_pool_bytes, [&c, seed](std::size_t k) {
             request_rng rng(mix64(mix64(seed ^ audio_salt) ^ k));
             const int seconds = c.audio_seconds.sample(rng);
             const std::string wav = make_speech_wav(seconds, rng());
@@ -260,7 +221,9 @@ std::string media_set::describe() const {
         std::snprintf(line, sizeof line, " %u speech clips, %.0f KB of WAV;", plan_.audio_pool, static_cast<double>(audio_bytes) / 1e3);
         out += line;
     }
-    std::snprintf(line, sizeof line, " %.1f MB of payloads held, made in %.2f s", static_cast<double>(payload_bytes()) / 1e6, seconds_);
+    // In MiB, the unit of the pools' bounds.
+    std::snprintf(line, sizeof line, " %.1f MiB of payloads held, made in %.2f s",
+                  static_cast<double>(payload_bytes()) / (1 << 20), seconds_);
     return out + line;
 }
 

@@ -2,6 +2,7 @@
 
 #include "openloop/base/input_error.hpp"
 #include "openloop/load/media.hpp"
+#include "openloop/load/media_pool.hpp"
 
 #include <set>
 #include <string>
@@ -132,4 +133,27 @@ BOOST_AUTO_TEST_CASE(a_set_is_made_with_its_pools_bounded_by_the_runs_count) {
     BOOST_TEST((s.item(10).type == media_item::kind::audio));
     BOOST_TEST(s.item(10).payload.rfind("UklGR", 0) == 0u);  // "RIFF"
     BOOST_TEST(s.describe().find("10 images 32x32,16x8 jpeg q85") != std::string::npos, s.describe());
+}
+
+// The pool's bound holds whatever the threads made when it was reached: the
+// item that reached it, and those made beside it, are not kept past it.
+BOOST_AUTO_TEST_CASE(a_pool_never_holds_more_than_its_budget) {
+    const auto sized = [](std::size_t k) {
+        media_item item;
+        item.payload = std::to_string(k) + ":" + std::string(900 + 50 * (k % 5), 'x');
+        return item;
+    };
+    for (const std::size_t budget : {std::size_t{10'500}, std::size_t{20'000}, std::size_t{64'321}}) {
+        const std::vector<media_item> pool = make_media_pool(1000, budget, sized);
+        std::size_t held = 0;
+        for (std::size_t k = 0; k < pool.size(); ++k) {
+            BOOST_TEST(pool[k].payload.rfind(std::to_string(k) + ":", 0) == 0u, "item " << k << " in index order");
+            held += pool[k].payload.size();
+        }
+        BOOST_TEST(held <= budget, pool.size() << " items hold " << held << " bytes, budget " << budget);
+        BOOST_TEST(held + sized(pool.size()).payload.size() > budget, "the next item would not have fit");
+    }
+    // A first item larger than the budget is the pool alone: a run has something to send.
+    const auto big = make_media_pool(10, 100, sized);
+    BOOST_TEST(big.size() == 1u);
 }

@@ -29,7 +29,8 @@ po::options_description media_options() {
          "which a server's multimodal cache rewards; the rest send fresh ones. 0.3 or 30%")
         ("image-dir", po::value<std::string>(),
          "send these images instead of made ones: the directory's .jpg, .jpeg and .png files in name order, "
-         "as they are (their sizes read from their headers), all held in memory")
+         "as they are (their sizes read from their headers), all held in memory: regular files only, at most "
+         "256 MiB of base64 in all (about 192 MiB of files)")
         ("audios", po::value<int>()->default_value(0),
          "speech-like audio clips per chat request, each an input_audio part (WAV, PCM 16-bit mono 16 kHz, "
          "base64); at most 256 clips and 64 MiB are made ahead. --endpoint transcriptions needs 1: the clip is "

@@ -4,6 +4,7 @@
 #include "openloop/base/quantity.hpp"
 #include "openloop/load/media_maker.hpp"
 #include "openloop/load/media_pool.hpp"
+#include "openloop/load/text_file.hpp"
 #include "openloop/load/tokens.hpp"
 
 #include <algorithm>
@@ -11,8 +12,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 namespace openloop {
 
@@ -104,6 +103,8 @@ std::vector<image_bucket> parse_image_sizes(std::string_view text) {
 
 namespace {
 
+std::string image_pool_limit() { return "the " + std::to_string(max_image_pool_bytes >> 20) + " MiB of base64 an image pool holds"; }
+
 std::vector<media_item> read_image_dir(const std::string& dir) {
     std::error_code ec;
     std::vector<std::filesystem::path> files;
@@ -116,10 +117,13 @@ std::vector<media_item> read_image_dir(const std::string& dir) {
     if (files.empty()) throw input_error("--image-dir " + dir + ": no .jpg, .jpeg or .png file in it");
     std::sort(files.begin(), files.end());
     std::vector<media_item> out;
+    // The files are the pool, held to the made pool's bound: each is read no
+    // further than what is left of it (base64 holds 3 bytes in 4).
+    std::size_t held = 0;
     for (const auto& f : files) {
-        std::ifstream in(f, std::ios::binary);
-        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (!in.good() && !in.eof()) throw input_error("--image-dir: " + f.string() + ": cannot be read");
+        const std::size_t left = max_image_pool_bytes - held;
+        const std::string limit = held == 0 ? image_pool_limit() : "what the files before it leave of " + image_pool_limit();
+        const std::string bytes = read_regular_file(f.string(), left / 4 * 3, "--image-dir", limit);
         const auto header = read_image_header(bytes);
         if (!header) throw input_error("--image-dir: " + f.string() + ": not a JPEG or PNG image (no frame header or IHDR)");
         media_item item;
@@ -127,6 +131,9 @@ std::vector<media_item> read_image_dir(const std::string& dir) {
         item.height = header->height;
         item.encoded_bytes = bytes.size();
         item.payload = data_url(image_mime(header->format), bytes);
+        if (item.payload.size() > left)  // by its data URL's prefix
+            throw input_error("--image-dir: " + f.string() + ": its data URL is more than " + limit);
+        held += item.payload.size();
         out.push_back(std::move(item));
     }
     return out;

@@ -13,13 +13,18 @@
 #include "openloop/cli/child_process.hpp"
 #include "openloop/load/media_codec.hpp"
 #include "openloop/sim/engine.hpp"
+#include "hostile_case.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
 #include "test_paths.hpp"
 
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <map>
 #include <set>
+
+#include <sys/stat.h>
 
 namespace json = boost::json;
 using namespace test_http;
@@ -185,6 +190,51 @@ BOOST_AUTO_TEST_CASE(images_from_files_are_sent_as_they_are) {
     BOOST_TEST(bad == 2);
     BOOST_TEST(slurp(dir.file("bad.log")).find("c_broken.png: not a JPEG or PNG image") != std::string::npos,
                slurp(dir.file("bad.log")));
+}
+
+// What a directory of images may hold that is no image file: a FIFO (opening
+// it would wait for a writer forever), a symlink to /dev/zero (endless
+// bytes), a directory, a sparse file of 1 GB (more than the pool holds).
+// Each is refused before it is read, exit 2, the file named with what it is,
+// within a second or two and in the memory of a run that made no pool.
+BOOST_AUTO_TEST_CASE(image_dir_reads_regular_files_within_the_pools_bound) {
+    temp_dir dir;
+    const std::filesystem::path images = dir.file("images");
+    std::filesystem::create_directories(images);
+    std::filesystem::copy_file("/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg", images / "a_hopper.jpg");
+    const std::filesystem::path hostile = images / "b.png";
+    struct entry {
+        const char* name;
+        std::function<void()> make;
+        std::string said;
+    };
+    const std::vector<entry> entries{
+        {"fifo", [&] { BOOST_TEST_REQUIRE(::mkfifo(hostile.c_str(), 0644) == 0); }, "a FIFO, not a regular file"},
+        {"dev_zero", [&] { std::filesystem::create_symlink("/dev/zero", hostile); }, "a character device, not a regular file"},
+        {"directory", [&] { std::filesystem::create_directory(hostile); }, "a directory, not a regular file"},
+        {"sparse_1gb",
+         [&] {
+             std::ofstream{hostile};
+             std::filesystem::resize_file(hostile, 1ull << 30);
+         },
+         "1073741824 bytes, more than the "},
+    };
+    for (const entry& e : entries) {
+        std::filesystem::remove_all(hostile);
+        e.make();
+        const hostile::observation o = hostile::run_openloop_bounded(
+            {"run", "--target", "http://127.0.0.1:1", "--num-requests", "1", "--images", "1", "--image-dir", images.string()},
+            dir.file(std::string(e.name) + ".log"), hostile::wall_bound(10), 0, hostile::rss_bound(1024));
+        BOOST_TEST(o.ended_by_itself, e.name << ": killed after " << o.wall_s << " s at " << o.peak_rss_mib << " MiB");
+        BOOST_TEST(o.wall_s < hostile::wall_bound(5), e.name << ": " << o.wall_s << " s");
+        BOOST_TEST(o.peak_rss_mib < hostile::rss_bound(hostile::small_rss_mib), e.name << ": peak RSS " << o.peak_rss_mib << " MiB");
+        BOOST_TEST(o.exit_status == 2, e.name << ": exit " << o.exit_status << "\n" << o.log);
+        BOOST_TEST(o.log.find("--image-dir: " + hostile.string() + ": " + e.said) != std::string::npos, e.name << ": " << o.log);
+    }
+    BOOST_TEST(slurp(dir.file("sparse_1gb.log"))
+                       .find(" bytes that fit in what the files before it leave of the 256 MiB of base64 an image pool holds") !=
+                   std::string::npos,
+               slurp(dir.file("sparse_1gb.log")));
 }
 
 BOOST_AUTO_TEST_CASE(media_flags_need_the_chat_endpoint) {

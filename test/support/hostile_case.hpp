@@ -68,11 +68,21 @@ inline std::string describe(const std::map<std::string, std::int64_t>& classes) 
     return s.empty() ? "nothing" : s;
 }
 
-// Runs `openloop ARGS`, output to log; kills it (and says so) past kill_after_s.
+// The resident memory of a running process, MiB; 0 once it cannot be read.
+inline double current_rss_mib(pid_t pid) {
+    const std::string statm = test_http::slurp("/proc/" + std::to_string(pid) + "/statm");
+    const std::size_t space = statm.find(' ');
+    if (space == std::string::npos) return 0;
+    return std::strtod(statm.c_str() + space + 1, nullptr) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / (1 << 20);
+}
+
+// Runs `openloop ARGS`, output to log; kills it (and says so) past kill_after_s,
+// or, with kill_above_mib, once its resident memory passes that (a case that
+// would read without bound stops there, on a machine others share).
 // With max_open_files, openloop runs under that RLIMIT_NOFILE (soft and hard,
 // so it cannot raise it), set by a shell that then execs it.
 inline observation run_openloop_bounded(const std::vector<std::string>& args, const std::string& log,
-                                        double kill_after_s, int max_open_files = 0) {
+                                        double kill_after_s, int max_open_files = 0, double kill_above_mib = 0) {
     observation o;
     std::vector<std::string> argv;
     if (max_open_files > 0)
@@ -99,7 +109,8 @@ inline observation run_openloop_bounded(const std::vector<std::string>& args, co
         const pid_t r = ::wait4(pid, &status, WNOHANG, &usage);
         if (r == pid) break;
         if (r < 0 && errno != EINTR) break;
-        if (std::chrono::steady_clock::now() - begin > std::chrono::duration<double>(kill_after_s)) {
+        if (std::chrono::steady_clock::now() - begin > std::chrono::duration<double>(kill_after_s) ||
+            (kill_above_mib > 0 && current_rss_mib(pid) > kill_above_mib)) {
             o.ended_by_itself = false;
             ::kill(pid, SIGKILL);
             ::wait4(pid, &status, 0, &usage);

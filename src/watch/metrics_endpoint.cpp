@@ -61,8 +61,15 @@ struct metrics_endpoint::impl {
         std::make_shared<const std::string>("# openloop: nothing published yet\n");
     std::shared_ptr<const std::string> json = std::make_shared<const std::string>("{}");
 
+    // A connection as the endpoint thread tracks it: listed while it may be
+    // evicted, most recently active first.
+    struct slot {
+        tcp_stream* stream;
+        bool listed = false;
+    };
+
     // The endpoint thread's only.
-    std::list<tcp_stream*> connections;
+    std::list<slot*> connections;
     std::size_t open_connections = 0;  // counted from accept, before a session first runs
     bool stopping = false;
 
@@ -136,28 +143,64 @@ struct metrics_endpoint::impl {
         return res;
     }
 
+    // Moves a listed connection to the front: the last to be evicted.
+    void touch(slot& c, std::list<slot*>::iterator at) {
+        if (c.listed) connections.splice(connections.begin(), connections, at);
+    }
+
+    // The connection that has waited longest on its client (idle, sending
+    // its headers slowly, or not reading its answer) is closed for a new
+    // one: clients that only connect cannot lock out a scraper.
+    bool evict_one() {
+        if (connections.empty()) return false;
+        slot* oldest = connections.back();
+        connections.pop_back();
+        oldest->listed = false;
+        boost::system::error_code ignored;
+        oldest->stream->socket().close(ignored);
+        return true;
+    }
+
+    // Reads one request: its first byte within wait (a kept connection's idle
+    // time, a fresh one's request time), the rest within request_timeout.
+    net::awaitable<bool> read_request(tcp_stream& stream, beast::flat_buffer& buffer,
+                                      http::request_parser<http::string_body>& parser,
+                                      std::chrono::milliseconds wait) {
+        if (buffer.size() == 0) {
+            stream.expires_after(wait);
+            auto [ec, n] = co_await stream.async_read_some(buffer.prepare(options.max_request_bytes));
+            if (ec) co_return false;
+            buffer.commit(n);
+        }
+        stream.expires_after(options.request_timeout);
+        auto [ec, n] = co_await http::async_read(stream, buffer, parser);
+        co_return !ec;  // closed, idle, slow, too large or not HTTP: nothing worth answering
+    }
+
     net::awaitable<void> session(tcp_stream stream) {
         struct counted {
             std::size_t& n;
             ~counted() { --n; }
         } count{open_connections};
         if (stopping) co_return;
-        connections.push_front(&stream);
+        slot self{&stream, true};
+        connections.push_front(&self);
         const auto registered = connections.begin();
         beast::flat_buffer buffer(options.max_request_bytes);
-        for (;;) {
+        for (bool fresh = true;; fresh = false) {
             http::request_parser<http::string_body> parser;
             parser.header_limit(static_cast<std::uint32_t>(options.max_request_bytes));
             parser.body_limit(options.max_request_bytes);
-            stream.expires_after(options.idle_timeout);
-            auto [ec, n] = co_await http::async_read(stream, buffer, parser);
-            if (ec) break;  // closed, idle, too large or not HTTP: nothing worth answering
+            if (!co_await read_request(stream, buffer, parser, fresh ? options.request_timeout : options.idle_timeout))
+                break;
+            touch(self, registered);
             auto res = respond(parser.get());
-            stream.expires_after(options.idle_timeout);
+            stream.expires_after(options.request_timeout);
             auto [wec, wn] = co_await http::async_write(stream, res);
             if (wec || !res.keep_alive()) break;
+            touch(self, registered);
         }
-        connections.erase(registered);
+        if (self.listed) connections.erase(registered);
         boost::system::error_code ignored;
         stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
         stream.close();
@@ -168,7 +211,7 @@ struct metrics_endpoint::impl {
             auto [ec, socket] = co_await acceptor.async_accept();
             if (ec == net::error::operation_aborted || stopping) co_return;
             if (ec) continue;  // one failed connection: keep listening
-            if (open_connections >= options.max_connections) {
+            if (open_connections >= options.max_connections && !evict_one()) {
                 socket.close(ec);
                 continue;
             }
@@ -182,9 +225,7 @@ struct metrics_endpoint::impl {
         stopping = true;
         boost::system::error_code ignored;
         acceptor.close(ignored);
-        for (auto* s : connections) {
-            s->socket().close(ignored);
-        }
+        for (slot* c : connections) c->stream->socket().close(ignored);
     }
 };
 

@@ -5,8 +5,10 @@
 // 0.0.4), GET /live.json (measure/live_json) and GET / the live page that
 // draws it (watch/live_page), 404 elsewhere, 405 for other methods;
 // keep-alive (Prometheus keeps its connections), an idle timeout per
-// connection, and bounds on connections and request size so a stray client
-// cannot make it hold more than a little memory.
+// connection, a bound on reading each request, and bounds on connections and
+// request size so a stray client cannot make it hold more than a little
+// memory, and idle clients cannot lock a scraper out (`:PORT` listens on
+// every interface).
 //
 // The hook, where --metrics-listen is given: construct it at setup (bind
 // errors surface there), start() it, then once a second on the reporter
@@ -27,9 +29,14 @@
 namespace openloop {
 
 struct metrics_endpoint_options {
-    std::chrono::milliseconds idle_timeout{60'000};  // between requests, and to read or write one
-    std::size_t max_connections = 16;                // beyond: closed on accept
-    std::size_t max_request_bytes = 8192;            // headers and body; beyond: the connection is closed
+    std::chrono::milliseconds idle_timeout{60'000};    // a kept connection's wait for its next request
+    // A fresh connection's wait for its first request, and any request's read
+    // from its first byte, and its answer's write: a client that connects and
+    // says nothing, or sends its headers a byte at a time, is closed after it.
+    std::chrono::milliseconds request_timeout{5'000};
+    // Beyond: the connection that waited longest on its client is closed for the new one.
+    std::size_t max_connections = 64;
+    std::size_t max_request_bytes = 8192;              // headers and body; beyond: the connection is closed
 };
 
 class metrics_endpoint {

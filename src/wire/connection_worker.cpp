@@ -73,6 +73,7 @@ std::string failure_message(const exchange_fsm& fsm, const response_reader& read
     case failure_text::body: return "reading the response body: " + fsm.error().message();
     case failure_text::redirect: return redirect_message(reader.redirect_location());
     case failure_text::response:
+        if (reader.stream_error() == sse_error::event_too_large) return oversized_event_message(reader.max_event_bytes());
         return response_failure_message(fsm.result().failure, reader.content_type(), reader.kept_body(),
                                         reader.mode() == response_mode::stream);
     }

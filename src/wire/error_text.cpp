@@ -5,6 +5,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <cstdio>
+
 namespace openloop {
 
 namespace json = boost::json;
@@ -58,6 +60,13 @@ std::string response_failure_message(error_class cls, std::string_view content_t
         return streamed ? "the server answered 200 with no content chunk" : "the server answered 200 with a completion that generated nothing";
     }
     return said.empty() ? what : what + ": " + said;
+}
+
+std::string oversized_event_message(std::size_t limit) {
+    char mib[32];
+    std::snprintf(mib, sizeof mib, "%g", static_cast<double>(limit) / (1 << 20));
+    return std::string("an SSE event (or one line of it) passed openloop's limit of ") + mib +
+           " MiB per event; the rest of the stream was not read";
 }
 
 // A gateway that redirects /v1 to /v1/ (or http to https) is the usual

@@ -86,6 +86,26 @@ BOOST_AUTO_TEST_CASE(sse_line_100mb) {
     k.check(srv.bytes_sent() < 3 * (100ll << 20),
             "the client hung up before reading each 100 MiB line (server sent " +
                 std::to_string(srv.bytes_sent() >> 20) + " MiB)");
+    k.check(k.first_message("bad_chunk").find("limit of 16 MiB per event") != std::string::npos,
+            "the message names the 16 MiB limit, got '" + k.first_message("bad_chunk") + "'");
+    k.server_saw(srv);
+}
+
+BOOST_AUTO_TEST_CASE(sse_event_50mb) {
+    hostile::server srv([](connection& c, const request&) {
+        if (!c.send(hostile::sse_chunked_head)) return false;
+        const std::string line = "data: " + std::string((1 << 20) - 7, 'a') + "\n";  // 1 MiB a line
+        for (int i = 0; i < 50 && c.send_chunk(line); ++i) {  // one event of 50 lines, never ended
+        }
+        return false;
+    });
+    // Each line is well under the bound; the event's data, joined, is not.
+    hostile_case k({suite, "sse_event_50mb", "200 SSE whose first event is 50 `data:` lines of 1 MiB each",
+                    "bad_chunk", "the SSE event bound (16 MiB)", 15, small_rss_mib + 32});
+    k.run(srv.url(), {"--concurrency", "1", "--num-requests", "3"});
+    k.expect_outcome(3);
+    k.check(k.first_message("bad_chunk").find("limit of 16 MiB per event") != std::string::npos,
+            "the message names the 16 MiB limit, got '" + k.first_message("bad_chunk") + "'");
     k.server_saw(srv);
 }
 

@@ -29,6 +29,10 @@ std::string body_message(std::string_view body);
 std::string response_failure_message(error_class cls, std::string_view content_type, std::string_view body,
                                      bool streamed = true);
 
+// An SSE event (or one line of it) past limit bytes: what the stream sent
+// and the bound it passed, in MiB, as the docs name it.
+std::string oversized_event_message(std::size_t limit);
+
 // A redirect's message: where it pointed (its Location, empty when it sent
 // none) and that openloop does not follow it.
 std::string redirect_message(std::string_view location);

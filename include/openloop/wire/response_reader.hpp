@@ -119,6 +119,9 @@ public:
     // or the payload of the error event that ended a stream, up to error_body_cap.
     std::string_view kept_body() const { return body_; }
     std::string_view content_type() const { return content_type_; }
+    // The SSE framing's failure (an event or line past its bound), which kept_body() cannot show.
+    sse_error stream_error() const { return sse_.error(); }
+    std::size_t max_event_bytes() const { return sse_.max_event_bytes(); }
     // A redirect's Location, cut to redirect_location_cap; empty when it had none.
     std::string_view redirect_location() const { return location_; }
 

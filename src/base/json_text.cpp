@@ -1,16 +1,13 @@
 #include "openloop/base/json_text.hpp"
 
+#include "openloop/base/output_file.hpp"
+
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <stdexcept>
 #include <string_view>
 
 namespace openloop {
@@ -192,27 +189,7 @@ std::string compact_json(const boost::json::value& value) {
 }
 
 void write_json_file(const std::string& path, const boost::json::value& value) {
-    const std::string text = pretty_json(value);
-    // Written beside the target and renamed over it, so a reader never sees half a file.
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::out | std::ios::trunc | std::ios::binary);
-        if (!f) {
-            throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-        }
-        f.write(text.data(), static_cast<std::streamsize>(text.size()));
-        f.close();
-        if (!f) {
-            std::remove(tmp.c_str());
-            throw std::runtime_error("cannot write " + path + ": write failed");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::remove(tmp.c_str());
-        throw std::runtime_error("cannot write " + path + ": " + ec.message());
-    }
+    write_file_replacing(path, pretty_json(value));
 }
 
 }  // namespace openloop

@@ -6,8 +6,7 @@ namespace openloop {
 
 void jsonl_file::open(const std::string& path) {
     path_ = path;
-    out_.open(path_, std::ios::out | std::ios::trunc);
-    if (!out_) throw std::runtime_error("cannot open " + path_ + " for writing");
+    out_.open(path_);
 }
 
 void jsonl_file::write(std::string_view line) {

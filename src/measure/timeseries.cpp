@@ -25,10 +25,7 @@ timeseries::timeseries(std::chrono::nanoseconds window) : window_ns_(std::max<st
 
 void timeseries::open(const std::string& path) {
     path_ = path;
-    out_.open(path_, std::ios::out | std::ios::trunc);
-    if (!out_) {
-        throw std::runtime_error("cannot open " + path_ + " for writing");
-    }
+    out_.open(path_);
     out_ << "t_s,offered,refused,completed,failed,in_flight,output_tokens,"
             "ttft_p50_ms,ttft_p99_ms,generator_rss_mb\n";
 }

@@ -49,10 +49,8 @@ void window_log::open(const std::string& dir) {
     const std::filesystem::path d(dir);
     csv_path_ = (d / result_file::windows_csv).string();
     jsonl_path_ = (d / result_file::windows_jsonl).string();
-    csv_.open(csv_path_, std::ios::out | std::ios::trunc);
-    if (!csv_) throw std::runtime_error("cannot open " + csv_path_ + " for writing");
-    jsonl_.open(jsonl_path_, std::ios::out | std::ios::trunc);
-    if (!jsonl_) throw std::runtime_error("cannot open " + jsonl_path_ + " for writing");
+    csv_.open(csv_path_);
+    jsonl_.open(jsonl_path_);
 }
 
 void window_log::start(std::int64_t origin_ns) {

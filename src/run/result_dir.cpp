@@ -2,6 +2,7 @@
 
 #include "openloop/base/input_error.hpp"
 #include "openloop/base/json_text.hpp"
+#include "openloop/base/output_file.hpp"
 
 #include <boost/json.hpp>
 
@@ -76,10 +77,7 @@ void result_dir::write_json(std::string_view name, const json::value& value) con
 }
 
 void result_dir::write_text(std::string_view name, std::string_view text) const {
-    const fs::path path = file(name);
-    std::ofstream out(path, std::ios::binary);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+    write_file_replacing(file(name).string(), text);
 }
 
 void result_dir::write_run_json(const run_context& context) const {

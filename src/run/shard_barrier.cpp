@@ -2,6 +2,7 @@
 
 #include "openloop/base/clock.hpp"
 #include "openloop/base/json_text.hpp"
+#include "openloop/base/output_file.hpp"
 
 #include <boost/json.hpp>
 
@@ -27,17 +28,6 @@ std::optional<std::string> read_text(const fs::path& path) {
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
-}
-
-// Written to a temporary name and renamed, so a reader never sees half a file.
-void write_atomically(const fs::path& path, const std::string& text) {
-    const fs::path tmp = path.string() + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary);
-        out << text;
-        if (!out.flush()) throw std::runtime_error("cannot write " + tmp.string());
-    }
-    fs::rename(tmp, path);
 }
 
 stage_mark mark_from(const fs::path& file, const std::string& text) {
@@ -89,12 +79,12 @@ fs::path shard_barrier::mark_file(const std::string& stage, int shard) const {
 std::optional<std::vector<stage_mark>> shard_barrier::meet(const std::string& stage, stage_mark mine) {
     mine.shard = shard_.index;
     fs::create_directories(dir_ / stage);
-    write_atomically(mark_file(stage, shard_.index),
-                     json::serialize(json::object{{"shard", mine.shard},
-                                                  {"end_wall_ns", mine.end_wall_ns},
-                                                  {"interrupted", mine.interrupted},
-                                                  {"overloaded", mine.overloaded},
-                                                  {"stopped_early", mine.stopped_early}}));
+    write_file_replacing(mark_file(stage, shard_.index).string(),
+                         json::serialize(json::object{{"shard", mine.shard},
+                                                      {"end_wall_ns", mine.end_wall_ns},
+                                                      {"interrupted", mine.interrupted},
+                                                      {"overloaded", mine.overloaded},
+                                                      {"stopped_early", mine.stopped_early}}));
     const std::int64_t deadline = wall_now_ns() + static_cast<std::int64_t>(timeout_s_ * 1e9);
     bool said = false;
     for (;;) {
@@ -133,7 +123,7 @@ std::optional<std::vector<stage_mark>> shard_barrier::meet(const std::string& st
 
 void shard_barrier::stop(const std::string& why) {
     fs::create_directories(dir_);
-    write_atomically(dir_ / "stop", why);
+    write_file_replacing((dir_ / "stop").string(), why);
 }
 
 }  // namespace openloop

@@ -202,6 +202,37 @@ BOOST_AUTO_TEST_CASE(sigint_writes_partial_results) {
     BOOST_TEST(summary.at("completed").to_number<std::size_t>() == requests.size());
 }
 
+// --out may be a directory used before, or one another user can write to:
+// a symlink already there under a result file's name (or the temporary name
+// a file is written under before its rename) is replaced by the file, never
+// written through.
+BOOST_AUTO_TEST_CASE(symlinks_in_out_are_replaced_not_written_through) {
+    temp_dir dir;
+    const std::string out = dir.file("out");
+    std::filesystem::create_directories(out);
+    std::filesystem::create_directories(dir.file("elsewhere"));
+    const std::vector<std::string> names{"requests.jsonl", "timeseries.csv", "report.html",   "summary.json",
+                                         "run.json",       "summary.json.tmp", "run.json.tmp", "report.html.tmp"};
+    for (const std::string& name : names) {
+        const std::string victim = dir.file("elsewhere/" + name);
+        std::ofstream(victim) << "not openloop's: " << name << "\n";
+        std::filesystem::create_symlink(victim, out + "/" + name);
+    }
+    const int rc = run_openloop({"--rate", "20", "--num-requests", "5", "--input-len", "16", "--output-len", "4", "--out", out},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    for (const std::string& name : names) {
+        BOOST_TEST(slurp(dir.file("elsewhere/" + name)) == "not openloop's: " + name + "\n", name << " written through its symlink");
+        const auto status = std::filesystem::symlink_status(out + "/" + name);
+        const bool temporary = name.ends_with(".tmp");
+        BOOST_TEST((temporary ? !std::filesystem::exists(status) : std::filesystem::is_regular_file(status)),
+                   name << (temporary ? " left behind" : " is not a regular file"));
+    }
+    BOOST_TEST(read_jsonl(out + "/requests.jsonl").size() == 5u);
+    BOOST_TEST(read_json(out + "/summary.json").at("completed").to_number<int>() == 5);
+    BOOST_TEST(slurp(out + "/report.html").find("<html") != std::string::npos);
+}
+
 // `openloop report` on a finished run whose summary.json is garbage: the
 // summary is rebuilt from requests.jsonl (the garbage kept aside, the reason
 // said), never declared to "stand"; with nothing to rebuild it from, exit 2.

@@ -1,9 +1,10 @@
 #pragma once
-// A line log on disk (requests.jsonl, sessions.jsonl): opened truncated,
+// A line log on disk (requests.jsonl, sessions.jsonl): made new (base/output_file),
 // written a whole line at a time, flushed by its owner, and checked at the
 // end so a full disk is an error naming the file, not a silent loss.
 
-#include <fstream>
+#include "openloop/base/output_file.hpp"
+
 #include <string>
 #include <string_view>
 
@@ -11,7 +12,7 @@ namespace openloop {
 
 class jsonl_file {
 public:
-    // Truncates path; throws std::runtime_error naming it when it cannot.
+    // Makes path new; throws std::runtime_error naming it when it cannot.
     void open(const std::string& path);
     bool is_open() const { return out_.is_open(); }
     // A line with its newline; no-op while not open.
@@ -22,7 +23,7 @@ public:
     void close();
 
 private:
-    std::ofstream out_;
+    output_file out_;
     std::string path_;
 };
 

@@ -5,6 +5,7 @@
 // origin + (w+1)·window); events that arrive late land in the current one.
 // The latest rows are also kept in memory, for the live page.
 
+#include "openloop/base/output_file.hpp"
 #include "openloop/measure/histogram.hpp"
 #include "openloop/measure/request_sink.hpp"
 
@@ -12,7 +13,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <fstream>
 #include <string>
 
 namespace openloop {
@@ -69,7 +69,7 @@ private:
     std::int64_t output_tokens_ = 0;
     histogram ttft_;
     std::deque<timeseries_row> recent_;
-    std::ofstream out_;
+    output_file out_;
     std::string path_;
 };
 

@@ -7,6 +7,7 @@
 // flushed, so a killed soak loses at most the window it was in. Memory is
 // fixed: a window's histograms are reused.
 
+#include "openloop/base/output_file.hpp"
 #include "openloop/measure/event.hpp"
 #include "openloop/measure/histogram.hpp"
 #include "openloop/measure/request_metrics.hpp"
@@ -16,7 +17,6 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <utility>
@@ -82,7 +82,7 @@ private:
     bool csv_header_ = false;
     bool print_ = false;
     window_figures last_;
-    std::ofstream csv_, jsonl_;
+    output_file csv_, jsonl_;
     std::string csv_path_, jsonl_path_;
 };
 

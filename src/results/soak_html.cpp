@@ -59,6 +59,7 @@ void soak_section(html_page& page, const boost::json::object& soak, std::string_
     const soak_report report = judge_soak(parse_windows_jsonl(windows_jsonl), warmup);
     page.section("Soak: what grows, what drifts");
     page.paragraph(report.headline, "soak_headline");
+    if (!report.skipped.empty()) page.paragraph("Skipped: " + report.skipped + ".", "soak_skipped");
     std::vector<std::vector<std::string>> rows;
     for (const soak_verdict& v : report.verdicts) rows.push_back({v.label, to_string(v.trend.kind), v.trend.text});
     page.table("soak_verdicts", {"signal", "verdict", "in words"}, rows);

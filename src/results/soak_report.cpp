@@ -2,6 +2,7 @@
 
 #include "openloop/results/jsonl_lines.hpp"
 
+#include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
 #include <algorithm>
@@ -42,16 +43,34 @@ constexpr soak_figure figures[] = {
     {"error_rate", "error rate", "", 0.01, 0, true, true},
 };
 
-void put(soak_window_row& row, std::string key, const json::value* v) {
-    if (v != nullptr && v->is_number()) row.values.emplace_back(std::move(key), v->to_number<double>());
-}
+// One window's figures as they are read: a damaged one is counted, not taken.
+struct window_reader {
+    soak_windows& out;
+    soak_window_row& row;
+    std::string window;  // "window 3", for the first skipped value's name
 
-void put_percentiles(soak_window_row& row, const json::object& o, const char* field, const char* prefix) {
-    const json::value* p = o.if_contains(field);
-    if (p == nullptr || !p->is_object()) return;
-    for (const char* q : {"p50", "p90", "p99", "max"})
-        put(row, std::string(prefix) + "_" + q + "_ms", p->get_object().if_contains(q));
-}
+    // where: the figure as the line spells it (ttft_ms.p99), for the message.
+    void put(std::string key, const json::value* v, std::string_view where) {
+        if (v == nullptr || !v->is_number()) return;
+        const double x = v->to_number<double>();
+        if (std::fabs(x) <= max_window_value) {
+            row.values.emplace_back(std::move(key), x);
+            return;
+        }
+        if (out.skipped_values++ == 0) {
+            char value[32];
+            std::snprintf(value, sizeof value, "%g", x);
+            out.first_skipped = window + "'s " + std::string(where) + ", " + value;
+        }
+    }
+
+    void put_percentiles(const json::object& o, const char* field, const char* prefix) {
+        const json::value* p = o.if_contains(field);
+        if (p == nullptr || !p->is_object()) return;
+        for (const char* q : {"p50", "p90", "p99", "max"})
+            put(std::string(prefix) + "_" + q + "_ms", p->get_object().if_contains(q), std::string(field) + "." + q);
+    }
+};
 
 const soak_figure* known(const std::string& key) {
     for (const soak_figure& f : figures)
@@ -68,21 +87,28 @@ soak_windows parse_windows_jsonl(std::string_view text) {
         if (t == nullptr || !t->is_number()) return false;
         soak_window_row row;
         row.t_end_s = t->to_number<double>();
+        if (!(row.t_end_s >= 0 && row.t_end_s <= max_window_value)) return false;
         if (const json::value* p = o.if_contains("partial"); p && p->is_bool()) row.partial = p->get_bool();
+        const json::value* index = o.if_contains("window");
+        window_reader w{out, row,
+                        index && index->is_number() ? "window " + json::serialize(*index)
+                                                    : "the window ending at " + json::serialize(*t) + " s"};
         for (const char* k : {"offered_rate", "achieved_rate", "error_rate", "in_flight", "output_tok_s"})
-            put(row, k, o.if_contains(k));
-        put_percentiles(row, o, "ttft_ms", "ttft");
-        put_percentiles(row, o, "ttfa_ms", "ttfa");
-        put_percentiles(row, o, "itl_ms", "itl");
-        put_percentiles(row, o, "tpot_ms", "tpot");
-        put_percentiles(row, o, "e2e_ms", "e2e");
+            w.put(k, o.if_contains(k), k);
+        w.put_percentiles(o, "ttft_ms", "ttft");
+        w.put_percentiles(o, "ttfa_ms", "ttfa");
+        w.put_percentiles(o, "itl_ms", "itl");
+        w.put_percentiles(o, "tpot_ms", "tpot");
+        w.put_percentiles(o, "e2e_ms", "e2e");
         for (const auto& [field, prefix] : {std::pair{"generator", "generator_"}, std::pair{"server", "server_"}}) {
             const json::value* g = o.if_contains(field);
             if (g == nullptr || !g->is_object()) continue;
-            for (const auto& [k, value] : g->get_object()) put(row, std::string(prefix) + std::string(k), &value);
+            for (const auto& [k, value] : g->get_object())
+                w.put(std::string(prefix) + std::string(k), &value, std::string(field) + "." + std::string(k));
         }
         if (const json::value* s = o.if_contains("signals"); s != nullptr && s->is_object()) {
-            for (const auto& [k, value] : s->get_object()) put(row, "signals." + std::string(k), &value);
+            for (const auto& [k, value] : s->get_object())
+                w.put("signals." + std::string(k), &value, "signals." + std::string(k));
         }
         out.rows.push_back(std::move(row));
         return true;
@@ -95,6 +121,9 @@ soak_windows parse_windows_jsonl(std::string_view text) {
 soak_report judge_soak(const soak_windows& w, std::size_t warmup) {
     soak_report r;
     r.windows = w.rows.size();
+    if (w.skipped_values > 0)
+        r.skipped = std::to_string(w.skipped_values) + " damaged value" + (w.skipped_values == 1 ? "" : "s") +
+                    " left out of the trends, the first " + w.first_skipped;
     r.warmup_windows = std::min(warmup, w.rows.size());
     const auto first = w.rows.begin() + static_cast<std::ptrdiff_t>(r.warmup_windows);
     // A last window cut short by the run's end holds its drain, not its load.
@@ -214,11 +243,13 @@ json::object soak_json(const soak_report& r) {
                         {"warmup_windows", r.warmup_windows},
                         {"hours", r.hours},
                         {"partial_window_left_out", r.partial_left_out},
+                        {"skipped", r.skipped.empty() ? json::value(nullptr) : json::value(r.skipped)},
                         {"verdicts", std::move(verdicts)}};
 }
 
 std::string format_soak(const soak_report& r) {
     std::string out = r.headline + "\n";
+    if (!r.skipped.empty()) out += "  (" + r.skipped + ")\n";
     std::size_t width = 6;
     for (const soak_verdict& v : r.verdicts) width = std::max(width, v.label.size());
     for (const soak_verdict& v : r.verdicts) {

@@ -231,8 +231,7 @@ std::string svg_chart(const chart_spec& chart) {
     // Marked levels and times, labelled at their end, each label a line below the last.
     double times_row = 0, levels_row = 0;
     for (const auto& r : chart.rules) {
-        if (!ax.takes(r.at) && r.vertical) continue;
-        if (!ay.takes(r.at) && !r.vertical) continue;
+        if (r.vertical ? !ax.takes(r.at) || !std::isfinite(px(r.at)) : !ay.takes(r.at) || !std::isfinite(py(r.at))) continue;
         const double x1 = r.vertical ? px(r.at) : left, x2 = r.vertical ? px(r.at) : right;
         const double y1 = r.vertical ? top : py(r.at), y2 = r.vertical ? bottom : py(r.at);
         out += "<line class=\"rule\" x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" +
@@ -253,12 +252,13 @@ std::string svg_chart(const chart_spec& chart) {
         std::string points, hits, bars;
         std::size_t n = 0;
         for (const auto& p : s.points) {
-            if (!ax.draws(p.x) || !ay.draws(p.y)) continue;
+            // Values so far apart that their span passes a double's range have no place on the axis.
+            if (!ax.draws(p.x) || !ay.draws(p.y) || !std::isfinite(px(p.x)) || !std::isfinite(py(p.y))) continue;
             ++n;
             const std::string cx = num(px(p.x)), cy = num(py(p.y));
             points += cx + "," + cy + " ";
             std::string hover = s.name + ": " + value_text(p.y) + " at " + value_text(p.x);
-            if (ay.takes(p.y_low) && ay.takes(p.y_high)) {
+            if (ay.takes(p.y_low) && ay.takes(p.y_high) && std::isfinite(py(p.y_low)) && std::isfinite(py(p.y_high))) {
                 hover += " (" + value_text(p.y_low) + " .. " + value_text(p.y_high) + ")";
                 bars += "<line x1=\"" + cx + "\" y1=\"" + num(py(p.y_low)) + "\" x2=\"" + cx + "\" y2=\"" +
                         num(py(p.y_high)) + "\"/>";

@@ -30,9 +30,20 @@ struct soak_windows {
     std::vector<soak_window_row> rows;
     std::size_t bad_lines = 0;       // lines that are not a window (a torn last line after kill -9)
     std::size_t first_bad_line = 0;  // 1-based; 0: none
+    // Figures no window of openloop's holds (past max_window_value), left out
+    // of their series; the first named: "window 3's ttft_ms.p99, 1e+308".
+    std::size_t skipped_values = 0;
+    std::string first_skipped;
 };
 
-// Never throws: a line that does not parse is counted and skipped.
+// The largest magnitude a window's figure is taken at: far past any latency,
+// rate, memory or server signal, and far below where a trend's sums or a
+// chart's span overflow a double. Beyond it a value was damaged.
+inline constexpr double max_window_value = 1e15;
+
+// Never throws: a line that does not parse, or whose end time is not a
+// time (negative, or past max_window_value), is counted and skipped; a
+// figure past max_window_value is skipped alone, and counted.
 soak_windows parse_windows_jsonl(std::string_view text);
 
 struct soak_verdict {
@@ -52,16 +63,20 @@ struct soak_report {
     std::vector<soak_verdict> verdicts;
     std::string headline;  // the soak's first line
     bool changed = false;  // some signal grew, declined or stepped
+    // The windows' damaged figures left out, in words ("2 damaged values
+    // skipped, the first window 3's ttft_ms.p99, 1e+308"); empty when none.
+    std::string skipped;
 };
 
 soak_report judge_soak(const soak_windows& windows, std::size_t warmup_windows);
 
 // summary.json's "soak": {"headline", "windows", "warmup_windows", "hours",
 // "verdicts": [{"signal", "label", "unit", "verdict", "text", "slope_per_h",
-// "ci_low", "ci_high", "intercept", "n", "change_point"}]}.
+// "ci_low", "ci_high", "intercept", "n", "change_point"}]}, and "skipped"
+// when damaged values were left out.
 boost::json::object soak_json(const soak_report& report);
 
-// The headline, then one line per signal.
+// The headline, what was skipped, then one line per signal.
 std::string format_soak(const soak_report& report);
 
 }  // namespace openloop

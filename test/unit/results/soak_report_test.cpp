@@ -4,10 +4,12 @@
 // the headline with its slope, flat ones are not, warm-up windows stay out,
 // and a torn last line (kill -9) costs that line only.
 
+#include "openloop/results/run_html.hpp"
 #include "openloop/results/soak_report.hpp"
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -119,4 +121,47 @@ BOOST_AUTO_TEST_CASE(the_last_partial_window_is_not_judged) {
     BOOST_TEST(std::abs(r.hours - 27.0 / 60) < 1e-9);  // windows 3 to 30 judged
     BOOST_TEST(!r.changed, r.headline);
     BOOST_TEST(r.windows == 31u);
+}
+
+// Damaged figures (a hand edit, a disk's bit flips): values no window holds
+// are left out of their series and said, a window whose end is no time is a
+// bad line, and the page draws what is left, never a coordinate of NaN.
+BOOST_AUTO_TEST_CASE(damaged_values_are_skipped_and_said) {
+    std::string text;
+    std::size_t line = 0;
+    for (const std::string& l : [&] {
+             std::vector<std::string> lines;
+             const std::string all = windows_jsonl(20, 0);
+             for (std::size_t at = 0, nl; (nl = all.find('\n', at)) != std::string::npos; at = nl + 1)
+                 lines.push_back(all.substr(at, nl - at));
+             return lines;
+         }()) {
+        json::object o = json::parse(l).as_object();
+        ++line;
+        if (line == 5) o["ttft_ms"].as_object()["p99"] = 1e308;
+        if (line == 6) o["ttft_ms"].as_object()["p99"] = -1e308;
+        if (line == 7) o["generator"].as_object()["rss_mib"] = 1.7e308;
+        if (line == 8) o["t_end_s"] = 1e300;
+        text += json::serialize(o) + "\n";
+    }
+    const soak_windows w = parse_windows_jsonl(text);
+    BOOST_TEST(w.rows.size() == 19u);
+    BOOST_TEST(w.bad_lines == 1u);
+    BOOST_TEST(w.first_bad_line == 8u);
+    BOOST_TEST(w.skipped_values == 3u);
+    BOOST_TEST(w.first_skipped == "window 4's ttft_ms.p99, 1e+308");
+    const soak_report r = judge_soak(w, 2);
+    BOOST_TEST(r.skipped == "3 damaged values left out of the trends, the first window 4's ttft_ms.p99, 1e+308");
+    BOOST_TEST(format_soak(r).find("(" + r.skipped + ")") != std::string::npos);
+    BOOST_TEST(soak_json(r).at("skipped").as_string() == r.skipped);
+    const std::string page = run_report_html("soak", json::object{{"soak", soak_json(r)}}, "", text);
+    BOOST_TEST(page.find("Skipped: 3 damaged values left out of the trends, the first window 4&#39;s ttft_ms.p99, 1e+308.") !=
+               std::string::npos);
+    for (auto at = page.find("<svg"); at != std::string::npos; at = page.find("<svg", at + 1)) {
+        const std::string svg = page.substr(at, page.find("</svg>", at) - at);
+        BOOST_TEST(svg.find("nan") == std::string::npos, "a NaN drawn: " << svg.substr(0, 300));
+    }
+    const auto& ttft = find(r, "ttft_p99_ms").points;
+    const auto measured = std::count_if(ttft.begin(), ttft.end(), [](const trend_point& p) { return std::isfinite(p.value); });
+    BOOST_TEST(measured == 19 - 2 - 2, "the windows after the warm-up but the two damaged ones");
 }

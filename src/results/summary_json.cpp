@@ -1,5 +1,7 @@
 #include "openloop/results/summary_json.hpp"
 
+#include "openloop/measure/histogram.hpp"
+
 #include "openloop/results/arrival_shape.hpp"
 #include "openloop/results/fidelity.hpp"
 #include "openloop/results/headline.hpp"
@@ -12,6 +14,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -231,6 +234,17 @@ std::optional<std::string> summary_problem(std::string_view text) {
     const boost::json::value* validity = v.get_object().if_contains("validity");
     if (validity == nullptr || !validity->is_object() || !validity->get_object().contains("valid"))
         return std::string("no \"validity\": not an openloop summary");
+    // What merge and report.html read back: a histogram they cannot take
+    // (counts past 2^64, a count that is not their sum) is no summary of ours.
+    if (const boost::json::value* all = v.get_object().if_contains("histograms"); all && all->is_object()) {
+        for (const auto& [key, h] : all->get_object()) {
+            try {
+                histogram::from_json(h);
+            } catch (const std::invalid_argument& e) {
+                return "histograms." + std::string(key) + ": " + e.what();
+            }
+        }
+    }
     return std::nullopt;
 }
 

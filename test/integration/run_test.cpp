@@ -260,6 +260,21 @@ BOOST_AUTO_TEST_CASE(report_rebuilds_an_unreadable_summary) {
     BOOST_TEST(rebuilt.at("completed").as_int64() == completed);
     BOOST_TEST(std::string(rebuilt.at("rebuilt").at("unreadable_summary").as_string()).rfind("not JSON: ", 0) == 0u);
 
+    // A summary whose histogram does not read back (its counts sum past 2^64) is unreadable too:
+    // set aside and rebuilt, report.html drawn from the rebuilt one.
+    json::object overflowing = rebuilt;
+    overflowing["histograms"].as_object()["ttft"].as_object()["counts"] =
+        json::array{std::uint64_t{1} << 63, std::uint64_t{1} << 63, 1};
+    std::ofstream(out + "/summary.json", std::ios::trunc) << json::serialize(overflowing);
+    rc = openloop_cli({"report", out, "--html"}, dir.file("overflow.log"));
+    log = slurp(dir.file("overflow.log"));
+    BOOST_TEST(rc == 0, log);
+    BOOST_TEST(log.find(out + "/summary.json is unreadable (histograms.ttft: histogram JSON: field 'counts' sums past 2^64)") !=
+                   std::string::npos,
+               log);
+    BOOST_TEST(read_json(out + "/summary.json").at("completed").as_int64() == completed);
+    BOOST_TEST(log.find("report: " + out + "/report.html") != std::string::npos, log);
+
     // A summary that is JSON but no openloop summary is unreadable too; without run.json it is refused.
     std::ofstream(out + "/summary.json", std::ios::trunc) << "[1, 2, 3]\n";
     std::filesystem::remove(out + "/run.json");

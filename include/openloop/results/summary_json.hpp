@@ -17,7 +17,8 @@ namespace openloop {
 boost::json::object summary_json(const run_result& result);
 
 // Why text is not a summary.json openloop could have written (not JSON, with
-// where it broke; not an object; no verdict), or nullopt when it reads as one.
+// where it broke; not an object; no verdict; a histogram that does not read
+// back), or nullopt when it reads as one.
 std::optional<std::string> summary_problem(std::string_view text);
 
 }  // namespace openloop

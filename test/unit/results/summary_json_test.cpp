@@ -190,4 +190,10 @@ BOOST_AUTO_TEST_CASE(an_unreadable_summary_is_named_with_why) {
     BOOST_TEST(summary_problem("[1, 2]").value() == "not a JSON object");
     BOOST_TEST(summary_problem("{\"completed\": 3}").value() == "no \"validity\": not an openloop summary");
     BOOST_TEST(!summary_problem("{\"validity\": {\"valid\": false, \"reasons\": []}}"));
+    // A histogram merge and report.html cannot read back: its counts past 2^64.
+    boost::json::object overflowing = summary_json(make_run_result(healthy(), open_loop()));
+    overflowing["histograms"].as_object()["e2el"].as_object()["counts"] =
+        boost::json::array{std::uint64_t{1} << 63, std::uint64_t{1} << 63, 1};
+    BOOST_TEST(summary_problem(boost::json::serialize(overflowing)).value_or("") ==
+               "histograms.e2el: histogram JSON: field 'counts' sums past 2^64");
 }

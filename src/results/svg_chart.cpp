@@ -16,6 +16,8 @@ constexpr std::size_t palette_size = sizeof palette / sizeof palette[0];
 // The drawing's geometry, in viewBox units.
 constexpr double width = 680, height = 320;
 constexpr double left = 72, right = 660, top = 44, bottom = 268;
+// A marked level's or time's label (11 px): at most this wide per character.
+constexpr double rule_label_char = 6.5;
 
 std::string num(double v) {
     char buf[32];
@@ -238,8 +240,11 @@ std::string svg_chart(const chart_spec& chart) {
                num(y2) + "\" stroke=\"currentColor\" stroke-dasharray=\"6 4\" stroke-width=\"1.5\"><title>" +
                html_escape(r.label) + "</title></line>";
         double& row = r.vertical ? times_row : levels_row;
+        // A time's label reads to the right of its line, or to the left where
+        // it would pass the plot's right edge (a knee at the highest stages).
+        const bool fits_right = x1 + 4 + rule_label_char * static_cast<double>(r.label.size()) <= right;
         if (r.vertical)
-            text(out, x1 + 4, top + 12 + row, "start", "rule-label", r.label);
+            text(out, fits_right ? x1 + 4 : x1 - 4, top + 12 + row, fits_right ? "start" : "end", "rule-label", r.label);
         else
             text(out, right - 4, y1 - 4 - row, "end", "rule-label", r.label);
         row += 13;

@@ -135,8 +135,11 @@ std::vector<std::string> curves(const sweep_view& v, const json::object& sweep) 
     return out;
 }
 
+// A stage is numbered in the order it ran, as its directory, the progress
+// lines and the knees' explanations name it (a bisection runs stages out of
+// rate order); a sweep.json older than that number has only its rate order.
 std::vector<std::string> stage_cells(const json::object& stage, bool closed, const std::string& verdict) {
-    return {figure_text(json_number(stage, "index")),
+    return {figure_text(json_number(stage, stage.contains("run") ? "run" : "index")),
             figure_text(stage_x(stage, closed)),
             figure_text(json_number(stage, "achieved_rate")),
             figure_text(json_number(stage, "completed")),

@@ -193,6 +193,50 @@ BOOST_AUTO_TEST_CASE(a_sweeps_page_names_its_knee_and_marks_it) {
     BOOST_TEST(cut_page.find("interrupted: SIGINT") != std::string::npos);
 }
 
+// A bisection runs stages out of rate order: the banner's explanation names
+// a stage by the number it ran as (its directory's), and so does the table.
+BOOST_AUTO_TEST_CASE(a_sweeps_stage_table_numbers_stages_as_they_ran) {
+    const json::object sweep = json::parse(R"({
+        "stages": [
+          {"index": 0, "run": 1, "offered_rate": 1, "achieved_rate": 1, "completed": 20, "error_rate": 0, "verdict": "good"},
+          {"index": 1, "run": 3, "offered_rate": 3, "achieved_rate": 3, "completed": 60, "error_rate": 0, "verdict": "good"},
+          {"index": 2, "run": 2, "offered_rate": 4, "achieved_rate": 3.1, "completed": 60, "error_rate": 0,
+           "verdict": "saturated"}],
+        "knees": {"saturation": {"found": true, "rate": 3, "stage": 1,
+                                 "explanation": "saturation knee at 3 req/s (stage 3), ..."}},
+        "interrupted": false})").as_object();
+    const std::string page = sweep_report_html("sw", sweep);
+    BOOST_TEST(page.find("(stage 3)") != std::string::npos);
+    BOOST_TEST(page.find("<tr><td>3</td><td>3</td>") != std::string::npos, "the 3 req/s stage is stage 3 in the table");
+    BOOST_TEST(page.find("<tr><td>2</td><td>4</td>") != std::string::npos);
+    // An older sweep.json, without the order stages ran in: its rate order.
+    json::object old = sweep;
+    for (auto& stage : old["stages"].as_array()) stage.as_object().erase("run");
+    BOOST_TEST(sweep_report_html("sw", old).find("<tr><td>1</td><td>3</td>") != std::string::npos);
+}
+
+// A time's label near the plot's right edge (a knee at the highest stages)
+// reads to the left of its line: all of it inside the drawing, at a generous
+// 6.5 px a character of 11 px text.
+BOOST_AUTO_TEST_CASE(a_rule_label_at_the_right_edge_stays_in_the_drawing) {
+    chart_spec c{"c", "t", "x", "y"};
+    c.series.emplace_back("s", std::vector<chart_point>{{1, 1}, {2, 2}, {4.6, 3}}, true, true);
+    const std::string label = "saturation knee 4.55515 req/s";
+    for (const double at : {1.0, 4.55515}) {
+        c.rules = {{true, at, label}};
+        const std::string svg = svg_chart(c);
+        const auto text = svg.find("class=\"rule-label\"");
+        BOOST_TEST_REQUIRE(text != std::string::npos);
+        const auto open = svg.rfind("<text x=\"", text);
+        const double x = std::stod(svg.substr(open + 9));
+        const bool to_left = svg.substr(open, text - open).find("text-anchor=\"end\"") != std::string::npos;
+        const double from = to_left ? x - 6.5 * label.size() : x, to = to_left ? x : x + 6.5 * label.size();
+        BOOST_TEST(from >= 0, "label from " << from << " at " << at);
+        BOOST_TEST(to <= 680, "label to " << to << " at " << at << ": cut at the drawing's edge");
+        BOOST_TEST(to_left == (at > 4), "reads to the left only where it must");
+    }
+}
+
 BOOST_AUTO_TEST_CASE(a_comparisons_page_names_what_got_worse_and_plots_every_change) {
     const json::object c = json::parse(R"({
         "base": "runs/<a>", "new": "runs/b", "base_requests": 400, "new_requests": 410, "confidence": 0.99,

@@ -224,7 +224,7 @@ BOOST_AUTO_TEST_CASE(image_dir_reads_regular_files_within_the_pools_bound) {
         e.make();
         const hostile::observation o = hostile::run_openloop_bounded(
             {"run", "--target", "http://127.0.0.1:1", "--num-requests", "1", "--images", "1", "--image-dir", images.string()},
-            dir.file(std::string(e.name) + ".log"), hostile::wall_bound(10), 0, hostile::rss_bound(1024));
+            dir.file(std::string(e.name) + ".log"), hostile::wall_bound(10), {.rss_kill_mib = hostile::rss_bound(1024)});
         BOOST_TEST(o.ended_by_itself, e.name << ": killed after " << o.wall_s << " s at " << o.peak_rss_mib << " MiB");
         BOOST_TEST(o.wall_s < hostile::wall_bound(5), e.name << ": " << o.wall_s << " s");
         BOOST_TEST(o.peak_rss_mib < hostile::rss_bound(hostile::small_rss_mib), e.name << ": peak RSS " << o.peak_rss_mib << " MiB");

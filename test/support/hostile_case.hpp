@@ -3,7 +3,9 @@
 // time bound, measures the run's peak RSS (the kernel's ru_maxrss of the
 // child, from wait4), reads summary.json, checks the documented outcome, and
 // records what happened as one JSON line in $OPENLOOP_ROBUSTNESS_OUT (when set)
-// for tools/robustness-report to render into docs/robustness.md.
+// for tools/robustness-report to render into docs/robustness.md. A hostile
+// input file may instead be refused before the schedule (exit 2, nothing run),
+// and a run may be interrupted at a line it prints.
 
 #include "sanitized.hpp"
 #include "hostile_server.hpp"
@@ -47,7 +49,10 @@ inline double rss_bound(double mib) { return sanitized ? 4 * mib + 256 : mib; }
 // What one run of openloop did.
 struct observation {
     int exit_status = -1;     // 128 + signal when it was killed
+    int killed_by = 0;        // that signal; 0 when it exited (an interrupted run exits 130 itself)
     bool ended_by_itself = false;
+    bool killed_for_rss = false;  // its RSS passed the guard (rss_kill_mib) while it ran
+    double interrupted_at_s = -1;  // when it got SIGINT (interrupt_when); -1: never
     double wall_s = 0;
     double peak_rss_mib = 0;
     bool summary_written = false;
@@ -68,25 +73,33 @@ inline std::string describe(const std::map<std::string, std::int64_t>& classes) 
     return s.empty() ? "nothing" : s;
 }
 
-// The resident memory of a running process, MiB; 0 once it cannot be read.
-inline double current_rss_mib(pid_t pid) {
-    const std::string statm = test_http::slurp("/proc/" + std::to_string(pid) + "/statm");
-    const std::size_t space = statm.find(' ');
-    if (space == std::string::npos) return 0;
-    return std::strtod(statm.c_str() + space + 1, nullptr) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / (1 << 20);
+// The resident set of a running process in MiB, from /proc; 0 once it is gone.
+inline double rss_mib(pid_t pid) {
+    std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/statm").c_str(), "r");
+    if (!f) return 0;
+    unsigned long size = 0, resident = 0;
+    const int n = std::fscanf(f, "%lu %lu", &size, &resident);
+    std::fclose(f);
+    return n == 2 ? static_cast<double>(resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0) : 0;
 }
 
-// Runs `openloop ARGS`, output to log; kills it (and says so) past kill_after_s,
-// or, with kill_above_mib, once its resident memory passes that (a case that
-// would read without bound stops there, on a machine others share).
-// With max_open_files, openloop runs under that RLIMIT_NOFILE (soft and hard,
-// so it cannot raise it), set by a shell that then execs it.
+// How a bounded run is watched besides its wall time.
+struct run_watch {
+    int max_open_files = 0;      // its RLIMIT_NOFILE (soft and hard), set by a shell that then execs it
+    bool sigint_ignored = false;  // started as sh starts a background job (`&`): SIGINT ignored
+    std::string interrupt_when{};  // SIGINT once the log says this, once
+    double rss_kill_mib = 0;     // SIGKILL once its RSS passes this: a case that fails does not take the machine
+};
+
+// Runs `openloop ARGS`, output to log; kills it (and says so) past kill_after_s.
 inline observation run_openloop_bounded(const std::vector<std::string>& args, const std::string& log,
-                                        double kill_after_s, int max_open_files = 0, double kill_above_mib = 0) {
+                                        double kill_after_s, const run_watch& watch = {}) {
     observation o;
     std::vector<std::string> argv;
-    if (max_open_files > 0)
-        argv = {"/bin/sh", "-c", "ulimit -n " + std::to_string(max_open_files) + " && exec \"$0\" \"$@\""};
+    std::string shell;
+    if (watch.max_open_files > 0) shell += "ulimit -n " + std::to_string(watch.max_open_files) + " && ";
+    if (watch.sigint_ignored) shell += "trap '' INT && ";  // an ignored signal stays ignored across exec
+    if (!shell.empty()) argv = {"/bin/sh", "-c", shell + "exec \"$0\" \"$@\""};
     argv.push_back(openloop_test::bin);
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> cargs;
@@ -109,17 +122,24 @@ inline observation run_openloop_bounded(const std::vector<std::string>& args, co
         const pid_t r = ::wait4(pid, &status, WNOHANG, &usage);
         if (r == pid) break;
         if (r < 0 && errno != EINTR) break;
-        if (std::chrono::steady_clock::now() - begin > std::chrono::duration<double>(kill_after_s) ||
-            (kill_above_mib > 0 && current_rss_mib(pid) > kill_above_mib)) {
+        const double now_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+        o.killed_for_rss = watch.rss_kill_mib > 0 && rss_mib(pid) > watch.rss_kill_mib;
+        if (now_s > kill_after_s || o.killed_for_rss) {
             o.ended_by_itself = false;
             ::kill(pid, SIGKILL);
             ::wait4(pid, &status, 0, &usage);
             break;
         }
+        if (!watch.interrupt_when.empty() && o.interrupted_at_s < 0 &&
+            test_http::slurp(log).find(watch.interrupt_when) != std::string::npos) {
+            ::kill(pid, SIGINT);
+            o.interrupted_at_s = now_s;
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     o.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    o.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    o.killed_by = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    o.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + o.killed_by;
     o.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
     o.log = test_http::slurp(log);
     return o;
@@ -153,7 +173,15 @@ struct case_spec {
     // The run asks the server for its tokenizer first (--tokenizer auto), so the case
     // meets the setup calls too; otherwise words, and no setup call reaches the server.
     bool with_setup = false;
+    // The run's --tokenizer when the case is the tokenizer (hf:FILE); empty: as with_setup says.
+    std::string tokenizer{};
+    // SIGINT once openloop prints this (the case: a signal before the schedule), to a
+    // process started as a script's background job is, with SIGINT ignored.
+    std::string interrupt_when{};
 };
+
+// The expected outcome of a case whose input is refused before anything runs.
+inline const std::string refused = "refused (exit 2)";
 
 // A case in progress: run() it, add check()s, and its record is written when
 // it goes out of scope, passed only if every check held.
@@ -169,19 +197,26 @@ public:
     // then the case's own; checks it ended by itself within the bound, did not
     // crash, wrote summary.json and stayed under the RSS bound.
     const observation& run(const std::string& url, const std::vector<std::string>& flags) {
+        const std::string tokenizer = !spec_.tokenizer.empty() ? spec_.tokenizer : spec_.with_setup ? "auto" : "words";
         std::vector<std::string> args{"run",         "--progress",  "off",       "--lag-bound", "250ms",
                                       "--target",    url,           "--model",   "hostile",     "--tokenizer",
-                                      spec_.with_setup ? "auto" : "words", "--input-len", "16", "--output-len", "8",
+                                      tokenizer,     "--input-len", "16",        "--output-len", "8",
                                       "--out",       dir_.file("out")};
         args.insert(args.end(), flags.begin(), flags.end());
         const double wall = wall_bound(spec_.wall_s);
-        obs_ = run_openloop_bounded(args, dir_.file("run.log"), wall + 30, max_open_files_);
+        const double rss = rss_bound(spec_.rss_mib);
+        obs_ = run_openloop_bounded(args, dir_.file("run.log"), wall + 30,
+                                    {max_open_files_, !spec_.interrupt_when.empty(), spec_.interrupt_when, std::max(4 * rss, rss + 1024)});
         read_summary(dir_.file("out/summary.json"), obs_);
         check(obs_.ended_by_itself && obs_.wall_s <= wall,
               "ended by itself within " + number(wall) + " s (took " + number(obs_.wall_s) + " s" +
-                  (obs_.ended_by_itself ? "" : ", killed") + ")");
-        check(obs_.exit_status < 128, "exited without a signal (status " + std::to_string(obs_.exit_status) + ")");
-        check(obs_.summary_written, "summary.json written and parses");
+                  (obs_.killed_for_rss ? ", killed past " + number(std::max(4 * rss, rss + 1024)) + " MiB"
+                   : obs_.ended_by_itself ? "" : ", killed") + ")");
+        check(obs_.killed_by == 0, "exited without a signal (status " + std::to_string(obs_.exit_status) + ")");
+        if (!spec_.interrupt_when.empty())
+            check(obs_.interrupted_at_s >= 0, "printed \"" + spec_.interrupt_when + "\" and got SIGINT then");
+        // A refused input runs nothing, so it writes nothing.
+        if (spec_.expected != refused) check(obs_.summary_written, "summary.json written and parses");
         check(obs_.peak_rss_mib <= rss_bound(spec_.rss_mib),
               "peak RSS " + number(obs_.peak_rss_mib) + " MiB within " + number(rss_bound(spec_.rss_mib)) + " MiB");
         return obs_;
@@ -205,6 +240,13 @@ public:
             check(obs_.exit_status != 0 && obs_.exit_status != 1 && obs_.exit_status != 2,
                   "exit status of a failed run (3 or 4), got " + std::to_string(obs_.exit_status));
         }
+    }
+
+    // The run refused its input before the schedule: exit 2, its message naming each of named.
+    void expect_refused(const std::vector<std::string>& named) {
+        check(obs_.exit_status == 2, "exit status 2 (bad input), got " + std::to_string(obs_.exit_status));
+        for (const std::string& n : named)
+            check(obs_.log.find(n) != std::string::npos, "the message names \"" + n + "\"");
     }
 
     void check(bool ok, const std::string& what) {

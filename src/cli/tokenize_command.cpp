@@ -32,8 +32,9 @@ constexpr const char* tokenize_usage =
     "With --jsonl FILE: each line of FILE is a JSON string; prints one line per input line,\n"
     "  {\"ids\":[...],\"text\":\"...\"}\n"
     "with text the ids decoded again (special tokens kept). Empty lines are skipped.\n\n"
-    "Exit status: 0, or 2 for bad usage, an unreadable tokenizer or a line of FILE that is not a JSON string\n"
-    "(named FILE:LINE).\n\n"
+    "Exit status: 0, or 2 for bad usage, an unreadable tokenizer, a text the tokenizer refuses (a normalizer that\n"
+    "multiplies it past 32 times its length; named with the file and the step) or a line of FILE that is not a\n"
+    "JSON string (named FILE:LINE).\n\n"
     "Example:\n"
     "  openloop tokenize --tokenizer hf:models/Llama-3.1-8B 'Hello, world'\n\n";
 

@@ -138,8 +138,9 @@ public:
     bert_normalizer(bool clean_text, bool chinese, bool strip_accents, bool lowercase)
         : clean_text_(clean_text), chinese_(chinese), strip_accents_(strip_accents), lowercase_(lowercase) {}
 
-    // HF's order: clean, space the ideographs, strip accents, lowercase.
-    void apply(std::string& text) const override {
+    // HF's order: clean, space the ideographs, strip accents, lowercase. At
+    // most 5 bytes of 3 (an ideograph spaced): the bound is left to the caller.
+    void apply(std::string& text, std::size_t) const override {
         if (clean_text_ || chinese_) {
             std::string out;
             out.reserve(text.size());

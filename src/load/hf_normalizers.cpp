@@ -34,7 +34,7 @@ public:
         }
         if (U_FAILURE(status)) throw std::runtime_error(std::string("ICU normalizer unavailable: ") + u_errorName(status));
     }
-    void apply(std::string& text) const override {
+    void apply(std::string& text, std::size_t) const override {
         if (ascii(text)) return;  // every form leaves ASCII as it is
         UErrorCode status = U_ZERO_ERROR;
         const icu::UnicodeString in = icu::UnicodeString::fromUTF8(text);
@@ -55,7 +55,7 @@ public:
     replace(const json::object& o, const std::string& path)
         : pattern_(member(o, "pattern") ? *member(o, "pattern") : json::value(), path + ".pattern"),
           content_(get_string(o, "content", path)) {}
-    void apply(std::string& text) const override { text = pattern_.replace_all(text, content_); }
+    void apply(std::string& text, std::size_t limit) const override { text = pattern_.replace_all(text, content_, limit); }
 
 private:
     text_pattern pattern_;
@@ -66,7 +66,7 @@ class prepend final : public normalizer {
 public:
     explicit prepend(std::string s) : prefix_(std::move(s)) {}
     // transformers.js prepends to every stretch of text it normalizes.
-    void apply(std::string& text) const override { text.insert(0, prefix_); }
+    void apply(std::string& text, std::size_t) const override { text.insert(0, prefix_); }
 
 private:
     std::string prefix_;
@@ -74,7 +74,7 @@ private:
 
 class lowercase final : public normalizer {
 public:
-    void apply(std::string& text) const override {
+    void apply(std::string& text, std::size_t) const override {
         if (ascii(text)) {
             for (char& c : text)
                 if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
@@ -92,7 +92,7 @@ public:
 class strip final : public normalizer {
 public:
     strip(bool left, bool right) : left_(left), right_(right) {}
-    void apply(std::string& text) const override {
+    void apply(std::string& text, std::size_t) const override {
         std::string_view s = text;
         if (left_) s = trim_js_start(s);
         if (right_) s = trim_js_end(s);
@@ -106,7 +106,7 @@ private:
 class strip_accents final : public normalizer {
 public:
     strip_accents() : marks_("\\p{M}", regex_dialect::javascript, "StripAccents") {}
-    void apply(std::string& text) const override {
+    void apply(std::string& text, std::size_t) const override {
         if (ascii(text)) return;
         std::string out;
         std::size_t pos = 0;
@@ -132,8 +132,8 @@ public:
             if (n) stages_.push_back(std::move(n));
         }
     }
-    void apply(std::string& text) const override {
-        for (const auto& n : stages_) n->apply(text);
+    void apply(std::string& text, std::size_t limit) const override {
+        for (const auto& n : stages_) n->apply(text, limit);
     }
 
 private:

@@ -5,6 +5,8 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
+
 namespace openloop::hf {
 
 text_pattern::text_pattern(const boost::json::value& v, const std::string& path) {
@@ -28,17 +30,18 @@ void text_pattern::matches(std::string_view text, std::vector<std::pair<std::siz
         out.emplace_back(at, at + literal_.size());
 }
 
-std::string text_pattern::replace_all(std::string_view text, std::string_view content) const {
+std::string text_pattern::replace_all(std::string_view text, std::string_view content, std::size_t limit) const {
     std::vector<std::pair<std::size_t, std::size_t>> found;
     matches(text, found);
     if (found.empty()) return std::string(text);
     std::string out;
-    out.reserve(text.size() + found.size() * content.size());
+    out.reserve(std::min(text.size() + found.size() * content.size(), limit));
     std::size_t pos = 0;
     for (const auto& [s, e] : found) {
         out.append(text.substr(pos, s - pos));
         out.append(content);
         pos = e;
+        if (out.size() > limit) return out;
     }
     out.append(text.substr(pos));
     return out;

@@ -84,7 +84,7 @@ public:
             if (s.end <= s.start) continue;
             pieces.assign(1, hf::piece{text.substr(s.start, s.end - s.start), s.start == 0});
             if (normalizer_) {
-                normalizer_->apply(pieces[0].text);
+                normalizer_->apply(pieces[0].text, hf::normalized_limit(pieces[0].text.size()));
                 if (pieces[0].text.empty()) continue;
             }
             if (pre_tokenizer_) pre_tokenizer_->split(pieces);

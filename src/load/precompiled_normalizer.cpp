@@ -105,8 +105,9 @@ public:
 
     // HF's order, which it says matches SentencePiece on XNLI in every
     // language: a grapheme cluster under 6 bytes is looked up whole; else,
-    // or when not found, each of its characters is.
-    void apply(std::string& text) const override {
+    // or when not found, each of its characters is. A charsmap's replacements
+    // can be long: past limit the text is cut short, and refused.
+    void apply(std::string& text, std::size_t limit) const override {
         UErrorCode err = U_ZERO_ERROR;
         UText* ut = utext_openUTF8(nullptr, text.data(), std::int64_t(text.size()), &err);
         UBreakIterator* graphemes = ubrk_open(UBRK_CHARACTER, "", nullptr, 0, &err);
@@ -118,7 +119,7 @@ public:
         }
         std::string out;
         out.reserve(text.size());
-        for (std::int32_t start = ubrk_first(graphemes), end = ubrk_next(graphemes); end != UBRK_DONE;
+        for (std::int32_t start = ubrk_first(graphemes), end = ubrk_next(graphemes); end != UBRK_DONE && out.size() <= limit;
              start = end, end = ubrk_next(graphemes)) {
             const std::string_view cluster(text.data() + start, std::size_t(end - start));
             if (cluster.size() < 6) {

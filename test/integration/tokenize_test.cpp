@@ -2,8 +2,10 @@
 
 // `openloop tokenize` as the reference harness runs it: the real binary on a
 // tiny tokenizer.json, its two output shapes, and a bad line or file refused
-// with exit 2 naming it.
+// with exit 2 naming it, hostile files within a time and memory bound.
 
+#include "hostile_case.hpp"
+#include "hostile_tokenizers.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
 
@@ -59,4 +61,19 @@ BOOST_AUTO_TEST_CASE(bad_input_exits_2_naming_it) {
 
     BOOST_TEST(openloop_cli({"tokenize", "--tokenizer", "spm:x", "x"}, log) == 2);
     BOOST_TEST(slurp(log).find("expected hf:PATH") != std::string::npos, slurp(log));
+}
+
+// A tokenizer.json whose normalizers multiply the text (eight Replace steps of a -> ten a's): refused at
+// the step that passes 32 times the input, naming the file and the step, at once and in little memory
+// (64 a's would have become 6.4 GB; it ended in std::bad_alloc, naming nothing).
+BOOST_AUTO_TEST_CASE(a_normalizer_that_multiplies_the_text_is_refused) {
+    temp_dir dir;
+    const std::string tok = hostile::write_file(dir.file("tokenizer.json"), hostile::multiplying_normalizer());
+    const auto o = hostile::run_openloop_bounded({"tokenize", "--tokenizer", "hf:" + tok, std::string(64, 'a')},
+                                                 dir.file("out.log"), hostile::wall_bound(30), {.rss_kill_mib = 1024});
+    BOOST_TEST(o.exit_status == 2, o.log);
+    BOOST_TEST(o.wall_s < hostile::wall_bound(5));
+    BOOST_TEST(o.peak_rss_mib < hostile::rss_bound(64));
+    BOOST_TEST(o.log.find(tok + ": normalizer.normalizers[1] (Replace) makes the text longer than 2304 bytes") !=
+                   std::string::npos, o.log);
 }

@@ -29,10 +29,22 @@ struct piece {
     bool at_start = false;
 };
 
+// A normalized text may be at most this many times longer than the text given
+// to the tokenizer, and 256 bytes more (a Prepend to a short piece). The most
+// a real normalizer makes of a text is 11 times its bytes (NFKD writes U+FDFA
+// as 18 letters); a file's Replace steps can multiply it without end (eight of
+// a -> ten a's make 10^8 of each a), so past the bound a step is refused, with
+// input_error naming the file and the step.
+inline constexpr std::size_t max_normalized_growth = 32;
+inline std::size_t normalized_limit(std::size_t input_bytes) { return max_normalized_growth * input_bytes + 256; }
+
 class normalizer {
 public:
     virtual ~normalizer() = default;
-    virtual void apply(std::string& text) const = 0;
+    // limit: the most bytes the text may have once normalized. A step that could
+    // multiply it (Replace, Precompiled) stops once its result passes limit, and
+    // the text is refused (make_normalizer's steps check each result).
+    virtual void apply(std::string& text, std::size_t limit) const = 0;
 };
 
 class pre_tokenizer {
@@ -67,7 +79,8 @@ public:
 };
 
 // Each reads one JSON object (its "type" chooses the kind); null where
-// tokenizer.json has null gives no stage (nullptr).
+// tokenizer.json has null gives no stage (nullptr). A normalizer made here
+// refuses a result past apply's limit, naming json_path and its type.
 std::unique_ptr<normalizer> make_normalizer(const boost::json::value& v, const std::string& json_path);
 std::unique_ptr<pre_tokenizer> make_pre_tokenizer(const boost::json::value& v, const std::string& json_path);
 std::unique_ptr<model> make_model(const boost::json::value& v, const std::string& json_path);

@@ -24,8 +24,10 @@ public:
 
     // The non-empty matches, left to right, as [start, end) byte offsets.
     void matches(std::string_view text, std::vector<std::pair<std::size_t, std::size_t>>& out) const;
-    // text with every match replaced by content.
-    std::string replace_all(std::string_view text, std::string_view content) const;
+    // text with every match replaced by content; cut short once it passes limit bytes
+    // (a normalizer's bound, hf_parts.hpp), which the caller then refuses.
+    std::string replace_all(std::string_view text, std::string_view content,
+                            std::size_t limit = std::string::npos) const;
 
 private:
     std::string literal_;

@@ -36,6 +36,8 @@ public:
 // directory that holds one (its tokenizer_config.json is read too, when
 // there, for add_bos_token and the like). Throws std::runtime_error naming the
 // file and the JSON field when it cannot be read or uses a type not supported.
+// Encoding throws input_error naming the file and the step when a normalizer
+// multiplies the text (hf_parts.hpp).
 std::unique_ptr<local_tokenizer> load_hf_tokenizer(const std::string& path);
 
 // A tiktoken .tiktoken rank file (lines "<base64 bytes> <rank>"); the

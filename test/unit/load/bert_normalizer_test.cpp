@@ -13,7 +13,8 @@ using namespace std::string_literals;
 namespace {
 
 std::string bert(const char* json, std::string text) {
-    make_bert_normalizer(boost::json::parse(json).as_object(), "tokenizer.json: normalizer")->apply(text);
+    make_bert_normalizer(boost::json::parse(json).as_object(), "tokenizer.json: normalizer")
+        ->apply(text, normalized_limit(text.size()));
     return text;
 }
 

@@ -14,7 +14,7 @@ using strings = std::vector<std::string>;
 namespace {
 
 std::string normalize(const std::string& json, std::string text) {
-    hf::make_normalizer(boost::json::parse(json), "t.json: normalizer")->apply(text);
+    hf::make_normalizer(boost::json::parse(json), "t.json: normalizer")->apply(text, hf::normalized_limit(text.size()));
     return text;
 }
 

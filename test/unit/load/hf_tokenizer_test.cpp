@@ -5,6 +5,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/load/local_tokenizer.hpp"
 #include "test_http.hpp"
 
@@ -228,4 +229,41 @@ BOOST_AUTO_TEST_CASE(errors_name_the_file_and_the_json_path) {
     BOOST_TEST(bad.find("tokenizer.json: is not valid JSON") != std::string::npos, bad);
 
     BOOST_CHECK_THROW(load_hf_tokenizer("/nonexistent/tokenizer.json"), std::runtime_error);
+}
+
+namespace {
+
+// What a hostile file's encode throws, or "(encoded)".
+std::string encode_error(const std::string& json, const std::string& text, std::string& file) {
+    static tokenizer_dir dir;
+    file = dir.write(json);
+    try {
+        load_hf_tokenizer(file)->encode(text, false);
+    } catch (const input_error& e) {
+        return e.what();
+    }
+    return "(encoded)";
+}
+
+}  // namespace
+
+// A normalizer that multiplies the text is refused at the step whose result passes 32 times the
+// tokenizer's input (plus 256 bytes), naming the file and the step: 4 steps of a -> ten a's make 1,
+// 10, 100, 1000, past 288 at the third. The most a real one makes of a text is left alone: NFKD
+// writes U+FDFA as 18 letters, 11 times its bytes.
+BOOST_AUTO_TEST_CASE(a_normalizer_that_multiplies_the_text_is_refused_at_its_step) {
+    const std::string tenfold = R"({"type": "Replace", "pattern": {"String": "a"}, "content": "aaaaaaaaaa"})";
+    std::string file;
+    const std::string sequence = R"({"normalizer": {"type": "Sequence", "normalizers": [)" + tenfold + ", " + tenfold +
+                                 ", " + tenfold + ", " + tenfold + "]}, " + byte_level_model + "}";
+    const std::string e = encode_error(sequence, "a", file);
+    BOOST_TEST(e.find(file + ": normalizer.normalizers[2] (Replace) makes the text longer than 288 bytes") == 0u, e);
+
+    const std::string thousandfold = R"({"normalizer": {"type": "Replace", "pattern": {"String": "h"}, "content": ")" +
+                                     std::string(1000, 'h') + "\"}, " + byte_level_model + "}";
+    const std::string one = encode_error(thousandfold, "hello", file);
+    BOOST_TEST(one.find(file + ": normalizer (Replace) makes the text longer than 416 bytes") == 0u, one);
+
+    const std::string nfkd = R"({"normalizer": {"type": "NFKD"}, )" + byte_level_model + "}";
+    BOOST_TEST(encode_error(nfkd, "\xEF\xB7\xBA\xEF\xB7\xBA", file) == "(encoded)");
 }

@@ -32,7 +32,7 @@ constexpr const char* small_charsmap =
 
 std::string normalized(std::string text, const char* charsmap = small_charsmap) {
     const boost::json::object o{{"type", "Precompiled"}, {"precompiled_charsmap", charsmap}};
-    make_precompiled_normalizer(o, "tokenizer.json: normalizer")->apply(text);
+    make_precompiled_normalizer(o, "tokenizer.json: normalizer")->apply(text, normalized_limit(text.size()));
     return text;
 }
 

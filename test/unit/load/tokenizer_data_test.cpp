@@ -131,7 +131,7 @@ BOOST_AUTO_TEST_CASE(wordpiece_bert_gives_the_reference_ids) {
     BOOST_TEST(m->vocab_size() == 342u);
     for (const auto& c : wordpiece_cases) {
         std::string text = c.text;
-        n->apply(text);
+        n->apply(text, normalized_limit(text.size()));
         std::vector<piece> pieces{{text, true}};
         p->split(pieces);
         std::vector<std::int32_t> ids;

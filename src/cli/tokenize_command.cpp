@@ -33,8 +33,8 @@ constexpr const char* tokenize_usage =
     "  {\"ids\":[...],\"text\":\"...\"}\n"
     "with text the ids decoded again (special tokens kept). Empty lines are skipped.\n\n"
     "Exit status: 0, or 2 for bad usage, an unreadable tokenizer, a text the tokenizer refuses (a normalizer that\n"
-    "multiplies it past 32 times its length; named with the file and the step) or a line of FILE that is not a\n"
-    "JSON string (named FILE:LINE).\n\n"
+    "multiplies it past 32 times its length, a regex that PCRE2 gives up on; named with the file and the step or\n"
+    "pattern) or a line of FILE that is not a JSON string (named FILE:LINE).\n\n"
     "Example:\n"
     "  openloop tokenize --tokenizer hf:models/Llama-3.1-8B 'Hello, world'\n\n";
 

@@ -1,5 +1,7 @@
 #include "openloop/load/unicode_regex.hpp"
 
+#include "openloop/base/input_error.hpp"
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -128,11 +130,13 @@ std::string translate_pattern(std::string_view pattern, regex_dialect dialect) {
 
 struct unicode_regex::compiled {
     pcre2_code* code = nullptr;
+    std::string name;  // "<what> regex /<pattern>/", for a match's error
     ~compiled() { pcre2_code_free(code); }
 };
 
 unicode_regex::unicode_regex(std::string_view pattern, regex_dialect dialect, const std::string& what)
     : re_(std::make_unique<compiled>()) {
+    re_->name = what + " regex /" + std::string(pattern) + "/";
     const std::string translated = translate_pattern(pattern, dialect);
     int error = 0;
     PCRE2_SIZE offset = 0;
@@ -143,8 +147,8 @@ unicode_regex::unicode_regex(std::string_view pattern, regex_dialect dialect, co
     if (re_->code == nullptr) {
         PCRE2_UCHAR message[256];
         pcre2_get_error_message(error, message, sizeof message);
-        throw std::runtime_error(what + " regex /" + std::string(pattern) + "/ does not compile: " +
-                                 reinterpret_cast<const char*>(message) + " at offset " + std::to_string(offset));
+        throw std::runtime_error(re_->name + " does not compile: " + reinterpret_cast<const char*>(message) +
+                                 " at offset " + std::to_string(offset));
     }
     // Without JIT (a platform PCRE2 lacks it for) matching still works, slower.
     pcre2_jit_compile(re_->code, PCRE2_JIT_COMPLETE);
@@ -189,9 +193,12 @@ bool unicode_regex::search::next(std::size_t& start, std::size_t& end) {
             return false;
         }
         if (rc < 0) {
+            // PCRE2 gives up on a pattern that backtracks catastrophically, (a+)+$ on a's and a b:
+            // the file's pattern with this text, named as the input it is.
             PCRE2_UCHAR message[256];
             pcre2_get_error_message(rc, message, sizeof message);
-            throw std::runtime_error(std::string("regex match failed: ") + reinterpret_cast<const char*>(message));
+            throw input_error(re_.re_->name + " cannot be matched against a text of " + std::to_string(text_.size()) +
+                              " bytes: " + reinterpret_cast<const char*>(message));
         }
         const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
         if (ov[1] > ov[0]) {

@@ -1,5 +1,6 @@
 #include "openloop/sim/sim_tokenizer.hpp"
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/load/tokenizer.hpp"
 #include "openloop/load/tokens.hpp"
 #include "openloop/sim/media_parts.hpp"
@@ -220,15 +221,22 @@ std::vector<std::uint64_t> sim_token_ids(const sim_tokenizer& tok, std::string_v
 
 bool request_prompt_ids(const sim_tokenizer& tok, const json::object& body, bool chat, std::vector<std::uint64_t>& ids,
                         std::string& err, media_reader* media) {
-    if (chat)
-        return chat_prompt_ids(tok, body, read_bool(body, "add_generation_prompt", true),
-                               read_bool(body, "add_special_tokens", false), media, ids, err);
-    const auto* prompt = body.if_contains("prompt");
-    if (!prompt) {
-        err = "prompt: field required";
+    try {
+        if (chat)
+            return chat_prompt_ids(tok, body, read_bool(body, "add_generation_prompt", true),
+                                   read_bool(body, "add_special_tokens", false), media, ids, err);
+        const auto* prompt = body.if_contains("prompt");
+        if (!prompt) {
+            err = "prompt: field required";
+            return false;
+        }
+        return completion_prompt_ids(tok, *prompt, read_bool(body, "add_special_tokens", true), ids, err);
+    } catch (const input_error& e) {
+        // The --tokenizer file cannot count this prompt (its regex gave up, its normalizer
+        // multiplied the text): the request's 400, naming them, not a dropped connection.
+        err = std::string("the prompt cannot be tokenized: ") + e.what();
         return false;
     }
-    return completion_prompt_ids(tok, *prompt, read_bool(body, "add_special_tokens", true), ids, err);
 }
 
 bool tokenize_request_ids(const sim_tokenizer& tok, const json::object& body, std::vector<std::uint64_t>& ids,

@@ -1,9 +1,11 @@
 #include <boost/test/unit_test.hpp>
 
-// Hostile tokenizer files given to the real `openloop run`: normalizers that
-// multiply the text. Each is refused (exit 2, the message naming the file and
-// the step) within its time and memory bounds; the same records as the hostile
-// servers' cases. The files are small, made here.
+// Hostile tokenizer files given to the real `openloop run`, and to the
+// simulator counting with one: normalizers that multiply the text, a Split
+// regex that backtracks catastrophically. Each is refused (exit 2, the message
+// naming the file and the step or pattern) or answered 400, within its time and
+// memory bounds; the same records as the hostile servers' cases. The files are
+// small, made here.
 
 #include "hostile_case.hpp"
 #include "hostile_tokenizers.hpp"
@@ -15,6 +17,7 @@
 
 using hostile::hostile_case;
 using hostile::small_rss_mib;
+using hostile::operator+;
 
 namespace {
 
@@ -41,5 +44,24 @@ BOOST_AUTO_TEST_CASE(normalizers_that_multiply_the_text) {
     auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--served-model-name", "hostile"});
     k.run(sim.url, hostile::five);
     k.expect_refused({file + ": normalizer.normalizers[", "(Replace)", "32 times"});
+    sim.process.stop();
+}
+
+// The simulator counting prompts with a Split regex that backtracks catastrophically: each request is
+// answered 400 naming the file and the pattern (it used to drop the connection without an answer).
+BOOST_AUTO_TEST_CASE(simulator_with_a_backtracking_split_regex) {
+    hostile_case k({suite, "simulator_with_a_backtracking_split_regex",
+                    "sim --tokenizer hf: a Split regex (a+)+$; prompts of 40 a's and a b", "http_4xx",
+                    "PCRE2's match limit", 10, small_rss_mib});
+    const std::string file = hostile::write_file(k.file("tokenizer.json"), hostile::backtracking_split());
+    const std::string prompt = "{\"prompt\": \"" + std::string(40, 'a') + "b\"}\n";
+    const std::string prompts = hostile::write_file(k.file("prompts.jsonl"), prompt);
+    auto sim = openloop::start_sim(openloop_test::bin,
+                                   {"--preset", "firehose", "--served-model-name", "hostile", "--tokenizer", "hf:" + file});
+    k.run(sim.url, hostile::five + std::vector<std::string>{"--prompts", prompts});
+    k.expect_outcome(5);
+    const std::string said = k.first_message("http_4xx");
+    k.check(said.find(file + ": pre_tokenizer.pattern.Regex regex /(a+)+$/") != std::string::npos,
+            "the 400's message names the file and the pattern: " + said);
     sim.process.stop();
 }

@@ -77,3 +77,18 @@ BOOST_AUTO_TEST_CASE(a_normalizer_that_multiplies_the_text_is_refused) {
     BOOST_TEST(o.log.find(tok + ": normalizer.normalizers[1] (Replace) makes the text longer than 2304 bytes") !=
                    std::string::npos, o.log);
 }
+
+// A Split regex that backtracks catastrophically ((a+)+$ on a's and a b): PCRE2 gives up at its match
+// limit, and the error names the file and the pattern (it said "regex match failed: match limit
+// exceeded", exit 1).
+BOOST_AUTO_TEST_CASE(a_split_regex_that_backtracks_is_named) {
+    temp_dir dir;
+    const std::string tok = hostile::write_file(dir.file("tokenizer.json"), hostile::backtracking_split());
+    const auto o = hostile::run_openloop_bounded({"tokenize", "--tokenizer", "hf:" + tok, std::string(40, 'a') + "b"},
+                                                 dir.file("out.log"), hostile::wall_bound(30), {.rss_kill_mib = 1024});
+    BOOST_TEST(o.exit_status == 2, o.log);
+    BOOST_TEST(o.wall_s < hostile::wall_bound(5));
+    BOOST_TEST(o.peak_rss_mib < hostile::rss_bound(64));
+    BOOST_TEST(o.log.find(tok + ": pre_tokenizer.pattern.Regex regex /(a+)+$/") != std::string::npos, o.log);
+    BOOST_TEST(o.log.find("match limit") != std::string::npos, o.log);
+}

@@ -1,6 +1,7 @@
 #pragma once
 // Hostile tokenizer.json files, made by the tests that give them to openloop:
-// normalizers that multiply the text.
+// normalizers that multiply the text, a Split regex that backtracks
+// catastrophically.
 
 #include <fstream>
 #include <string>
@@ -20,6 +21,12 @@ inline std::string multiplying_normalizer() {
     for (int i = 0; i < 8; ++i)
         steps += std::string(i ? ", " : "") + R"({"type": "Replace", "pattern": {"String": "a"}, "content": "aaaaaaaaaa"})";
     return R"({"normalizer": {"type": "Sequence", "normalizers": [)" + steps + "]}, " + letters_model() + "}";
+}
+
+// PCRE2 tries 2^n ways to split a run of n a's before it can say that the run does not end the text.
+inline std::string backtracking_split() {
+    return R"({"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a+)+$"}, "behavior": "Isolated"}, )" +
+           letters_model() + "}";
 }
 
 inline std::string write_file(const std::string& path, const std::string& text) {

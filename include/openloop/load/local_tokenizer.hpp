@@ -37,7 +37,7 @@ public:
 // there, for add_bos_token and the like). Throws std::runtime_error naming the
 // file and the JSON field when it cannot be read or uses a type not supported.
 // Encoding throws input_error naming the file and the step when a normalizer
-// multiplies the text (hf_parts.hpp).
+// multiplies the text (hf_parts.hpp) or a regex gives up (unicode_regex.hpp).
 std::unique_ptr<local_tokenizer> load_hf_tokenizer(const std::string& path);
 
 // A tiktoken .tiktoken rank file (lines "<base64 bytes> <rank>"); the

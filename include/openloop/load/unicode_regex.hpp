@@ -19,14 +19,16 @@ enum class regex_dialect { javascript, rust };
 
 class unicode_regex {
 public:
-    // Throws std::runtime_error "<what> <PCRE2's message> at offset N".
+    // Throws std::runtime_error "<what> regex /<pattern>/ does not compile: <PCRE2's
+    // message> at offset N"; what names where the pattern comes from ("<file>: <path>").
     unicode_regex(std::string_view pattern, regex_dialect dialect, const std::string& what);
     ~unicode_regex();
     unicode_regex(unicode_regex&&) noexcept;
     unicode_regex& operator=(unicode_regex&&) noexcept;
 
     // Calls f(start, end) for each non-empty match, left to right, as a /g
-    // search does. Throws std::runtime_error when PCRE2 fails to match.
+    // search does. Throws input_error naming what and the pattern when PCRE2 gives
+    // up (its match limit, for a pattern that backtracks catastrophically).
     template <class F>
     void for_each_match(std::string_view text, F&& f) const {
         search s(*this, text);

@@ -73,7 +73,9 @@ std::vector<std::uint64_t> sim_token_ids(const sim_tokenizer& tok, std::string_v
 // does; add_generation_prompt (default true) ends a chat prompt with the
 // assistant's header. With media, a chat content part that is not text is
 // read by it (media_parts: images and audio become placeholder ids where they
-// stand); without, it is passed over. False with err when the prompt is malformed.
+// stand); without, it is passed over. False with err when the prompt is malformed,
+// or when a local tokenizer refuses it (its regex gave up, its normalizer
+// multiplied the text: err names the file and the step or pattern).
 bool request_prompt_ids(const sim_tokenizer& tok, const boost::json::object& body, bool chat,
                         std::vector<std::uint64_t>& ids, std::string& err, media_reader* media = nullptr);
 

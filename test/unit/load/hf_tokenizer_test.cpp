@@ -267,3 +267,13 @@ BOOST_AUTO_TEST_CASE(a_normalizer_that_multiplies_the_text_is_refused_at_its_ste
     const std::string nfkd = R"({"normalizer": {"type": "NFKD"}, )" + byte_level_model + "}";
     BOOST_TEST(encode_error(nfkd, "\xEF\xB7\xBA\xEF\xB7\xBA", file) == "(encoded)");
 }
+
+// A Split regex that backtracks catastrophically: PCRE2 gives up at its match limit, and the error
+// names the file and the pattern.
+BOOST_AUTO_TEST_CASE(a_split_regex_that_backtracks_is_named_with_its_file) {
+    std::string file;
+    const std::string e = encode_error(R"({"pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a+)+$"},
+        "behavior": "Isolated"}, )" + byte_level_model + "}", std::string(40, 'a') + "b", file);
+    BOOST_TEST(e.find(file + ": pre_tokenizer.pattern.Regex regex /(a+)+$/ ") == 0u, e);
+    BOOST_TEST(e.find("match limit") != std::string::npos, e);
+}

@@ -1,5 +1,6 @@
 #include "openloop/load/calibration.hpp"
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/load/calibration_cache.hpp"
 #include "openloop/load/sentencepiece_counter.hpp"
 #include "openloop/load/usage_calibration.hpp"
@@ -81,6 +82,8 @@ calibration_result without_tokenize_endpoint(const calibration_request& r, const
     if (r.local) {
         try {
             return local_costs(r, post);
+        } catch (const input_error&) {
+            throw;  // a broken file is not passed over
         } catch (const std::exception& e) {
             tried += "; " + std::string(e.what());
         }

@@ -1,5 +1,6 @@
 #include "openloop/load/usage_calibration.hpp"
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/load/calibration_cache.hpp"
 #include "openloop/load/usage_probe.hpp"
 
@@ -45,6 +46,12 @@ calibration_result local_costs(const calibration_request& r, const http_post_fn&
     };
     calibration_result out;
     out.label = tok.description();
+    // A word the tokenizer gives no token (an empty vocabulary, a normalizer that erases the
+    // text) leaves no way to build a prompt of a given length: the file is bad input.
+    for (std::size_t w = 0; w < vocab_size_words; ++w)
+        if (tok.encode(vocab_word(w), false).empty())
+            throw input_error("--tokenizer " + out.label + ": \"" + std::string(vocab_word(w)) +
+                              "\" is 0 tokens: a tokenizer that gives a word no token cannot build prompts");
     // Two contents of different lengths: the same difference means the server
     // adds a constant around the content, as a template does.
     std::string longer;
@@ -54,6 +61,8 @@ calibration_result local_costs(const calibration_request& r, const http_post_fn&
     try {
         short_added = server_count(r, post, vocab_word(0)) - local_count(vocab_word(0));
         long_added = server_count(r, post, longer) - local_count(longer);
+    } catch (const input_error&) {
+        throw;  // the local file's fault, not the server's
     } catch (const std::exception& e) {
         why_not = e.what();
     }

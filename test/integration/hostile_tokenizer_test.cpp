@@ -2,10 +2,10 @@
 
 // Hostile tokenizer files given to the real `openloop run`, and to the
 // simulator counting with one: normalizers that multiply the text, a Split
-// regex that backtracks catastrophically. Each is refused (exit 2, the message
-// naming the file and the step or pattern) or answered 400, within its time and
-// memory bounds; the same records as the hostile servers' cases. The files are
-// small, made here.
+// regex that backtracks catastrophically, a tokenizer that gives no token at
+// all. Each is refused (exit 2, the message naming the file and the step or
+// pattern) or answered 400, within its time and memory bounds; the same
+// records as the hostile servers' cases. The files are small, made here.
 
 #include "hostile_case.hpp"
 #include "hostile_tokenizers.hpp"
@@ -63,5 +63,18 @@ BOOST_AUTO_TEST_CASE(simulator_with_a_backtracking_split_regex) {
     const std::string said = k.first_message("http_4xx");
     k.check(said.find(file + ": pre_tokenizer.pattern.Regex regex /(a+)+$/") != std::string::npos,
             "the 400's message names the file and the pattern: " + said);
+    sim.process.stop();
+}
+
+// A tokenizer whose vocabulary has no token for any text: no prompt of any length can be built.
+BOOST_AUTO_TEST_CASE(a_tokenizer_that_gives_no_token) {
+    test_http::temp_dir files;
+    const std::string file =
+        hostile::write_file(files.file("tokenizer.json"), R"({"model": {"type": "BPE", "vocab": {}, "merges": []}})");
+    hostile_case k(tokenizer_case("a_tokenizer_that_gives_no_token", "tokenizer.json with an empty vocabulary",
+                                  hostile::refused, "the calibration's first words", small_rss_mib, file));
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--served-model-name", "hostile"});
+    k.run(sim.url, hostile::five);
+    k.expect_refused({file + " (BPE, 0 tokens): \"the\" is 0 tokens"});
     sim.process.stop();
 }

@@ -1,5 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
+#include "openloop/base/input_error.hpp"
 #include "openloop/load/calibration.hpp"
 #include "openloop/load/usage_calibration.hpp"
 #include "openloop/load/usage_probe.hpp"
@@ -50,6 +51,15 @@ struct fake_server {
         if (usage) answer["usage"] = json::object{{"prompt_tokens", content + added}, {"completion_tokens", 1}};
         return {200, json::serialize(answer)};
     }
+};
+
+// A tokenizer whose vocabulary has no token for any text.
+class silent_tokenizer : public local_tokenizer {
+public:
+    std::vector<std::int32_t> encode(std::string_view, bool) const override { return {}; }
+    std::string decode(std::span<const std::int32_t>, bool) const override { return {}; }
+    std::size_t vocab_size() const override { return 0; }
+    std::string description() const override { return "hf silent.json (BPE, 0 tokens)"; }
 };
 
 const http_get_fn no_get = [](const std::string&) -> std::string { throw std::runtime_error("no GET expected"); };
@@ -184,4 +194,22 @@ BOOST_AUTO_TEST_CASE(auto_tries_the_local_file_then_usage_then_words_with_a_warn
     BOOST_TEST(words.label == "words (no tokenize endpoint, no usage counts)");
     BOOST_TEST(words.note.find("WARNING") != std::string::npos);
     BOOST_TEST(words.note.find("no usage.prompt_tokens") != std::string::npos, words.note);
+}
+
+// A local tokenizer that gives a word no token can build no prompt: bad input naming it, under hf: and
+// under auto alike (auto does not pass a broken file over for the server's usage).
+BOOST_AUTO_TEST_CASE(a_local_tokenizer_that_gives_no_token_is_bad_input) {
+    fake_server server{.added = 4};
+    const http_post_fn post = [&](const http_call& c) { return server(c); };
+    for (const std::string choice : {"hf:unused", "auto"}) {
+        auto r = request(choice);
+        r.local = std::make_shared<silent_tokenizer>();
+        try {
+            calibrate_tokenizer(r, post, no_get);
+            BOOST_FAIL(choice << ": expected a refusal");
+        } catch (const input_error& e) {
+            BOOST_TEST(std::string(e.what()).find("--tokenizer hf silent.json (BPE, 0 tokens): \"the\" is 0 tokens") == 0u,
+                       choice << ": " << e.what());
+        }
+    }
 }

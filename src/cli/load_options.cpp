@@ -8,6 +8,7 @@
 #include "openloop/load/shard.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/run/start_clock.hpp"
+#include "openloop/run/stop_signals.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
@@ -211,11 +212,17 @@ void fill_workload(const po::variables_map& vm, run_command& cmd) {
             throw usage_error("--tokenizer-file goes with --tokenizer auto (hf:PATH and tiktoken:FILE name their own file)");
         o.tokenizer.model_file = vm["tokenizer-file"].as<std::string>();
     }
-    try {
-        // Once, before any server is asked anything: a bad file is a usage error, and sweep stages share it.
-        o.loaded_tokenizer = load_local_tokenizer(o.tokenizer, o.model);
-    } catch (const std::runtime_error& e) {
-        throw usage_error(e.what());
+    // Once, before any server is asked anything: a bad file is a usage error, and sweep stages share it.
+    // A vocabulary of millions takes seconds: the first Ctrl-C meanwhile stops it and ends the run.
+    if (const std::string file = local_tokenizer_file(o.tokenizer, o.model); !file.empty()) {
+        const auto load = [&](const std::stop_token& stop) {
+            try {
+                o.loaded_tokenizer = load_local_tokenizer(o.tokenizer, o.model, stop);
+            } catch (const std::runtime_error& e) {
+                throw usage_error(e.what());
+            }
+        };
+        o.interrupted = !run_interruptible(load, "loading tokenizer " + file);
     }
     o.vocab_size = vm["vocab-size"].as<std::int64_t>();
     if (o.vocab_size != 0 && o.vocab_size < 256)

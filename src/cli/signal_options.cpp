@@ -2,6 +2,7 @@
 
 #include "openloop/base/input_error.hpp"
 #include "openloop/cli/usage.hpp"
+#include "openloop/run/stop_signals.hpp"
 #include "openloop/watch/scraper.hpp"
 
 #include <boost/program_options.hpp>

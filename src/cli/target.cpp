@@ -1,7 +1,7 @@
 #include "openloop/cli/target.hpp"
 
 #include "openloop/cli/usage.hpp"
-#include "openloop/run/runner.hpp"
+#include "openloop/run/stop_signals.hpp"
 #include "openloop/sim/engine.hpp"
 
 #include <vector>
@@ -10,8 +10,10 @@ namespace openloop {
 
 resolved_target resolve_target(const run_command& cmd) {
     resolved_target r;
-    if (cmd.target.rfind("sim:", 0) != 0) {
-        r.url = cmd.options.target;  // parsed with the flags
+    // A URL was parsed with the flags. A run that a signal already ended (during the tokenizer's
+    // load) sends nothing: no simulator is started for it.
+    if (cmd.target.rfind("sim:", 0) != 0 || cmd.options.interrupted) {
+        r.url = cmd.options.target;
         return r;
     }
     const std::string preset = cmd.target.substr(4);

@@ -1,5 +1,6 @@
 #include "openloop/load/bpe_model.hpp"
 
+#include "openloop/base/stop_point.hpp"
 #include "openloop/load/bpe_merge.hpp"
 #include "openloop/load/hf_json.hpp"
 #include "openloop/load/utf8.hpp"
@@ -30,9 +31,9 @@ std::uint64_t pair_key(std::int32_t a, std::int32_t b) {
 
 class bpe_model final : public model {
 public:
-    bpe_model(const json::object& o, const std::string& path) {
-        read_vocab(get_object(o, "vocab", path), path + ".vocab");
-        read_merges(get_array(o, "merges", path), path + ".merges");
+    bpe_model(const json::object& o, const std::string& path, const std::stop_token& stop) {
+        read_vocab(get_object(o, "vocab", path), path + ".vocab", stop);
+        read_merges(get_array(o, "merges", path), path + ".merges", stop);
         if (const auto unk = get_optional_string(o, "unk_token", path)) unk_id_ = token_id(*unk);
         fuse_unk_ = get_bool(o, "fuse_unk", path, false);
         byte_fallback_ = get_bool(o, "byte_fallback", path, false);
@@ -88,9 +89,10 @@ private:
         return as_object(*v, path + "." + std::string(key));
     }
 
-    void read_vocab(const json::object& vocab, const std::string& path) {
-        std::size_t size = 0;
+    void read_vocab(const json::object& vocab, const std::string& path, const std::stop_token& stop) {
+        std::size_t size = 0, entry = 0;
         for (const auto& kv : vocab) {
+            stop_point(stop, entry++);
             const std::int64_t id = kv.value().is_int64() ? kv.value().get_int64() : -1;
             // Ids are dense: one far beyond any vocabulary would only cost memory.
             if (id < 0 || id >= max_token_id)
@@ -98,15 +100,23 @@ private:
             size = std::max(size, std::size_t(id) + 1);
         }
         tokens_.resize(size);
-        for (const auto& kv : vocab) tokens_[std::size_t(kv.value().get_int64())] = std::string(kv.key());
+        for (const auto& kv : vocab) {
+            stop_point(stop, entry++);
+            tokens_[std::size_t(kv.value().get_int64())] = std::string(kv.key());
+        }
+        // Of two entries with one id, the later names it (tokens_), and only it has that id.
         ids_.reserve(vocab.size());
-        for (const auto& kv : vocab) ids_.emplace(tokens_[std::size_t(kv.value().get_int64())], std::int32_t(kv.value().get_int64()));
+        for (const auto& kv : vocab) {
+            stop_point(stop, entry++);
+            ids_.emplace(tokens_[std::size_t(kv.value().get_int64())], std::int32_t(kv.value().get_int64()));
+        }
     }
 
-    void read_merges(const json::array& merges, const std::string& path) {
+    void read_merges(const json::array& merges, const std::string& path, const std::stop_token& stop) {
         merges_.reserve(merges.size());
         std::string merged;
         for (std::size_t i = 0; i < merges.size(); ++i) {
+            stop_point(stop, i);
             std::string_view a, b;
             const json::value& m = merges[i];
             if (m.is_string()) {
@@ -241,8 +251,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<model> make_bpe_model(const json::object& o, const std::string& path) {
-    return std::make_unique<bpe_model>(o, path);
+std::unique_ptr<model> make_bpe_model(const json::object& o, const std::string& path, const std::stop_token& stop) {
+    return std::make_unique<bpe_model>(o, path, stop);
 }
 
 }  // namespace openloop::hf

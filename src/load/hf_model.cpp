@@ -8,7 +8,7 @@
 
 namespace openloop::hf {
 
-std::unique_ptr<model> make_model(const boost::json::value& v, const std::string& path) {
+std::unique_ptr<model> make_model(const boost::json::value& v, const std::string& path, const std::stop_token& stop) {
     if (v.is_null()) json_error(path, "is missing");
     const boost::json::object& o = as_object(v, path);
     // Old files (t5-small's, gpt2's, distilbert's) have no type: a Unigram
@@ -20,9 +20,9 @@ std::unique_ptr<model> make_model(const boost::json::value& v, const std::string
                              : member(o, "merges")                 ? "BPE"
                              : member(o, "continuing_subword_prefix") ? "WordPiece"
                                                                    : type_of(o, path);
-    if (type == "BPE") return make_bpe_model(o, path);
-    if (type == "Unigram") return make_unigram_model(o, path);
-    if (type == "WordPiece") return make_wordpiece_model(o, path);
+    if (type == "BPE") return make_bpe_model(o, path, stop);
+    if (type == "Unigram") return make_unigram_model(o, path, stop);
+    if (type == "WordPiece") return make_wordpiece_model(o, path, stop);
     unsupported_type(path, type);
 }
 

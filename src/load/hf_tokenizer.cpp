@@ -3,6 +3,7 @@
 // tokenizer_config.json says about decoding. Each choice follows
 // transformers.js, the reference the ids are checked against.
 
+#include "openloop/base/stop_point.hpp"
 #include "openloop/load/added_tokens.hpp"
 #include "openloop/load/hf_decoders.hpp"
 #include "openloop/load/hf_json.hpp"
@@ -14,9 +15,9 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -28,27 +29,45 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_file(const fs::path& file) {
+// A vocabulary of millions of tokens is a hundred MB that takes seconds to read
+// and parse: both go a MiB at a time, with a stop point between.
+constexpr std::size_t chunk = 1 << 20;
+
+// A regular file (the callers check), read to the size it has.
+std::string read_file(const fs::path& file, const std::stop_token& stop) {
     std::ifstream in(file, std::ios::binary);
-    if (!in) throw std::runtime_error(file.string() + ": cannot be read");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return std::move(s).str();
+    std::error_code ec;
+    const auto size = fs::file_size(file, ec);
+    if (!in || ec) throw std::runtime_error(file.string() + ": cannot be read");
+    std::string text(size, '\0');
+    for (std::size_t at = 0; at < text.size();) {
+        stop_point(stop);
+        in.read(text.data() + at, std::streamsize(std::min(chunk, text.size() - at)));
+        if (in.gcount() <= 0) throw std::runtime_error(file.string() + ": cannot be read");
+        at += std::size_t(in.gcount());
+    }
+    return text;
 }
 
-json::value parse_json(const std::string& text, const std::string& name) {
+json::value parse_json(const std::string& text, const std::string& name, const std::stop_token& stop) {
     json::parse_options options;
     options.allow_invalid_utf8 = false;
+    json::stream_parser parser(json::storage_ptr(), options);  // its own stack on the heap, freed as it grows
+    parser.reset(json::make_shared_resource<json::monotonic_resource>());  // the document, freed at once
     boost::system::error_code ec;
-    json::value v = json::parse(text, ec, json::make_shared_resource<json::monotonic_resource>(), options);
+    for (std::size_t at = 0; at < text.size() && !ec; at += chunk) {
+        stop_point(stop);
+        parser.write(text.data() + at, std::min(chunk, text.size() - at), ec);
+    }
+    if (!ec) parser.finish(ec);
     if (ec) throw std::runtime_error(name + ": is not valid JSON: " + ec.message());
-    return v;
+    return parser.release();
 }
 
 class hf_tokenizer final : public local_tokenizer {
 public:
-    hf_tokenizer(const fs::path& file, const std::string& name) : name_(name) {
-        const json::value doc = parse_json(read_file(file), name);
+    hf_tokenizer(const fs::path& file, const std::string& name, const std::stop_token& stop) : name_(name) {
+        const json::value doc = parse_json(read_file(file, stop), name, stop);
         const json::object& root = hf::as_object(doc, name + ":");
         const auto at = [&](std::string_view key) { return name + ": " + std::string(key); };
         const auto stage = [&](std::string_view key) -> const json::value& {
@@ -56,13 +75,13 @@ public:
             const json::value* v = hf::member(root, key);
             return v ? *v : null;
         };
-        model_ = hf::make_model(stage("model"), at("model"));
+        model_ = hf::make_model(stage("model"), at("model"), stop);
         normalizer_ = hf::make_normalizer(stage("normalizer"), at("normalizer"));
         pre_tokenizer_ = hf::make_pre_tokenizer(stage("pre_tokenizer"), at("pre_tokenizer"));
         decoder_ = hf::make_decoder(stage("decoder"), at("decoder"));
         if (const json::value* m = hf::member(root, "model"); m && m->is_object())
             end_of_word_suffix_ = hf::get_string(m->get_object(), "end_of_word_suffix", at("model"));
-        read_added_tokens(stage("added_tokens"), at("added_tokens"));
+        read_added_tokens(stage("added_tokens"), at("added_tokens"), stop);
         post_.emplace(stage("post_processor"), at("post_processor"),
                       [this](std::string_view t) { return id_of(t); });
         read_config(file.parent_path() / "tokenizer_config.json");
@@ -133,11 +152,12 @@ private:
         return model_->token_id(token);
     }
 
-    void read_added_tokens(const json::value& v, const std::string& path) {
+    void read_added_tokens(const json::value& v, const std::string& path, const std::stop_token& stop) {
         if (v.is_null()) return;
         if (!v.is_array()) hf::json_error(path, "is not an array");
         const json::array& list = v.get_array();
         for (std::size_t i = 0; i < list.size(); ++i) {
+            stop_point(stop, i);
             const std::string at = path + "[" + std::to_string(i) + "]";
             const json::object& o = hf::as_object(list[i], at);
             hf::added_token t;
@@ -161,7 +181,7 @@ private:
         std::error_code ec;
         if (!fs::is_regular_file(file, ec)) return;
         const std::string name = file.string();
-        const json::value doc = parse_json(read_file(file), name);
+        const json::value doc = parse_json(read_file(file, {}), name, {});
         const json::object& o = hf::as_object(doc, name + ":");
         clean_up_ = hf::get_bool(o, "clean_up_tokenization_spaces", name + ":", true);
         if (const json::value* extra = hf::member(o, "additional_special_tokens"); extra && extra->is_array()) {
@@ -219,12 +239,16 @@ private:
 
 }  // namespace
 
-std::unique_ptr<local_tokenizer> load_hf_tokenizer(const std::string& path) {
-    fs::path file = path;
+std::string hf_tokenizer_file(const std::string& path) {
     std::error_code ec;
-    if (fs::is_directory(file, ec)) file /= "tokenizer.json";
+    return fs::is_directory(path, ec) ? (fs::path(path) / "tokenizer.json").string() : path;
+}
+
+std::unique_ptr<local_tokenizer> load_hf_tokenizer(const std::string& path, const std::stop_token& stop) {
+    const fs::path file = hf_tokenizer_file(path);
+    std::error_code ec;
     if (!fs::is_regular_file(file, ec)) throw std::runtime_error(file.string() + ": no such file");
-    return std::make_unique<hf_tokenizer>(file, file.string());
+    return std::make_unique<hf_tokenizer>(file, file.string(), stop);
 }
 
 }  // namespace openloop

@@ -2,6 +2,7 @@
 // the encoding its name names; a piece of the pattern that is not one token
 // is merged by rank (bpe_merge), as tiktoken does.
 
+#include "openloop/base/stop_point.hpp"
 #include "openloop/load/bpe_merge.hpp"
 #include "openloop/load/local_tokenizer.hpp"
 #include "openloop/load/unicode_regex.hpp"
@@ -83,12 +84,13 @@ using rank_map = std::unordered_map<std::string, std::int32_t, string_hash, std:
 
 class tiktoken_tokenizer final : public local_tokenizer {
 public:
-    tiktoken_tokenizer(const std::string& file, const encoding& enc)
+    tiktoken_tokenizer(const std::string& file, const encoding& enc, const std::stop_token& stop)
         : name_(enc.name), regex_(enc.pattern, regex_dialect::rust, std::string(enc.name)) {
         std::ifstream in(file, std::ios::binary);
         if (!in) throw std::runtime_error(file + ": cannot be read");
         std::string line, bytes;
         for (std::size_t number = 1; std::getline(in, line); ++number) {
+            stop_point(stop, number - 1);
             if (line.empty()) continue;
             const std::size_t space = line.find(' ');
             const auto bad = [&](std::string_view what) {
@@ -211,10 +213,10 @@ private:
 
 }  // namespace
 
-std::unique_ptr<local_tokenizer> load_tiktoken(const std::string& file) {
+std::unique_ptr<local_tokenizer> load_tiktoken(const std::string& file, const std::stop_token& stop) {
     const std::string stem = std::filesystem::path(file).filename().string();
     for (const encoding& e : encodings())
-        if (stem.find(e.name) != std::string::npos) return std::make_unique<tiktoken_tokenizer>(file, e);
+        if (stem.find(e.name) != std::string::npos) return std::make_unique<tiktoken_tokenizer>(file, e, stop);
     throw std::runtime_error(file + ": the file name names no encoding tiktoken: knows (cl100k_base, o200k_base, "
                              "p50k_base, r50k_base)");
 }

@@ -1,5 +1,6 @@
 #include "openloop/load/unigram_model.hpp"
 
+#include "openloop/base/stop_point.hpp"
 #include "openloop/load/hf_json.hpp"
 
 #include <boost/json.hpp>
@@ -25,7 +26,7 @@ class piece_trie {
 public:
     // id_of(piece) is the piece's id (the last of duplicates, as the lookup's).
     template <class IdOf>
-    piece_trie(const std::vector<std::string>& pieces, IdOf id_of) {
+    piece_trie(const std::vector<std::string>& pieces, IdOf id_of, const std::stop_token& stop) {
         std::vector<std::uint32_t> order;
         for (std::uint32_t i = 0; i < pieces.size(); ++i)
             if (!pieces[i].empty()) order.push_back(i);
@@ -37,6 +38,7 @@ public:
         nodes_.push_back({});
         std::vector<span> todo{{0, 0, std::uint32_t(order.size()), 0}};
         for (std::size_t t = 0; t < todo.size(); ++t) {
+            stop_point(stop, t);
             auto [n, lo, hi, depth] = todo[t];
             // The keys of [lo, hi) share depth bytes; one that ends here sorts first.
             while (lo < hi && pieces[order[lo]].size() == depth) nodes_[n].id = id_of(pieces[order[lo++]]);
@@ -88,11 +90,11 @@ std::size_t char_length(std::string_view text, std::size_t at) {
 class unigram_model final : public model {
 public:
     unigram_model(std::vector<std::string> pieces, std::vector<double> scores, std::optional<std::int32_t> unk_id,
-                  bool byte_fallback)
+                  bool byte_fallback, const std::stop_token& stop)
         : pieces_(std::move(pieces)),
           scores_(std::move(scores)),
-          ids_(index(pieces_)),
-          trie_(pieces_, [this](const std::string& p) { return ids_.at(p); }),
+          ids_(index(pieces_, stop)),
+          trie_(pieces_, [this](const std::string& p) { return ids_.at(p); }, stop),
           unk_id_(unk_id),
           byte_fallback_(byte_fallback) {
         // Unknown characters score far below any piece (HF tokenizers' and
@@ -120,10 +122,14 @@ public:
     std::string_view kind() const override { return "Unigram"; }
 
 private:
-    static std::unordered_map<std::string_view, std::int32_t> index(const std::vector<std::string>& pieces) {
+    static std::unordered_map<std::string_view, std::int32_t> index(const std::vector<std::string>& pieces,
+                                                                     const std::stop_token& stop) {
         std::unordered_map<std::string_view, std::int32_t> ids;
         ids.reserve(pieces.size());
-        for (std::size_t i = 0; i < pieces.size(); ++i) ids[pieces[i]] = std::int32_t(i);
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+            stop_point(stop, i);
+            ids[pieces[i]] = std::int32_t(i);
+        }
         return ids;
     }
     void emit_unknown(std::string_view text, std::vector<std::int32_t>& ids) const;
@@ -207,7 +213,8 @@ void unigram_model::emit_unknown(std::string_view text, std::vector<std::int32_t
 
 }  // namespace
 
-std::unique_ptr<model> make_unigram_model(const json::object& o, const std::string& json_path) {
+std::unique_ptr<model> make_unigram_model(const json::object& o, const std::string& json_path,
+                                          const std::stop_token& stop) {
     const json::array& vocab = get_array(o, "vocab", json_path);
     if (vocab.empty()) json_error(json_path + ".vocab", "is empty");
     std::vector<std::string> pieces;
@@ -215,6 +222,7 @@ std::unique_ptr<model> make_unigram_model(const json::object& o, const std::stri
     pieces.reserve(vocab.size());
     scores.reserve(vocab.size());
     for (std::size_t i = 0; i < vocab.size(); ++i) {
+        stop_point(stop, i);
         const json::array* pair = vocab[i].if_array();
         if (pair == nullptr || pair->size() != 2 || !(*pair)[0].is_string() || !(*pair)[1].is_number())
             json_error(json_path + ".vocab[" + std::to_string(i) + "]", "is not a [piece, score] pair");
@@ -229,7 +237,7 @@ std::unique_ptr<model> make_unigram_model(const json::object& o, const std::stri
         unk_id = std::int32_t(id);
     }
     const bool byte_fallback = get_bool(o, "byte_fallback", json_path, false);
-    return std::make_unique<unigram_model>(std::move(pieces), std::move(scores), unk_id, byte_fallback);
+    return std::make_unique<unigram_model>(std::move(pieces), std::move(scores), unk_id, byte_fallback, stop);
 }
 
 }  // namespace openloop::hf

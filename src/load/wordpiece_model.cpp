@@ -1,5 +1,6 @@
 #include "openloop/load/wordpiece_model.hpp"
 
+#include "openloop/base/stop_point.hpp"
 #include "openloop/load/hf_json.hpp"
 
 #include <boost/json.hpp>
@@ -85,12 +86,15 @@ private:
 
 }  // namespace
 
-std::unique_ptr<model> make_wordpiece_model(const json::object& o, const std::string& json_path) {
+std::unique_ptr<model> make_wordpiece_model(const json::object& o, const std::string& json_path,
+                                            const std::stop_token& stop) {
     const json::value* vocab = member(o, "vocab");
     if (vocab == nullptr) json_error(json_path + ".vocab", "is missing");
     const json::object& entries = as_object(*vocab, json_path + ".vocab");
     std::unordered_map<std::string, std::int32_t> ids;
+    std::size_t entry = 0;
     for (const auto& [token, id_value] : entries) {
+        stop_point(stop, entry++);
         const std::string at = json_path + ".vocab[\"" + std::string(token) + "\"]";
         if (!id_value.is_int64() && !id_value.is_uint64()) json_error(at, "is not an integer id");
         const auto id = id_value.to_number<std::int64_t>();

@@ -18,6 +18,7 @@
 #include "openloop/watch/server_watch.hpp"
 #include "openloop/run/server_setup.hpp"
 #include "openloop/run/start_clock.hpp"
+#include "openloop/run/stop_signals.hpp"
 #include "openloop/results/number_text.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/wire/client.hpp"
@@ -71,28 +72,6 @@ void note_start(run_context& ctx, const start_clock& clock) {
     ctx.clock.origin_steady_ns = clock.origin_steady_ns;
     ctx.clock.late_ms = static_cast<double>(clock.late_ns) / 1e6;
 }
-
-sigset_t stop_signals() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    return set;
-}
-
-void release_stop_signals() {
-    const sigset_t set = stop_signals();
-    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-}
-
-}  // namespace
-
-void hold_stop_signals() {
-    const sigset_t set = stop_signals();
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
-namespace {
 
 // A trace whose rows carry session ids replays its conversations (trace_sessions.hpp): the
 // run's options with those sessions, refused where a session cannot go.
@@ -228,8 +207,8 @@ run_outcome run_load(const run_options& asked) {
     server_watch watch(o.watch);  // a bad --scrape URL fails here, before any request
     spsc_ring<event> ring(o.ring_capacity);
     client cl(io, co, ring);
-    cl.setup();
-    server_setup setup(io, signals, co.target.display(), setup_call_limit(o.total_timeout));
+    if (!o.interrupted) cl.setup();  // resolves the target: none for a run that sends nothing (no sim: started)
+    server_setup setup(io, signals, co.target.display(), setup_call_limit(o.total_timeout), o.interrupted);
     std::string model = o.model;
     calibration_result tokenizer;
     try {
@@ -238,7 +217,7 @@ run_outcome run_load(const run_options& asked) {
             o.model = model;
             o.models = model_mix(model);
         }
-        tokenizer = choose_tokenizer(o, w, co, base, model, setup, cl);
+        if (!setup.interrupted()) tokenizer = choose_tokenizer(o, w, co, base, model, setup, cl);
         if (o.tools.enabled() && !setup.interrupted()) o.tools_prompt_tokens = tools_prompt_tokens(o, base, model, setup, cl);
         if (watch.enabled())
             setup.run_blocking([&watch] { watch.sample_before(); }, "the server watch's first sample",

@@ -17,8 +17,9 @@ std::chrono::milliseconds setup_call_limit(std::chrono::milliseconds total_timeo
 }
 
 server_setup::server_setup(net::io_context& io, net::signal_set& signals, std::string target,
-                           std::chrono::milliseconds limit)
-    : io_(io), signals_(signals), target_(std::move(target)), limit_(limit), note_(io), deadline_(io) {}
+                           std::chrono::milliseconds limit, bool interrupted)
+    : io_(io), signals_(signals), target_(std::move(target)), limit_(limit), note_(io), deadline_(io),
+      interrupted_(interrupted) {}
 
 void server_setup::refuse_if_stopped() const {
     if (interrupted_) throw setup_interrupted("interrupted before the schedule");

@@ -1,6 +1,7 @@
 #include "sanitized.hpp"
 #include <boost/test/unit_test.hpp>
 
+#include "hostile_tokenizers.hpp"
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
@@ -171,15 +172,16 @@ struct logged_run {
     }
 
     // A signal before the schedule: openloop ends within a second or two, exit 130, with
-    // its results written, partial, and nothing sent.
-    void check_interrupted_before_schedule(const std::string& waiting_for) {
+    // its results written, partial, and nothing sent; it says it was interrupted while doing
+    // what ("waiting for GET /v1/models").
+    void check_interrupted_before_schedule(const std::string& doing) {
         const double took = wait_end(8s);
         BOOST_TEST_MESSAGE("ended " << took << " s after the signal");
         BOOST_TEST_REQUIRE(!p.running(), "still running 8 s after the signal");
         BOOST_TEST(took < 3.0, "took " << took << " s after the signal");
         BOOST_TEST(p.stop() == 130);
         const std::string said = stderr_text();
-        BOOST_TEST(said.find("interrupted while waiting for " + waiting_for) != std::string::npos, said);
+        BOOST_TEST(said.find("interrupted while " + doing) != std::string::npos, said);
         const auto summary = read_json(dir.file("out/summary.json"));
         BOOST_TEST(summary.at("partial").as_bool());
         BOOST_TEST(summary.at("partial_reason").as_string() == "interrupted by a signal");
@@ -227,7 +229,7 @@ BOOST_AUTO_TEST_CASE(sigint_in_the_tokenizer_probe_ends_the_run) {
     BOOST_TEST_REQUIRE(r.wait_for("openloop: waiting for POST /tokenize on http://127.0.0.1:", first_words), r.stderr_text());
     BOOST_TEST(r.stderr_text().find("at most 8 s") != std::string::npos, r.stderr_text());
     kill(r.p.pid(), SIGINT);
-    r.check_interrupted_before_schedule("POST /tokenize");
+    r.check_interrupted_before_schedule("waiting for POST /tokenize");
 }
 
 // SIGTERM during the model's discovery (no --model) ends the run as Ctrl-C does: 130, not 143.
@@ -236,7 +238,7 @@ BOOST_AUTO_TEST_CASE(sigterm_in_the_model_discovery_ends_the_run) {
     logged_run r("http://127.0.0.1:" + std::to_string(l.port), {"--rate", "4", "--duration", "3s"});
     BOOST_TEST_REQUIRE(r.wait_for("openloop: waiting for GET /v1/models on", first_words), r.stderr_text());
     kill(r.p.pid(), SIGTERM);
-    r.check_interrupted_before_schedule("GET /v1/models");
+    r.check_interrupted_before_schedule("waiting for GET /v1/models");
     const auto run = read_json(r.dir.file("out/run.json"));
     BOOST_TEST(run.at("tokenizer").as_string() == "not calibrated (interrupted before the schedule)");
 }
@@ -250,7 +252,23 @@ BOOST_AUTO_TEST_CASE(sigint_in_the_server_watchs_first_sample_ends_the_run) {
                   "http://127.0.0.1:" + std::to_string(metrics.port) + "/metrics"});
     BOOST_TEST_REQUIRE(r.wait_for("openloop: waiting for the server watch's first sample", first_words), r.stderr_text());
     kill(r.p.pid(), SIGINT);
-    r.check_interrupted_before_schedule("the server watch's first sample");
+    r.check_interrupted_before_schedule("waiting for the server watch's first sample");
+}
+
+// Ctrl-C while a large tokenizer loads (5 M tokens, seconds): named on stderr after a second, and the
+// first SIGINT ends the run at once, 130, its results written and nothing sent; it used to kill
+// openloop with nothing written (or, where SIGINT was ignored, go unnoticed).
+BOOST_AUTO_TEST_CASE(sigint_while_the_tokenizer_loads_ends_the_run) {
+    silent_listener l(64);
+    temp_dir files;
+    const std::string tok = hostile::write_big_vocabulary(files.file("tokenizer.json"), 5'000'000);
+    logged_run r("http://127.0.0.1:" + std::to_string(l.port),
+                 {"--model", "m", "--tokenizer", "hf:" + tok, "--rate", "4", "--duration", "3s"});
+    BOOST_TEST_REQUIRE(r.wait_for("openloop: loading tokenizer " + tok, first_words + 10s), r.stderr_text());
+    kill(r.p.pid(), SIGINT);
+    r.check_interrupted_before_schedule("loading tokenizer " + tok);
+    BOOST_TEST(read_json(r.dir.file("out/run.json")).at("tokenizer").as_string() ==
+               "not calibrated (interrupted before the schedule)");
 }
 
 // Ctrl-C while a sim: target's simulator starts is held until the run takes it: the run ends
@@ -279,7 +297,7 @@ BOOST_AUTO_TEST_CASE(sigint_while_the_simulator_starts_ends_the_run) {
     // it writes nothing there.
     const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
     BOOST_TEST_REQUIRE(reader >= 0);
-    r.check_interrupted_before_schedule("GET /v1/models");
+    r.check_interrupted_before_schedule("waiting for GET /v1/models");
     ::close(reader);
     BOOST_TEST(::kill(sim, 0) != 0, "the simulator " << sim << " still runs");
 }

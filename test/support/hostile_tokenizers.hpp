@@ -1,8 +1,11 @@
 #pragma once
 // Hostile tokenizer.json files, made by the tests that give them to openloop:
 // normalizers that multiply the text, a Split regex that backtracks
-// catastrophically.
+// catastrophically, a vocabulary big enough that loading it takes seconds.
 
+#include <boost/test/unit_test.hpp>
+
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -31,6 +34,18 @@ inline std::string backtracking_split() {
 
 inline std::string write_file(const std::string& path, const std::string& text) {
     std::ofstream(path) << text;
+    return path;
+}
+
+// A BPE vocabulary of n tokens "t0000000" ...: 20 bytes each; a million of them take
+// openloop about a second to load.
+inline std::string write_big_vocabulary(const std::string& path, int n) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    BOOST_TEST_REQUIRE(f != nullptr);
+    std::fputs(R"({"model": {"type": "BPE", "merges": [], "vocab": {)", f);
+    for (int i = 0; i < n; ++i) std::fprintf(f, "%s\"t%07d\": %d", i ? ", " : "", i, i);
+    std::fputs("}}}\n", f);
+    BOOST_TEST_REQUIRE(std::fclose(f) == 0);
     return path;
 }
 

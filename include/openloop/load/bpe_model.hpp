@@ -15,6 +15,7 @@
 
 namespace openloop::hf {
 
-std::unique_ptr<model> make_bpe_model(const boost::json::object& o, const std::string& path);
+std::unique_ptr<model> make_bpe_model(const boost::json::object& o, const std::string& path,
+                                      const std::stop_token& stop = {});
 
 }  // namespace openloop::hf

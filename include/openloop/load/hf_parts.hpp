@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,10 +81,12 @@ public:
 
 // Each reads one JSON object (its "type" chooses the kind); null where
 // tokenizer.json has null gives no stage (nullptr). A normalizer made here
-// refuses a result past apply's limit, naming json_path and its type.
+// refuses a result past apply's limit, naming json_path and its type; a
+// model's vocabulary (millions of entries) is read with stop points.
 std::unique_ptr<normalizer> make_normalizer(const boost::json::value& v, const std::string& json_path);
 std::unique_ptr<pre_tokenizer> make_pre_tokenizer(const boost::json::value& v, const std::string& json_path);
-std::unique_ptr<model> make_model(const boost::json::value& v, const std::string& json_path);
+std::unique_ptr<model> make_model(const boost::json::value& v, const std::string& json_path,
+                                  const std::stop_token& stop = {});
 std::unique_ptr<decoder> make_decoder(const boost::json::value& v, const std::string& json_path);
 
 }  // namespace openloop::hf

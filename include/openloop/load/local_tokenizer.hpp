@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,20 +39,26 @@ public:
 // file and the JSON field when it cannot be read or uses a type not supported.
 // Encoding throws input_error naming the file and the step when a normalizer
 // multiplies the text (hf_parts.hpp) or a regex gives up (unicode_regex.hpp).
-std::unique_ptr<local_tokenizer> load_hf_tokenizer(const std::string& path);
+// Loading stops (step_stopped) at a stop point once stop is requested.
+std::unique_ptr<local_tokenizer> load_hf_tokenizer(const std::string& path, const std::stop_token& stop = {});
+// The tokenizer.json that path names: path, or the one in the directory it is.
+std::string hf_tokenizer_file(const std::string& path);
 
 // A tiktoken .tiktoken rank file (lines "<base64 bytes> <rank>"); the
 // pre-tokenizer pattern and special tokens are those of the encoding the file
 // name names (cl100k_base, o200k_base, r50k_base, p50k_base). Throws
-// std::runtime_error naming the file and line.
-std::unique_ptr<local_tokenizer> load_tiktoken(const std::string& file);
+// std::runtime_error naming the file and line; stops as load_hf_tokenizer does.
+std::unique_ptr<local_tokenizer> load_tiktoken(const std::string& file, const std::stop_token& stop = {});
 
 struct tokenizer_choice;
-// The local tokenizer a --tokenizer choice asks for: hf: and tiktoken: their
-// file; auto the --tokenizer-file (a .tiktoken file by its name, else
-// Hugging Face), else a --model that is a local directory holding a
-// tokenizer.json (as vLLM serves a model by its path). Null when none.
-// Throws what the loaders throw.
-std::shared_ptr<const local_tokenizer> load_local_tokenizer(const tokenizer_choice& choice, const std::string& model);
+// The file of the local tokenizer a --tokenizer choice asks for: hf: and
+// tiktoken: their file; auto the --tokenizer-file, else a --model that is a
+// local directory holding a tokenizer.json (as vLLM serves a model by its
+// path). Empty when none.
+std::string local_tokenizer_file(const tokenizer_choice& choice, const std::string& model);
+// That tokenizer (a .tiktoken file by its name, else Hugging Face); null when
+// none. Throws what the loaders throw.
+std::shared_ptr<const local_tokenizer> load_local_tokenizer(const tokenizer_choice& choice, const std::string& model,
+                                                            const std::stop_token& stop = {});
 
 }  // namespace openloop

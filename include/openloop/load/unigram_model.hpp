@@ -14,6 +14,7 @@ namespace openloop::hf {
 
 // o is tokenizer.json's "model" object of type "Unigram": vocab, unk_id,
 // byte_fallback. Throws std::runtime_error naming json_path and the field.
-std::unique_ptr<model> make_unigram_model(const boost::json::object& o, const std::string& json_path);
+std::unique_ptr<model> make_unigram_model(const boost::json::object& o, const std::string& json_path,
+                                          const std::stop_token& stop = {});
 
 }  // namespace openloop::hf

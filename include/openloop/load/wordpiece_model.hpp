@@ -15,6 +15,7 @@ namespace openloop::hf {
 // o is tokenizer.json's "model" object of type "WordPiece": vocab (token ->
 // id), unk_token, continuing_subword_prefix, max_input_chars_per_word.
 // Throws std::runtime_error naming json_path and the field.
-std::unique_ptr<model> make_wordpiece_model(const boost::json::object& o, const std::string& json_path);
+std::unique_ptr<model> make_wordpiece_model(const boost::json::object& o, const std::string& json_path,
+                                            const std::stop_token& stop = {});
 
 }  // namespace openloop::hf

@@ -56,6 +56,9 @@ struct run_options {
     workload_config workload;
     tokenizer_choice tokenizer;     // how lengths in tokens become prompts
     std::shared_ptr<const local_tokenizer> loaded_tokenizer;  // its local file, loaded once by cli/; may be null
+    // A signal ended cli/'s steps before the run (the tokenizer's load): the run asks and
+    // sends nothing, and ends as interrupted with its results written.
+    bool interrupted = false;
     std::int64_t vocab_size = 0;    // --tokenizer ids; 0: from GET /v1/models
     std::string tokenizer_cache;    // calibration cache directory; empty: none
     bool ignore_eos = false;
@@ -160,10 +163,5 @@ inline bool streams(const run_options& o) { return o.stream && o.endpoint != end
 // setup problems (a server that cannot be reached, an --out that cannot be made).
 // A SIGINT or SIGTERM from its start on ends it as interrupted, results written.
 run_outcome run_load(const run_options& options);
-
-// Blocks SIGINT and SIGTERM on the calling thread until run_load's own handling takes
-// them: for what comes before it (starting a sim: target), so a signal then is not the
-// default death, which would leave the simulator running and write nothing.
-void hold_stop_signals();
 
 }  // namespace openloop

@@ -40,9 +40,10 @@ struct setup_interrupted : std::runtime_error {
 class server_setup {
 public:
     // signals: the run's SIGINT/SIGTERM set, which the load waits on after setup;
-    // target: the server as the messages name it.
+    // target: the server as the messages name it; interrupted: a signal ended a step
+    // before (run_options::interrupted), so that nothing is asked.
     server_setup(boost::asio::io_context& io, boost::asio::signal_set& signals, std::string target,
-                 std::chrono::milliseconds limit);
+                 std::chrono::milliseconds limit, bool interrupted = false);
 
     // Runs op to completion on io: what it returned, or what it threw. what names the call
     // ("GET /v1/models"), purpose why it is made and how to skip it. Past the limit it is
@@ -71,7 +72,7 @@ public:
     // (setup_interrupted), as during a call.
     void run_blocking(const std::function<void()>& step, const std::string& what, const std::string& purpose);
 
-    // A signal arrived during a call: nothing more is asked, and nothing is sent.
+    // A signal arrived during a call (or before): nothing more is asked, and nothing is sent.
     bool interrupted() const { return interrupted_; }
 
 private:

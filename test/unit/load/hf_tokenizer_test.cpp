@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/base/input_error.hpp"
+#include "openloop/base/stop_point.hpp"
 #include "openloop/load/local_tokenizer.hpp"
 #include "test_http.hpp"
 
@@ -276,4 +277,14 @@ BOOST_AUTO_TEST_CASE(a_split_regex_that_backtracks_is_named_with_its_file) {
         "behavior": "Isolated"}, )" + byte_level_model + "}", std::string(40, 'a') + "b", file);
     BOOST_TEST(e.find(file + ": pre_tokenizer.pattern.Regex regex /(a+)+$/ ") == 0u, e);
     BOOST_TEST(e.find("match limit") != std::string::npos, e);
+}
+
+// A load whose stop was asked ends at its first stop point (step_stopped), a tiktoken file's too.
+BOOST_AUTO_TEST_CASE(a_load_stops_once_its_stop_is_asked) {
+    tokenizer_dir dir;
+    std::stop_source stop;
+    stop.request_stop();
+    BOOST_CHECK_THROW(load_hf_tokenizer(dir.write(byte_level_json()), stop.get_token()), step_stopped);
+    BOOST_CHECK_THROW(load_tiktoken(dir.write("aGVsbG8= 0\n", "cl100k_base.tiktoken"), stop.get_token()), step_stopped);
+    BOOST_TEST(load_hf_tokenizer(dir.write(byte_level_json()), std::stop_source().get_token())->vocab_size() == 17u);
 }

@@ -121,8 +121,9 @@ calibration_result server_costs(const calibration_request& r, const http_post_fn
     const std::string path = r.cache_dir.empty() ? ""
                                                  : calibration_cache_path(r.cache_dir, dialect_name(*dialect), r.model, r.chat,
                                                                           count(calibration_probe_text).value_or(-1));
-    cached_or_measured(out, path, count, r.verify_samples, 2000,
-                       [&] { return calibrate(count, out.label).with_trailing(measure_trailing(*dialect, r, post)); });
+    cached_or_measured(
+        out, path, count, r.verify_samples, 2000,
+        [&] { return calibrate(count, out.label).with_trailing(measure_trailing(*dialect, r, post)); }, r.say);
     return out;
 }
 

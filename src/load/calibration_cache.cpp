@@ -23,17 +23,22 @@ std::string calibration_cache_path(const std::string& dir, std::string_view sour
     return (std::filesystem::path(dir) / ("tokenizer-" + std::string(hex) + ".json")).string();
 }
 
-std::optional<prompt_builder> load_cached_calibration(const std::string& path) {
+std::optional<prompt_builder> load_cached_calibration(const std::string& path, std::string& why) {
+    why.clear();
     std::ifstream in(path);
     if (!in) return std::nullopt;
     std::stringstream text;
     text << in.rdbuf();
     json::error_code ec;
     const json::value v = json::parse(text.str(), ec);
-    if (ec || !v.is_object()) return std::nullopt;
+    if (ec || !v.is_object()) {
+        why = ec ? "not JSON (" + ec.message() + ")" : "not a JSON object";
+        return std::nullopt;
+    }
     try {
         return prompt_builder::from_json(v.get_object());
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+        why = e.what();
         return std::nullopt;
     }
 }
@@ -56,13 +61,21 @@ void store_cached_calibration(const std::string& path, const prompt_builder& b, 
 }
 
 void cached_or_measured(calibration_result& out, const std::string& path, const token_counter& count, int samples,
-                        int longest, const std::function<prompt_builder()>& measure) {
+                        int longest, const std::function<prompt_builder()>& measure,
+                        const std::function<void(const std::string&)>& say) {
     if (!path.empty()) {
-        if (auto cached = load_cached_calibration(path)) {
+        std::string why;
+        if (auto cached = load_cached_calibration(path, why)) {
             out.builder = std::move(*cached);
             out.check = verify(out.builder, count, samples, 1, longest);
             out.from_cache = out.check.exact == out.check.samples;
+            if (!out.from_cache)
+                why = std::to_string(out.check.exact) + " of " + std::to_string(out.check.samples) +
+                      " sample prompts counted exactly (" + out.check.first_miss + ")";
         }
+        if (!why.empty())
+            say("openloop: tokenizer " + out.label + ": the cached costs in " + path + " were set aside: " + why +
+                "; measuring them again");
     }
     if (!out.from_cache) {
         out.builder = measure();

@@ -10,8 +10,11 @@ namespace openloop {
 namespace {
 
 constexpr int max_word_cost = 64;  // a vocabulary word of at most 7 letters: more is a broken count
+// A first word carries all the server adds around a prompt: a chat template
+// (gpt-oss's Harmony adds 67 tokens), a system prompt. More is a broken count.
+constexpr int max_first_cost = 1 << 20;
 
-std::array<int, vocab_size_words> read_costs(const boost::json::object& o, std::string_view key) {
+std::array<int, vocab_size_words> read_costs(const boost::json::object& o, std::string_view key, int most) {
     std::array<int, vocab_size_words> out{};
     const auto* v = o.if_contains(key);
     const auto* a = v ? v->if_array() : nullptr;
@@ -19,8 +22,9 @@ std::array<int, vocab_size_words> read_costs(const boost::json::object& o, std::
         throw std::runtime_error("tokenizer cache: \"" + std::string(key) + "\" must be an array of " +
                                  std::to_string(vocab_size_words) + " integers");
     for (std::size_t i = 0; i < vocab_size_words; ++i) {
-        if (!(*a)[i].is_int64() || (*a)[i].get_int64() < 0 || (*a)[i].get_int64() > max_word_cost)
-            throw std::runtime_error("tokenizer cache: bad cost in \"" + std::string(key) + "\"");
+        if (!(*a)[i].is_int64() || (*a)[i].get_int64() < 0 || (*a)[i].get_int64() > most)
+            throw std::runtime_error("tokenizer cache: \"" + std::string(key) + "\"[" + std::to_string(i) +
+                                     "] is not a cost of 0 to " + std::to_string(most) + " tokens");
         out[i] = static_cast<int>((*a)[i].get_int64());
     }
     return out;
@@ -122,6 +126,10 @@ prompt_builder prompt_builder::with_trailing(int tokens) const {
     return b;
 }
 
+int prompt_builder::floor() const {
+    return kind_ == kind::costs ? *std::min_element(first_.begin(), first_.end()) : 1;
+}
+
 prompt_layout::prompt_layout(const prompt_builder& b, std::string& text, std::vector<std::int32_t>& ids, int total)
     : b_(b), text_(text), ids_(ids), total_(total), content_end_(std::max(0, total - b.trailing())) {}
 
@@ -160,8 +168,9 @@ prompt_builder prompt_builder::from_json(const boost::json::object& o) {
     const auto* trailing = o.if_contains("trailing");
     if (!trailing || !trailing->is_int64() || trailing->get_int64() < 0 || trailing->get_int64() > max_word_cost)
         throw std::runtime_error("tokenizer cache: missing or bad \"trailing\"");
-    return with_costs(read_costs(o, "first"), read_costs(o, "inner"), std::string(label->get_string()))
-        .with_trailing(static_cast<int>(trailing->get_int64()));
+    const auto first = read_costs(o, "first", max_first_cost);  // in order: a bad file's message names the first fault
+    const auto inner = read_costs(o, "inner", max_word_cost);
+    return with_costs(first, inner, std::string(label->get_string())).with_trailing(static_cast<int>(trailing->get_int64()));
 }
 
 prompt_builder calibrate(const token_counter& count, std::string label) {
@@ -180,7 +189,7 @@ prompt_builder calibrate(const token_counter& count, std::string label) {
         const std::string word(vocab_word(i));
         first[i] = must(word);
         inner[i] = must(anchor + " " + word) - anchor_count;
-        if (inner[i] < 1 || inner[i] > max_word_cost || first[i] < 1)
+        if (inner[i] < 1 || inner[i] > max_word_cost || first[i] < 1 || first[i] > max_first_cost)
             throw std::runtime_error("tokenizer calibration: implausible count for \"" + word + "\" (" +
                                      std::to_string(inner[i]) + " tokens after a space)");
     }
@@ -191,10 +200,13 @@ calibration_check verify(const prompt_builder& b, const token_counter& count, in
                          int longest) {
     calibration_check out;
     std::uint64_t state = mix64(seed ^ 0x1f83d9abfb41bd6bULL);
+    // No shorter than what the server adds around every prompt: below it no prompt is exact.
+    const int shortest = std::max(8, b.floor());
     for (int i = 0; i < samples; ++i) {
         state = mix64(state);
         // Lengths from short to a few thousand tokens, where drift would show.
-        const int want = 8 + static_cast<int>(state % static_cast<std::uint64_t>(i % 2 == 0 ? std::min(120, longest) : longest));
+        const int want =
+            shortest + static_cast<int>(state % static_cast<std::uint64_t>(i % 2 == 0 ? std::min(120, longest) : longest));
         std::string text;
         std::vector<std::int32_t> ids;
         const int built = b.append(text, ids, want, mix64(state));

@@ -27,12 +27,15 @@ calibration_result usage_costs(const calibration_request& r, const http_post_fn&
     const int fingerprint = server_count(r, post, calibration_probe_text);
     const std::string path =
         r.cache_dir.empty() ? "" : calibration_cache_path(r.cache_dir, "usage", r.model, r.chat, fingerprint);
-    cached_or_measured(out, path, count, r.verify_samples, usage_check_longest, [&] {
-        r.say("openloop: --tokenizer usage: measuring word costs from the server's usage.prompt_tokens: " +
-              std::to_string(usage_probe_requests - 1) + " requests of max_tokens 1 before the run" +
-              (path.empty() ? std::string() : ", cached for later runs"));
-        return calibrate(count, out.label);
-    });
+    cached_or_measured(
+        out, path, count, r.verify_samples, usage_check_longest,
+        [&] {
+            r.say("openloop: --tokenizer usage: measuring word costs from the server's usage.prompt_tokens: " +
+                  std::to_string(usage_probe_requests - 1) + " requests of max_tokens 1 before the run" +
+                  (path.empty() ? std::string() : ", cached for later runs"));
+            return calibrate(count, out.label);
+        },
+        r.say);
     return out;
 }
 

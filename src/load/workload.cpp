@@ -24,6 +24,11 @@ constexpr std::uint64_t unique_salt = 0xa54ff53a5f1d36f1ULL;
 constexpr std::uint64_t order_salt = 0x510e527fade682d1ULL;
 constexpr std::uint64_t length_salt = 0x9b05688c2b3e6c1fULL;
 
+// Request i's own stream of lengths: its input length is the first draw.
+request_rng lengths_of(const workload_config& c, std::uint64_t i) {
+    return request_rng(mix64(mix64(c.seed ^ length_salt) ^ (c.unique_from + i)));
+}
+
 }  // namespace
 
 struct workload::state {
@@ -157,7 +162,7 @@ std::int64_t workload::trace_at_ns(std::uint64_t i) const {
 void workload::at(std::uint64_t i, request_spec& spec) {
     state& s = *state_;
     const workload_config& c = s.config;
-    request_rng rng(mix64(mix64(c.seed ^ length_salt) ^ (c.unique_from + i)));
+    request_rng rng = lengths_of(c, i);
     spec.prompt.clear();
     spec.prompt_ids.clear();
     spec.at_ns = -1;
@@ -227,6 +232,40 @@ void workload::set_prompt_builder(prompt_builder b) { state_->builder = std::mov
 
 bool workload::file_prompts() const {
     return state_->kind == state::source::prompts || state_->kind == state::source::sharegpt;
+}
+
+std::string workload::below_floor(std::uint64_t requests) const {
+    const state& s = *state_;
+    const workload_config& c = s.config;
+    const int floor = s.builder.floor();
+    const bool synthetic = s.kind == state::source::synthetic && !s.rag;
+    if (floor <= 1 || (!synthetic && s.kind != state::source::trace)) return {};
+    const std::string costs = "fewer than the " + std::to_string(floor) + " tokens the server adds around every prompt " +
+                              "(tokenizer " + s.builder.label() + ")";
+    if (synthetic && c.prefix_len > 0 && c.prefix_len < floor)
+        return "--prefix-len " + std::to_string(c.prefix_len) + " is " + costs +
+               ": every prompt's shared prefix runs a word past it, and no prompt is counted exact";
+    const std::uint64_t n = s.kind == state::source::trace ? s.entries.size()
+                                                           : requests > 0 ? std::min<std::uint64_t>(requests, 1'000'000)
+                                                                          : 100'000;
+    if (synthetic && s.input.min() >= floor) return {};
+    std::uint64_t short_ones = 0, first = 0;
+    int first_tokens = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        request_rng rng = lengths_of(c, i);
+        const int tokens = synthetic ? s.input.sample(rng) : s.entries[i].input_tokens;  // a trace's laps repeat it
+        if (tokens >= floor) continue;
+        if (short_ones++ == 0) {
+            first = i;
+            first_tokens = tokens;
+        }
+    }
+    if (short_ones == 0) return {};
+    const std::string where = synthetic ? "--input-len " + s.input.describe() : "--trace " + c.trace_file;
+    return "request " + std::to_string(first) + " asks for " + std::to_string(first_tokens) + " input tokens (" + where +
+           "), " + costs + ": it is sent as one word of " + std::to_string(floor) + " tokens and counted inexact, as are " +
+           std::to_string(short_ones - 1) + " more of the " + (s.kind == state::source::trace ? "trace's " : "first ") +
+           std::to_string(n) + " requests";
 }
 
 std::string workload::describe() const {

@@ -96,6 +96,15 @@ run_options with_trace_sessions(const run_options& asked, const workload& w) {
     return o;
 }
 
+// How many requests a run will send at most, as far as its bounds tell (0: they do not):
+// the media set makes no more fresh images than that, and the floor's check looks no further.
+std::uint64_t expected_requests(const run_options& o) {
+    if (o.num_requests > 0) return o.num_requests + o.warmup_requests;
+    if (o.duration_s > 0 && o.concurrency == 0 && !o.sessions && o.arrival.profile.empty() && o.workload.trace_file.empty())
+        return static_cast<std::uint64_t>(o.arrival.rate * (o.duration_s + o.warmup_s) * 1.2) + 16;  // Poisson's excess
+    return 0;
+}
+
 // How lengths in tokens become prompts, asked of the server through setup's bounded calls.
 // A signal during them ends it (setup.interrupted()), whatever the calibration made of the
 // call that failed.
@@ -141,6 +150,8 @@ calibration_result choose_tokenizer(const run_options& o, workload& w, const cli
     if (setup.interrupted()) return {};
     if (!tokenizer.note.empty()) std::fprintf(stderr, "%s\n", tokenizer.note.c_str());
     w.set_prompt_builder(tokenizer.builder);
+    if (const std::string short_ones = w.below_floor(expected_requests(o)); !short_ones.empty())
+        std::fprintf(stderr, "openloop: WARNING: %s\n", short_ones.c_str());
     return tokenizer;
 }
 
@@ -174,15 +185,6 @@ int tools_prompt_tokens(const run_options& o, const std::string& base, const std
     std::fprintf(stderr, "openloop: --tools %d: %d prompt tokens on this server (two max_tokens 1 requests' usage), "
                          "counted in each request's intended input tokens\n", o.tools.count, tokens);
     return tokens;
-}
-
-// How many requests a run will send at most, as far as its bounds tell (0: they do not):
-// the media set makes no more fresh images than that.
-std::uint64_t expected_requests(const run_options& o) {
-    if (o.num_requests > 0) return o.num_requests + o.warmup_requests;
-    if (o.duration_s > 0 && o.concurrency == 0 && !o.sessions && o.arrival.profile.empty() && o.workload.trace_file.empty())
-        return static_cast<std::uint64_t>(o.arrival.rate * (o.duration_s + o.warmup_s) * 1.2) + 16;  // Poisson's excess
-    return 0;
 }
 
 }  // namespace

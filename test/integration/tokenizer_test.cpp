@@ -26,10 +26,11 @@ struct fidelity {
 // Runs 200 requests of assorted lengths and counts, from requests.jsonl,
 // those whose prompt_tokens equal the intended input_tokens.
 fidelity measure(const std::string& url, const std::vector<std::string>& extra, const temp_dir& dir,
-                 const std::string& name, const std::string& cache) {
-    std::vector<std::string> args{"--target", url, "--rate", "100", "--num-requests", "200", "--input-len",
-                                  "uniform:12:900", "--output-len", "4", "--ignore-eos", "--tokenizer-cache", cache,
-                                  "--out", dir.file(name)};
+                 const std::string& name, const std::string& cache, int requests = 200,
+                 const std::string& input_len = "uniform:12:900") {
+    std::vector<std::string> args{"--target", url, "--rate", "100", "--num-requests", std::to_string(requests),
+                                  "--input-len", input_len, "--output-len", "4", "--ignore-eos", "--tokenizer-cache",
+                                  cache, "--out", dir.file(name)};
     args.insert(args.end(), extra.begin(), extra.end());
     const int rc = run_openloop(args, dir.file(name + ".log"));
     BOOST_TEST_REQUIRE(rc == 0, name << ": " << slurp(dir.file(name + ".log")));
@@ -129,6 +130,16 @@ openloop::sim_child start_reference_server(const std::string& model_dir) {
                                   std::chrono::seconds(60));
 }
 
+// The same server with a chat template of our own (test/data/chat_templates/), as vLLM's --chat-template.
+openloop::sim_child start_templated_server(const std::string& model_dir, const std::string& chat_template) {
+    return openloop::start_server({"/usr/bin/env", "node",
+                                   std::string(openloop_test::source_dir) + "/test/servers/hf_usage_server.mjs",
+                                   "--port", "0", "--tokenizer-dir", model_dir, "--model", "reference",
+                                   "--chat-template",
+                                   std::string(openloop_test::source_dir) + "/test/data/chat_templates/" + chat_template},
+                                  std::chrono::seconds(60));
+}
+
 std::string summary_tokenizer(const temp_dir& dir, const std::string& name) {
     return std::string(read_json(dir.file(name + "/summary.json")).at("length_fidelity").at("tokenizer").as_string());
 }
@@ -205,4 +216,50 @@ BOOST_AUTO_TEST_CASE(a_bad_tokenizer_file_is_a_usage_error) {
     BOOST_TEST(rc == 2);
     BOOST_TEST(slurp(dir.file("bad.log")).find("tokenizer.json") != std::string::npos, slurp(dir.file("bad.log")));
     BOOST_TEST(!std::filesystem::exists(dir.file("bad/summary.json")));
+}
+
+// ---- issue 41: templates longer than a word ------------------------------------------------
+
+// gpt-oss's Harmony template (its default system message) adds 92 tokens on GPT-4o's
+// tokenizer, more than any word may cost. usage's costs are measured once and reused by
+// the next run; the sample check asks for nothing below that floor and is exact; the
+// requests asked below it are named before the run, and only they miss.
+BOOST_AUTO_TEST_CASE(a_long_template_is_exact_and_its_usage_costs_are_reused) {
+    temp_dir dir;
+    auto server = start_templated_server(reference_model("gpt4o"), "harmony.jinja");
+    const std::string cache = dir.file("cache");
+    const std::vector<std::string> usage = {"--model", "reference", "--endpoint", "chat", "--tokenizer", "usage"};
+    const auto first = measure(server.url, usage, dir, "harmony", cache, 60, "uniform:40:400");
+    const std::string log = slurp(dir.file("harmony.log"));
+    BOOST_TEST(log.find("requests of max_tokens 1 before the run") != std::string::npos, log);
+    BOOST_TEST(log.find(", calibrated: 8 of 8 sample prompts counted exactly") != std::string::npos, log);
+    // Below the floor a prompt is one word of the floor's tokens; every other one is exact.
+    std::int64_t floor = -1, first_short = -1;
+    std::size_t below = 0;
+    for (const auto& r : read_jsonl(dir.file("harmony/requests.jsonl"))) {
+        const auto asked = r.at("input_tokens").to_number<std::int64_t>();
+        const auto counted = r.at("prompt_tokens").to_number<std::int64_t>();
+        if (asked == counted) continue;
+        BOOST_TEST(asked < counted);
+        if (floor < 0) floor = counted;
+        BOOST_TEST(counted == floor);
+        const auto index = r.at("index").to_number<std::int64_t>();
+        if (first_short < 0 || index < first_short) first_short = index;
+        ++below;
+    }
+    BOOST_TEST(floor > 64);
+    BOOST_TEST_REQUIRE(below > 0u);
+    BOOST_TEST(first.exact + below == first.requests);
+    const std::string named = "WARNING: request " + std::to_string(first_short) + " asks for ";
+    BOOST_TEST(log.find(named) != std::string::npos, log);
+    BOOST_TEST(log.find("fewer than the " + std::to_string(floor) + " tokens the server adds around every prompt") !=
+                   std::string::npos, log);
+    BOOST_TEST(log.find(named) < log.find("VALID"), log);  // before the run's results
+
+    const auto again = measure(server.url, usage, dir, "harmony-again", cache, 20, "uniform:100:400");
+    const std::string log2 = slurp(dir.file("harmony-again.log"));
+    BOOST_TEST(again.exact == again.requests);
+    BOOST_TEST(log2.find(", cached: 8 of 8 sample prompts counted exactly") != std::string::npos, log2);
+    BOOST_TEST(log2.find("before the run") == std::string::npos, log2);
+    BOOST_TEST(log2.find("WARNING") == std::string::npos, log2);
 }

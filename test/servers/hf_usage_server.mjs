@@ -6,24 +6,28 @@
 // max_tokens words " tok", each one completion token. See README.md here.
 //
 //   node test/servers/hf_usage_server.mjs --tokenizer-dir DIR [--port 0] [--model hf-usage]
+//       [--chat-template FILE]
 import http from "node:http";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { loadHf } from "../../tools/tokenizer-reference/tokenizers.mjs";
 
 function usageExit(message) {
   process.stderr.write(`hf_usage_server.mjs: ${message}\n` +
-    "usage: node test/servers/hf_usage_server.mjs --tokenizer-dir DIR [--port 0] [--model hf-usage]\n");
+    "usage: node test/servers/hf_usage_server.mjs --tokenizer-dir DIR [--port 0] [--model hf-usage] " +
+    "[--chat-template FILE]\n");
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const args = { port: 0, model: "hf-usage", tokenizerDir: null };
+  const args = { port: 0, model: "hf-usage", tokenizerDir: null, chatTemplate: null };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (value === undefined) usageExit(`${flag} needs a value`);
     if (flag === "--port") args.port = Number.parseInt(value, 10);
     else if (flag === "--model") args.model = value;
     else if (flag === "--tokenizer-dir") args.tokenizerDir = value;
+    else if (flag === "--chat-template") args.chatTemplate = value;
     else usageExit(`unknown option ${flag}`);
   }
   if (!args.tokenizerDir) usageExit("--tokenizer-dir is required");
@@ -34,7 +38,8 @@ function parseArgs(argv) {
 const args = parseArgs(process.argv.slice(2));
 let tokenizer;
 try {
-  tokenizer = loadHf(args.tokenizerDir);
+  // vLLM's --chat-template: a Jinja file in place of tokenizer_config.json's.
+  tokenizer = loadHf(args.tokenizerDir, args.chatTemplate && readFileSync(args.chatTemplate, "utf8"));
 } catch (e) {
   usageExit(e.message);
 }

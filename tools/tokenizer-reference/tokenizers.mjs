@@ -19,7 +19,9 @@ function readJson(file) {
 // A Hugging Face tokenizer from a model directory (tokenizer.json and, when
 // there, tokenizer_config.json) or a tokenizer.json file; a file not named
 // tokenizer.json (a hand-built test file) is read without a config.
-export function loadHf(path) {
+// chatTemplate, when given, replaces the config's (as a server's
+// --chat-template does).
+export function loadHf(path, chatTemplate = null) {
   const { TokenizerLoader } = require("@lenml/tokenizers");
   const { Template } = require("@huggingface/jinja");
   let jsonFile = path;
@@ -65,8 +67,8 @@ export function loadHf(path) {
     // templates): the template rendered with the special tokens by name, then
     // encoded with no special tokens added.
     chat: (messages) => {
-      if (!tokenizer.chat_template) throw new Error(`${path}: no chat_template in tokenizer_config.json`);
-      const template = tokenizer.get_chat_template();
+      if (!chatTemplate && !tokenizer.chat_template) throw new Error(`${path}: no chat_template in tokenizer_config.json`);
+      const template = chatTemplate ?? tokenizer.get_chat_template();
       if (typeof template !== "string") throw new Error(`${path}: chat_template is not one string`);
       const names = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
       const tokens = Object.fromEntries(names.map((n) => [n, tokenizer.getToken(n)]).filter(([, v]) => v));

@@ -24,8 +24,9 @@ std::string calibration_cache_path(const std::string& dir, std::string_view sour
 inline constexpr std::string_view calibration_probe_text =
     "Calibrating openloop: a probe of subword splits, 12345 characterisation.";
 
-// nullopt when the file is missing or unreadable: a bad cache is measured again, not fatal.
-std::optional<prompt_builder> load_cached_calibration(const std::string& path);
+// nullopt when the file is missing or unreadable: a bad cache is measured
+// again, not fatal; why then says what was wrong (empty when it is missing).
+std::optional<prompt_builder> load_cached_calibration(const std::string& path, std::string& why);
 
 // Writes atomically; a failure is appended to note, not thrown (the run goes on).
 void store_cached_calibration(const std::string& path, const prompt_builder& b, std::string& note);
@@ -33,9 +34,11 @@ void store_cached_calibration(const std::string& path, const prompt_builder& b, 
 // Word costs for out.label: those cached at path (empty: no cache) while its
 // samples (up to `longest` tokens) still count exactly through count, else
 // measure()'s, stored there.
-// Sets out's builder, check, from_cache and note (the stderr line).
+// Sets out's builder, check, from_cache and note (the stderr line). A cache
+// set aside is named with the reason through say, before measuring again.
 void cached_or_measured(calibration_result& out, const std::string& path, const token_counter& count, int samples,
-                        int longest, const std::function<prompt_builder()>& measure);
+                        int longest, const std::function<prompt_builder()>& measure,
+                        const std::function<void(const std::string&)>& say);
 
 // "openloop: tokenizer LABEL<how>: 7 of 8 sample prompts counted exactly by the server (the first miss)".
 std::string calibration_note(const std::string& label, std::string_view how, const calibration_check& check);

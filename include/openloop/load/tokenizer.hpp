@@ -57,6 +57,10 @@ public:
     kind type() const { return kind_; }
     const std::string& label() const { return label_; }
     int trailing() const { return trailing_; }
+    // The fewest tokens a prompt can be: its cheapest first word with all the
+    // server adds around it (1 for words and ids). A shorter length asked is
+    // written as that one word, and counted inexact.
+    int floor() const;
     const std::array<int, vocab_size_words>& first() const { return first_; }
     const std::array<int, vocab_size_words>& inner() const { return inner_; }
 
@@ -119,7 +123,7 @@ struct calibration_check {
     int exact = 0;
     std::string first_miss;  // "asked 200, server counted 201", empty when none
 };
-// Lengths run from 8 to about `longest` tokens.
+// Lengths run from 8 (or b's floor, when higher) to about `longest` tokens above that.
 calibration_check verify(const prompt_builder& b, const token_counter& count, int samples, std::uint64_t seed,
                          int longest = 2000);
 

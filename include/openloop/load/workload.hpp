@@ -154,6 +154,12 @@ public:
     void set_prompt_builder(prompt_builder b);
     // True when prompts come from a file, whose text is what it is.
     bool file_prompts() const;
+    // The requests among the first `requests` (0: a sample of 100,000) that ask
+    // for fewer input tokens than the prompt builder's floor (what the server
+    // adds around every prompt: a long chat template, a system prompt), in
+    // words that name the first: empty when none. Such a prompt is one word,
+    // longer than asked.
+    std::string below_floor(std::uint64_t requests) const;
 
     // Distinct items in a file or trace source; 0 for a synthetic source.
     std::size_t size() const;

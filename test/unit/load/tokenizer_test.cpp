@@ -191,6 +191,14 @@ BOOST_AUTO_TEST_CASE(verify_finds_a_tokenizer_that_drifted) {
     BOOST_TEST(drift.first_miss.find("server counted") != std::string::npos);
 }
 
+// A template of 67 tokens (gpt-oss's Harmony) puts every prompt at 68 tokens
+// or more: the check asks for none shorter, and the samples are all exact.
+BOOST_AUTO_TEST_CASE(verify_asks_for_no_prompt_below_the_templates_floor) {
+    const auto b = calibrate(fake_counter(67), "fake");
+    BOOST_TEST(verify(b, fake_counter(67), 8, 1).exact == 8);
+    BOOST_TEST(verify(b, fake_counter(67), 8, 1, 900).exact == 8);
+}
+
 BOOST_AUTO_TEST_CASE(costs_survive_the_cache_form) {
     const auto b = calibrate(fake_counter(4), "fake");
     const auto back = prompt_builder::from_json(json::parse(json::serialize(b.to_json())).as_object());
@@ -198,6 +206,9 @@ BOOST_AUTO_TEST_CASE(costs_survive_the_cache_form) {
     BOOST_TEST(back.inner() == b.inner());
     BOOST_TEST(back.label() == "fake");
     BOOST_CHECK_THROW(prompt_builder::from_json(json::object{{"label", "x"}}), std::runtime_error);
+    // A long template (or a system prompt) makes every first word cost more than a word may.
+    const auto templated = calibrate(fake_counter(300), "long template");
+    BOOST_TEST(prompt_builder::from_json(templated.to_json()).first() == templated.first());
 }
 
 BOOST_AUTO_TEST_CASE(absurd_counts_are_refused_with_the_word) {

@@ -2,12 +2,16 @@
 
 #include "openloop/base/input_error.hpp"
 #include "openloop/load/calibration.hpp"
+#include "openloop/load/calibration_cache.hpp"
 #include "openloop/load/usage_calibration.hpp"
 #include "openloop/load/usage_probe.hpp"
 #include "fake_subword.hpp"
 #include "test_http.hpp"
 
 #include <boost/json.hpp>
+
+#include <filesystem>
+#include <fstream>
 
 // Lengths for servers without a tokenize endpoint: the probes' request and
 // answer, and the usage, local and auto calibrations against fake servers
@@ -46,7 +50,7 @@ struct fake_server {
         const std::string text(c.path == "/v1/chat/completions"
                                    ? body.at("messages").as_array()[0].as_object().at("content").as_string()
                                    : body.at("prompt").as_string());
-        const int content = words ? static_cast<int>(std::count(text.begin(), text.end(), ' ')) + 1 : fake_count(text, 0);
+        int content = words ? static_cast<int>(std::count(text.begin(), text.end(), ' ')) + 1 : fake_count(text, 0);
         json::object answer{{"id", "x"}, {"choices", json::array{}}};
         if (usage) answer["usage"] = json::object{{"prompt_tokens", content + added}, {"completion_tokens", 1}};
         return {200, json::serialize(answer)};
@@ -78,7 +82,7 @@ int exact_of(const calibration_result& c, fake_server& server, int n) {
     for (int i = 0; i < n; ++i) {
         std::string text;
         std::vector<std::int32_t> ids;
-        const int want = 20 + 37 * i;
+        const int want = c.builder.floor() + 20 + 37 * i;
         c.builder.append(text, ids, want, static_cast<std::uint64_t>(i));
         const auto [status, body] = server(usage_probe_call("/v1", "m", text, true, {}));
         if (read_usage_answer(status, body).prompt_tokens == want) ++exact;
@@ -212,4 +216,71 @@ BOOST_AUTO_TEST_CASE(a_local_tokenizer_that_gives_no_token_is_bad_input) {
                        choice << ": " << e.what());
         }
     }
+}
+
+// ---- issue 41: templates longer than a word's cost ------------------------------------
+
+namespace {
+
+// --tokenizer usage against a fake server of `added` template tokens, cached in a directory of its own.
+// hf: (the subword test tokenizer) against server, as r asks.
+calibration_result local_against(fake_server& server, calibration_request r = request("hf:unused")) {
+    r.local = std::make_shared<subword_tokenizer>();
+    return calibrate_tokenizer(r, [&](const http_call& c) { return server(c); }, no_get);
+}
+
+struct cached_usage {
+    test_http::temp_dir dir;
+    fake_server server;
+    calibration_request r = request("usage");
+    http_post_fn post = [this](const http_call& c) { return server(c); };
+    explicit cached_usage(int added) : server{.added = added} { r.cache_dir = dir.file("cache"); }
+};
+
+}  // namespace
+
+// gpt-oss's Harmony template adds 67 tokens to every chat prompt: every word's
+// cost as the first word is above the 64 a word may cost, and the costs must
+// still be cached and reused, their samples no shorter than that floor.
+BOOST_AUTO_TEST_CASE(a_long_templates_usage_costs_are_cached_and_reused) {
+    cached_usage u(67);
+    auto& [dir, server, r, post] = u;
+    const auto first = calibrate_tokenizer(r, post, no_get);
+    BOOST_TEST(first.check.exact == first.check.samples, first.note);
+    BOOST_TEST(first.note.find("8 of 8 sample prompts") != std::string::npos, first.note);
+    server.posts = 0;
+    const auto again = calibrate_tokenizer(r, post, no_get);
+    BOOST_TEST(again.from_cache, again.note);
+    BOOST_TEST(server.posts == 1 + r.verify_samples);
+    BOOST_TEST(again.note.find(", cached: 8 of 8") != std::string::npos, again.note);
+}
+
+// A cache that cannot serve (unreadable, or its samples no longer exact) is
+// measured again, and the run says why instead of paying 138 probes silently.
+BOOST_AUTO_TEST_CASE(a_cache_set_aside_is_named_with_the_reason) {
+    cached_usage u(5);
+    auto& [dir, server, r, post] = u;
+    calibrate_tokenizer(r, post, no_get);
+    const std::string path = calibration_cache_path(r.cache_dir, "usage", "m", true,
+                                                    fake_count(calibration_probe_text, 0) + server.added);
+    BOOST_TEST_REQUIRE(std::filesystem::exists(path));
+    std::ofstream(path) << R"({"label": "x", "trailing": 0, "first": [1, 2]})";
+    std::vector<std::string> said;
+    r.say = [&](const std::string& line) { said.push_back(line); };
+    const auto again = calibrate_tokenizer(r, post, no_get);
+    BOOST_TEST(!again.from_cache);
+    BOOST_TEST(again.check.exact == again.check.samples);
+    BOOST_TEST_REQUIRE(said.size() == 2u);  // the cache set aside, then the probes announced
+    BOOST_TEST(said[0].find(path) != std::string::npos, said[0]);
+    BOOST_TEST(said[0].find("\"first\" must be an array") != std::string::npos, said[0]);
+}
+
+// The check's prompts start at the template's floor: a local tokenizer under a
+// 40-token template is exact on all 8, and says so.
+BOOST_AUTO_TEST_CASE(sample_prompts_stay_above_the_templates_floor) {
+    fake_server server{.added = 40};
+    const auto c = local_against(server);
+    BOOST_TEST(c.check.exact == c.check.samples, c.note);
+    BOOST_TEST(c.check.samples == 8);
+    BOOST_TEST(c.note.find("8 of 8 sample prompts") != std::string::npos, c.note);
 }

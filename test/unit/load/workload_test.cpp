@@ -9,6 +9,7 @@
 #include "test_paths.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -501,4 +502,41 @@ BOOST_AUTO_TEST_CASE(trace_details_report_mapping_skips_and_selection) {
     BOOST_TEST(contains(e, file.str() + ": --rate: a rate needs at least two requests"), e);
     // Not a trace: no details.
     BOOST_TEST(workload(workload_config{}).trace_details().format.empty());
+}
+
+// Issue 41: a length asked below what the server adds around every prompt (a long chat
+// template, a system prompt) is named before the run: the first such request, how many.
+BOOST_AUTO_TEST_CASE(requests_below_the_builders_floor_are_named) {
+    std::array<int, vocab_size_words> first{}, inner{};
+    first.fill(30);
+    inner.fill(1);
+    const prompt_builder templated = prompt_builder::with_costs(first, inner, "templated");
+    BOOST_TEST(templated.floor() == 30);
+    workload_config config;
+    config.input_len = length_dist::parse("uniform:10:200");
+    config.seed = 3;
+    workload w(config);
+    BOOST_TEST(w.below_floor(100) == "");  // words: every length fits
+    w.set_prompt_builder(templated);
+    const std::string said = w.below_floor(100);
+    std::uint64_t first_short = 0, short_ones = 0;
+    for (std::uint64_t i = 0; i < 100; ++i) {
+        request_spec r;
+        w.at(i, r);
+        if (r.input_tokens >= 30) continue;
+        if (short_ones++ == 0) first_short = i;
+    }
+    BOOST_TEST_REQUIRE(short_ones > 0u);
+    BOOST_TEST(contains(said, "request " + std::to_string(first_short) + " asks for "), said);
+    BOOST_TEST(contains(said, "(--input-len uniform:10:200), fewer than the 30 tokens"), said);
+    BOOST_TEST(contains(said, std::to_string(short_ones - 1) + " more of the first 100 requests"), said);
+
+    config.input_len = length_dist::parse("uniform:30:200");
+    workload fits(config);
+    fits.set_prompt_builder(templated);
+    BOOST_TEST(fits.below_floor(0) == "");
+    config.prefix_len = 12;
+    workload prefixed(config);
+    prefixed.set_prompt_builder(templated);
+    BOOST_TEST(contains(prefixed.below_floor(0), "--prefix-len 12 is fewer than the 30 tokens"), prefixed.below_floor(0));
 }

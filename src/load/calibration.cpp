@@ -127,25 +127,18 @@ calibration_result server_costs(const calibration_request& r, const http_post_fn
     return out;
 }
 
-}  // namespace
-
-int trailing_tokens(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
-    // Equal lists cannot be ids of different words: a server that numbers its tokens 0..n-1.
-    if (a.empty() || b.empty() || a == b) return 0;
-    const std::size_t most = std::min(a.size(), b.size()) - 1;  // the content is at least one token
-    std::size_t n = 0;
-    while (n < most && a[a.size() - 1 - n] == b[b.size() - 1 - n]) ++n;
-    return static_cast<int>(std::min<std::size_t>(n, max_trailing_tokens));
+// What a check that still missed leaves: a label that never reads as exact, and a warning.
+void call_inexact(calibration_result& out) {
+    if (out.check.exact == out.check.samples) return;
+    const std::string counted = std::to_string(out.check.exact) + " of " + std::to_string(out.check.samples) +
+                                " sample prompts counted exactly (" + out.check.first_miss + ")";
+    out.label += "; inexact: " + counted;
+    out.note += "\nopenloop: WARNING: prompt lengths will not be exact: " + counted +
+                "; the summary's tokenizer says so, and its length_fidelity gives the server's counts beside the "
+                "intended";
 }
 
-std::string default_cache_dir() {
-    if (const char* d = std::getenv("OPENLOOP_CACHE_DIR"); d && *d) return d;
-    if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/openloop";
-    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/openloop";
-    return {};
-}
-
-calibration_result calibrate_tokenizer(const calibration_request& r, const http_post_fn& post, const http_get_fn& get) {
+calibration_result calibrate_choice(const calibration_request& r, const http_post_fn& post, const http_get_fn& get) {
     using kind = tokenizer_choice::kind;
     calibration_result out;
     switch (r.choice.type) {
@@ -177,6 +170,30 @@ calibration_result calibrate_tokenizer(const calibration_request& r, const http_
     case kind::server: return server_costs(r, post, true);
     case kind::automatic: return server_costs(r, post, false);
     }
+    return out;
+}
+
+}  // namespace
+
+int trailing_tokens(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+    // Equal lists cannot be ids of different words: a server that numbers its tokens 0..n-1.
+    if (a.empty() || b.empty() || a == b) return 0;
+    const std::size_t most = std::min(a.size(), b.size()) - 1;  // the content is at least one token
+    std::size_t n = 0;
+    while (n < most && a[a.size() - 1 - n] == b[b.size() - 1 - n]) ++n;
+    return static_cast<int>(std::min<std::size_t>(n, max_trailing_tokens));
+}
+
+std::string default_cache_dir() {
+    if (const char* d = std::getenv("OPENLOOP_CACHE_DIR"); d && *d) return d;
+    if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/openloop";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/openloop";
+    return {};
+}
+
+calibration_result calibrate_tokenizer(const calibration_request& r, const http_post_fn& post, const http_get_fn& get) {
+    calibration_result out = calibrate_choice(r, post, get);
+    call_inexact(out);
     return out;
 }
 

@@ -18,6 +18,19 @@ int server_count(const calibration_request& r, const http_post_fn& post, std::st
     return *a.prompt_tokens;
 }
 
+bool missed(const calibration_check& c) { return c.exact < c.samples; }
+
+// b with each vocabulary word's cost as a prompt's first word measured in
+// place, by the server: a template that writes the content right after its
+// own text ("User:" + content) merges the first word with it on byte-level
+// BPE, by a cost that depends on the word. Later words follow a space.
+prompt_builder first_words_in_place(const prompt_builder& b, const calibration_request& r, const http_post_fn& post,
+                                    std::string label) {
+    std::array<int, vocab_size_words> first{};
+    for (std::size_t i = 0; i < vocab_size_words; ++i) first[i] = server_count(r, post, vocab_word(i));
+    return prompt_builder::with_costs(first, b.inner(), std::move(label));
+}
+
 }  // namespace
 
 calibration_result usage_costs(const calibration_request& r, const http_post_fn& post) {
@@ -25,8 +38,9 @@ calibration_result usage_costs(const calibration_request& r, const http_post_fn&
     out.label = std::string("usage (the server's prompt_tokens") + (r.chat ? ", chat template included)" : ")");
     const token_counter count = [&](std::string_view text) -> std::optional<int> { return server_count(r, post, text); };
     const int fingerprint = server_count(r, post, calibration_probe_text);
-    const std::string path =
-        r.cache_dir.empty() ? "" : calibration_cache_path(r.cache_dir, "usage", r.model, r.chat, fingerprint);
+    const std::string path = r.cache_dir.empty()
+                                 ? ""
+                                 : calibration_cache_path(r.cache_dir, "usage", r.model, r.chat, fingerprint);
     cached_or_measured(
         out, path, count, r.verify_samples, usage_check_longest,
         [&] {
@@ -69,25 +83,50 @@ calibration_result local_costs(const calibration_request& r, const http_post_fn&
     } catch (const std::exception& e) {
         why_not = e.what();
     }
-    if (why_not.empty() && (*short_added != *long_added || *short_added < 0))
-        throw std::runtime_error("--tokenizer " + out.label + ": the server counts " +
-                                 std::to_string(*long_added + local_count(longer)) + " tokens for a prompt it counts as " +
-                                 std::to_string(local_count(longer)) + ", and " + std::to_string(*short_added) +
-                                 " more than it for a one-word prompt: is it the served model's tokenizer?");
-    const int added = short_added.value_or(0);
-    const token_counter count = [&](std::string_view text) -> std::optional<int> { return local_count(text) + added; };
-    if (r.chat) out.label += why_not.empty() ? " + " + std::to_string(added) + " chat template tokens from the server's usage"
-                                             : " (no chat template)";
-    out.builder = calibrate(count, out.label);
+    const auto not_the_servers = [&] {
+        return std::runtime_error("--tokenizer " + out.label + ": the server counts " +
+                                  std::to_string(*long_added + local_count(longer)) + " tokens for a prompt it counts as " +
+                                  std::to_string(local_count(longer)) + ", and " + std::to_string(*short_added) +
+                                  " more than it for a one-word prompt: is it the served model's tokenizer?");
+    };
+    if (why_not.empty() && *short_added < 0) throw not_the_servers();
     if (!why_not.empty()) {
+        const token_counter count = local_count;
+        if (r.chat) out.label += " (no chat template)";
+        out.builder = calibrate(count, out.label);
         out.check = verify(out.builder, count, r.verify_samples, 1);
         out.note = "openloop: tokenizer " + out.label + ": the server's usage gives no count (" + why_not + "), so " +
                    (r.chat ? "the chat template's tokens are not counted" : "lengths are the local tokenizer's count") +
                    "; the summary reports the server's counts beside them";
         return out;
     }
+    const int added = *short_added;
+    const token_counter count = [&](std::string_view text) -> std::optional<int> { return local_count(text) + added; };
     const token_counter server = [&](std::string_view text) -> std::optional<int> { return server_count(r, post, text); };
-    out.check = verify(out.builder, server, r.verify_samples, 1, usage_check_longest);
+    const bool constant = *short_added == *long_added;
+    const std::string description = out.label;
+    if (r.chat) out.label += " + " + std::to_string(added) + " chat template tokens from the server's usage";
+    out.builder = calibrate(count, out.label);
+    if (constant) out.check = verify(out.builder, server, r.verify_samples, 1, usage_check_longest);
+    if (!constant || missed(out.check)) {
+        r.say("openloop: tokenizer " + out.label + ": " +
+              (constant ? std::to_string(out.check.exact) + " of " + std::to_string(out.check.samples) +
+                              " sample prompts counted exactly (" + out.check.first_miss + ")"
+                        : "a one-word prompt and a long one gain different counts around their content") +
+              "; measuring each vocabulary word's cost as a prompt's first word from the server's usage: " +
+              std::to_string(vocab_size_words) + " requests of max_tokens 1");
+        out.label = description + " + the chat template and first words' costs from the server's usage";
+        out.builder = first_words_in_place(out.builder, r, post, out.label);
+        out.check = verify(out.builder, server, r.verify_samples, 1, usage_check_longest);
+        if (missed(out.check)) {
+            if (!constant) throw not_the_servers();
+            calibration_result usage = usage_costs(r, post);
+            usage.note = "openloop: tokenizer " + out.label + ": " + std::to_string(out.check.exact) + " of " +
+                         std::to_string(out.check.samples) + " sample prompts counted exactly (" +
+                         out.check.first_miss + "); counting with the server's usage instead\n" + usage.note;
+            return usage;
+        }
+    }
     out.note = calibration_note(out.label, "", out.check);
     return out;
 }

@@ -51,7 +51,8 @@ using http_get_fn = std::function<std::string(const std::string& path)>;        
 // Throws std::runtime_error with what to do instead when the choice cannot
 // be honoured (no tokenize endpoint under --tokenizer server, ids on chat, ...).
 // auto tries, in order: the server's tokenize endpoint, r.local, the
-// server's usage counts, and words with a warning.
+// server's usage counts, and words with a warning. A result whose sample
+// check still missed says so in its label ("inexact: ...") and note.
 calibration_result calibrate_tokenizer(const calibration_request& request, const http_post_fn& post,
                                        const http_get_fn& get);
 

@@ -36,10 +36,15 @@ public:
 
 // An OpenAI-shaped server whose usage counts the content with fake_count
 // (or one per word) plus `added` template tokens, and which has no /tokenize.
+// glue: the template writes the content right after its own text ("User:" + content),
+// so a first word of an even number of letters merges with it into one token more;
+// glue_end: the same for the last word and the text after the content.
 struct fake_server {
     int added = 0;
     bool usage = true;
     bool words = false;
+    bool glue = false;
+    bool glue_end = false;
     int posts = 0;
     std::pair<int, std::string> operator()(const http_call& c) {
         ++posts;
@@ -51,6 +56,11 @@ struct fake_server {
                                    ? body.at("messages").as_array()[0].as_object().at("content").as_string()
                                    : body.at("prompt").as_string());
         int content = words ? static_cast<int>(std::count(text.begin(), text.end(), ' ')) + 1 : fake_count(text, 0);
+        const std::size_t first_space = std::min(text.find(' '), text.size());
+        const std::size_t last_space = text.rfind(' ');
+        const std::size_t last_len = last_space == std::string::npos ? text.size() : text.size() - last_space - 1;
+        if (glue && first_space % 2 == 0) ++content;
+        if (glue_end && last_len % 2 == 0) ++content;
         json::object answer{{"id", "x"}, {"choices", json::array{}}};
         if (usage) answer["usage"] = json::object{{"prompt_tokens", content + added}, {"completion_tokens", 1}};
         return {200, json::serialize(answer)};
@@ -218,7 +228,7 @@ BOOST_AUTO_TEST_CASE(a_local_tokenizer_that_gives_no_token_is_bad_input) {
     }
 }
 
-// ---- issue 41: templates longer than a word's cost ------------------------------------
+// ---- issue 41: templates longer than a word's cost, glued to the content ---------------
 
 namespace {
 
@@ -283,4 +293,32 @@ BOOST_AUTO_TEST_CASE(sample_prompts_stay_above_the_templates_floor) {
     BOOST_TEST(c.check.exact == c.check.samples, c.note);
     BOOST_TEST(c.check.samples == 8);
     BOOST_TEST(c.note.find("8 of 8 sample prompts") != std::string::npos, c.note);
+}
+
+// "User:" + content: the first word's cost depends on the word. The check
+// misses, so every word's cost as the first word is measured in place.
+BOOST_AUTO_TEST_CASE(a_template_glued_to_the_first_word_is_measured_in_place) {
+    fake_server server{.added = 6, .glue = true};
+    auto r = request("hf:unused");
+    std::vector<std::string> said;
+    r.say = [&](const std::string& line) { said.push_back(line); };
+    const auto c = local_against(server, r);
+    BOOST_TEST(c.check.exact == c.check.samples, c.note);
+    BOOST_TEST(exact_of(c, server, 12) == 12);
+    BOOST_TEST(c.label.find("first words' costs from the server's usage") != std::string::npos, c.label);
+    BOOST_TEST_REQUIRE(said.size() == 1u);
+    BOOST_TEST(said[0].find("64 requests") != std::string::npos, said[0]);
+    BOOST_TEST(c.label.find("inexact") == std::string::npos, c.label);
+}
+
+// A template that glues the content's last word to its own text defeats every
+// measure (the first word's, then usage's): the run is never called exact.
+BOOST_AUTO_TEST_CASE(a_check_that_still_misses_is_never_called_exact) {
+    fake_server server{.added = 6, .glue_end = true};
+    const auto c = local_against(server);
+    BOOST_TEST(c.check.exact < c.check.samples);
+    BOOST_TEST(c.label.find("usage") == 0u, c.label);
+    BOOST_TEST(c.label.find("inexact: ") != std::string::npos, c.label);
+    BOOST_TEST(c.note.find("WARNING") != std::string::npos, c.note);
+    BOOST_TEST(c.note.find(c.check.first_miss) != std::string::npos, c.note);
 }

@@ -60,6 +60,8 @@ void fill_endpoint(const po::variables_map& vm, run_options& o) {
                                   "model and the stream fields; the answer is as long as the clip's speech");
         }
     }
+    if (!o.system_prompt.empty() && o.endpoint != endpoint_kind::chat)
+        throw usage_error("--system-prompt needs --endpoint chat: a system message is one of a chat request's messages");
     if (!o.stream && vm["no-continuous-usage"].as<bool>()) {
         throw usage_error("--no-continuous-usage asks a stream for less usage; with --no-stream there is no stream");
     } else if (o.endpoint == endpoint_kind::responses && vm["no-continuous-usage"].as<bool>()) {

@@ -5,6 +5,7 @@
 #include "openloop/cli/trace_options.hpp"
 #include "openloop/cli/usage.hpp"
 #include "openloop/load/calibration.hpp"
+#include "openloop/load/text_file.hpp"
 #include "openloop/load/shard.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/run/start_clock.hpp"
@@ -14,6 +15,7 @@
 #include <boost/program_options.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
@@ -22,6 +24,33 @@
 namespace openloop {
 
 namespace po = boost::program_options;
+
+namespace {
+
+// Far more than any model's context: a file past it is not a system prompt.
+constexpr std::uintmax_t most_system_prompt_bytes = 1u << 20;
+
+// --system-prompt TEXT or @FILE.
+std::string system_prompt_text(const std::string& value) {
+    if (value.starts_with('@')) {
+        const std::string file = value.substr(1);
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(file, ec))
+            throw usage_error("--system-prompt " + value + ": " + file + " is not a readable file");
+        if (std::filesystem::file_size(file, ec) > most_system_prompt_bytes)
+            throw usage_error("--system-prompt " + value + ": " + file + " is over 1 MiB, more than a system prompt");
+    }
+    std::string text = value.starts_with('@') ? read_text_file(value.substr(1), "--system-prompt") : value;
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw usage_error("--system-prompt " + value + ": the system prompt is empty");
+    // request_body marks its own fields with this and cuts them out of the serialized template.
+    if (text.find("@@openloop-") != std::string::npos)
+        throw usage_error("--system-prompt " + value +
+                          " may not contain \"@@openloop-\": openloop marks its own fields with it");
+    return text;
+}
+
+}  // namespace
 
 po::options_description load_options() {
     po::options_description load("Load", help_width, help_width / 2);
@@ -96,7 +125,12 @@ po::options_description workload_options() {
         ("sampling-seed", po::value<std::int64_t>()->default_value(0), "\"seed\" sent with each request; -1 sends none")
         ("no-continuous-usage", po::bool_switch(), "do not ask for usage on every chunk (stream_options.continuous_usage_stats); "
                                 "ITL is then chunk-based unless the server sends it anyway")
-        ("extra-body", po::value<std::string>(), "JSON object merged into every request body");
+        ("extra-body", po::value<std::string>(), "JSON object merged into every request body")
+        ("system-prompt", po::value<std::string>(),
+         "a system message sent first in every chat request and in every turn of a session: TEXT, or @FILE for "
+         "a file's text. The same for every request, as production prompts carry one (the prefix cache's first "
+         "win); its tokens count in --input-len as the chat template's do, so no prompt is shorter than they "
+         "are (a shorter length asked is named before the run)");
     return work;
 }
 
@@ -202,6 +236,7 @@ void fill_workload(const po::variables_map& vm, run_command& cmd) {
             throw usage_error("--extra-body may not contain \"@@openloop-\": openloop marks its own fields with it");
         o.extra_body = extra.as_object();
     }
+    if (vm.count("system-prompt")) o.system_prompt = system_prompt_text(vm["system-prompt"].as<std::string>());
     try {
         o.tokenizer = parse_tokenizer(vm["tokenizer"].as<std::string>());
     } catch (const std::invalid_argument& e) {

@@ -19,7 +19,7 @@ namespace json = boost::json;
 // One answer through the dialect's calls (llama.cpp chat takes two); no count when none came.
 tokenize_answer tokenize_with(tokenize_dialect d, const calibration_request& r, const http_post_fn& post,
                               std::string_view text) {
-    http_call call = tokenize_call(d, r.root, r.model, text, r.chat);
+    http_call call = tokenize_call(d, r.root, r.model, text, r.chat, r.system_prompt);
     for (int step = 0; step < 2; ++step) {
         const auto [status, body] = post(call);
         tokenize_answer a = read_tokenize_answer(d, r.root, call, status, body, r.chat);
@@ -75,6 +75,16 @@ std::int64_t vocab_from_models(const std::string& body) {
     return n && n->is_int64() ? n->get_int64() : 0;
 }
 
+// --tokenizer words: one token a word; a system prompt's words are what every first word carries.
+prompt_builder words_builder(const calibration_request& r, std::string label) {
+    if (!r.chat || r.system_prompt.empty()) return {};
+    const int system = count_text_tokens(r.system_prompt);
+    std::array<int, vocab_size_words> first{}, inner{};
+    first.fill(1 + system);
+    inner.fill(1);
+    return prompt_builder::with_costs(first, inner, std::move(label)).with_system(system);
+}
+
 // auto's order once the server offers no tokenize endpoint: a local
 // tokenizer, then the server's usage counts, then words with a warning.
 calibration_result without_tokenize_endpoint(const calibration_request& r, const http_post_fn& post, const std::string& why) {
@@ -97,6 +107,7 @@ calibration_result without_tokenize_endpoint(const calibration_request& r, const
     }
     calibration_result out;
     out.label = "words (no tokenize endpoint, no usage counts)";
+    out.builder = words_builder(r, out.label);
     out.note = "openloop: WARNING: " + tried + ". Prompts are one word per token (--tokenizer words), which real "
                "tokenizers count as 1.2-1.8 tokens: lengths will be off by that much. Give hf:PATH or tiktoken:FILE "
                "for exact lengths; the summary reports the server's counts beside the intended";
@@ -118,12 +129,17 @@ calibration_result server_costs(const calibration_request& r, const http_post_fn
     }
     const token_counter count = [&](std::string_view text) { return count_with(*dialect, r, post, text); };
     out.label = "server (" + std::string(dialect_name(*dialect)) + (r.chat ? " chat template)" : " prompt)");
-    const std::string path = r.cache_dir.empty() ? ""
-                                                 : calibration_cache_path(r.cache_dir, dialect_name(*dialect), r.model, r.chat,
-                                                                          count(calibration_probe_text).value_or(-1));
+    const std::string path =
+        r.cache_dir.empty() ? ""
+                            : calibration_cache_path(r.cache_dir, dialect_name(*dialect), r.model, r.chat,
+                                                     count(calibration_probe_text).value_or(-1), r.system_prompt);
     cached_or_measured(
         out, path, count, r.verify_samples, 2000,
         [&] { return calibrate(count, out.label).with_trailing(measure_trailing(*dialect, r, post)); }, r.say);
+    calibration_request bare = r;
+    bare.system_prompt.clear();
+    out.builder =
+        with_system_share(out.builder, r, [&](std::string_view text) { return count_with(*dialect, bare, post, text); });
     return out;
 }
 
@@ -142,7 +158,10 @@ calibration_result calibrate_choice(const calibration_request& r, const http_pos
     using kind = tokenizer_choice::kind;
     calibration_result out;
     switch (r.choice.type) {
-    case kind::words: out.label = "words"; return out;
+    case kind::words:
+        out.label = "words";
+        out.builder = words_builder(r, out.label);
+        return out;
     case kind::ids: {
         if (r.chat)
             throw std::runtime_error("--tokenizer ids sends token-id prompts, which only /v1/completions and "
@@ -157,10 +176,15 @@ calibration_result calibrate_choice(const calibration_request& r, const http_pos
         return out;
     }
     case kind::sentencepiece: {
-        const token_counter count = sentencepiece_counter(r.choice.model_file);
+        const token_counter content = sentencepiece_counter(r.choice.model_file);
+        // No template: a system prompt is its own tokens, without a BOS of its own.
+        const int system = r.chat && !r.system_prompt.empty()
+                               ? content(r.system_prompt).value_or(0) - content("").value_or(0)
+                               : 0;
+        const token_counter count = with_system_tokens(content, system);
         const std::string name = std::filesystem::path(r.choice.model_file).filename().string();
         out.label = "sentencepiece " + name + (r.chat ? " (content and BOS; no chat template)" : "");
-        out.builder = calibrate(count, out.label);
+        out.builder = calibrate(count, out.label).with_system(system);
         out.check = verify(out.builder, count, r.verify_samples, 1);
         return out;
     }
@@ -189,6 +213,21 @@ std::string default_cache_dir() {
     if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/openloop";
     if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/openloop";
     return {};
+}
+
+prompt_builder with_system_share(const prompt_builder& b, const calibration_request& r, const token_counter& bare) {
+    if (!r.chat || r.system_prompt.empty() || b.type() != prompt_builder::kind::costs) return b;
+    const auto without = bare(vocab_word(0));
+    if (!without) throw std::runtime_error("--system-prompt: no count for a prompt without it");
+    return b.with_system(b.first()[0] - *without);
+}
+
+token_counter with_system_tokens(token_counter count, int system_tokens) {
+    if (system_tokens == 0) return count;
+    return [count = std::move(count), system_tokens](std::string_view text) -> std::optional<int> {
+        const auto n = count(text);
+        return n ? std::optional<int>(*n + system_tokens) : std::nullopt;
+    };
 }
 
 calibration_result calibrate_tokenizer(const calibration_request& r, const http_post_fn& post, const http_get_fn& get) {

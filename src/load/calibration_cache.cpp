@@ -12,10 +12,12 @@ namespace openloop {
 namespace json = boost::json;
 
 std::string calibration_cache_path(const std::string& dir, std::string_view source, const std::string& model, bool chat,
-                                   int fingerprint) {
+                                   int fingerprint, std::string_view system_prompt) {
     std::string material = std::string(source) + '\n' + model + '\n' + (chat ? "chat" : "text") + '\n' +
                            std::to_string(fingerprint) + '\n';
     for (std::size_t i = 0; i < vocab_size_words; ++i) material.append(vocab_word(i)).push_back(' ');
+    // Without one, the material is what it was before the flag: older caches still serve.
+    if (!system_prompt.empty()) material.append("\nsystem\n").append(system_prompt);
     std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
     for (unsigned char c : material) h = (h ^ c) * 0x100000001b3ULL;
     char hex[17];

@@ -7,10 +7,6 @@ namespace {
 
 namespace json = boost::json;
 
-json::array user_message(std::string_view text) {
-    return json::array{json::object{{"role", "user"}, {"content", text}}};
-}
-
 // A token list: its length, and its ids where each item is one (an integer,
 // or an object with an integer "id" as TGI and llama.cpp's with_pieces write).
 void read_tokens(const json::value* v, tokenize_answer& out) {
@@ -45,22 +41,33 @@ std::string server_root(std::string_view base_path) {
     return std::string(base_path);
 }
 
-http_call tokenize_call(tokenize_dialect d, std::string_view root, std::string_view model, std::string_view text, bool chat) {
+json::array chat_messages(std::string_view system_prompt, std::string_view text) {
+    json::array messages;
+    if (!system_prompt.empty()) messages.push_back(json::object{{"role", "system"}, {"content", system_prompt}});
+    messages.push_back(json::object{{"role", "user"}, {"content", text}});
+    return messages;
+}
+
+http_call tokenize_call(tokenize_dialect d, std::string_view root, std::string_view model, std::string_view text, bool chat,
+                        std::string_view system_prompt) {
     const std::string r(root);
     switch (d) {
     case tokenize_dialect::vllm:
         if (chat)
-            return {r + "/tokenize", json::serialize(json::object{
-                                         {"model", model}, {"messages", user_message(text)}, {"add_generation_prompt", true}})};
+            return {r + "/tokenize", json::serialize(json::object{{"model", model},
+                                                                  {"messages", chat_messages(system_prompt, text)},
+                                                                  {"add_generation_prompt", true}})};
         return {r + "/tokenize", json::serialize(json::object{{"model", model}, {"prompt", text}})};
     case tokenize_dialect::llamacpp:
-        if (chat) return {r + "/apply-template", json::serialize(json::object{{"messages", user_message(text)}})};
+        if (chat)
+            return {r + "/apply-template", json::serialize(json::object{{"messages", chat_messages(system_prompt, text)}})};
         // As llama-server tokenizes a completion prompt: with BOS, specials parsed.
         return {r + "/tokenize",
                 json::serialize(json::object{{"content", text}, {"add_special", true}, {"parse_special", true}})};
     case tokenize_dialect::tgi:
         if (chat)
-            return {r + "/chat_tokenize", json::serialize(json::object{{"model", model}, {"messages", user_message(text)}})};
+            return {r + "/chat_tokenize",
+                    json::serialize(json::object{{"model", model}, {"messages", chat_messages(system_prompt, text)}})};
         return {r + "/tokenize", json::serialize(json::object{{"inputs", text}})};
     }
     return {};

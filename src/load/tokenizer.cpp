@@ -126,6 +126,12 @@ prompt_builder prompt_builder::with_trailing(int tokens) const {
     return b;
 }
 
+prompt_builder prompt_builder::with_system(int tokens) const {
+    prompt_builder b = *this;
+    b.system_ = std::clamp(tokens, 0, floor());
+    return b;
+}
+
 int prompt_builder::floor() const {
     return kind_ == kind::costs ? *std::min_element(first_.begin(), first_.end()) : 1;
 }

@@ -11,11 +11,19 @@ namespace {
 
 // The server's count of a prompt whose content is text; throws with the probe's problem.
 int server_count(const calibration_request& r, const http_post_fn& post, std::string_view text) {
-    const http_call call = usage_probe_call(r.api_base, r.model, text, r.chat, r.extra_body);
+    const http_call call = usage_probe_call(r.api_base, r.model, text, r.chat, r.extra_body, r.system_prompt);
     const auto [status, body] = post(call);
     const usage_answer a = read_usage_answer(status, body);
     if (!a.prompt_tokens) throw std::runtime_error("POST " + call.path + " with max_tokens 1: " + a.problem);
     return *a.prompt_tokens;
+}
+
+// b's system prompt share, the server's usage counting without it.
+prompt_builder with_usage_system_share(const prompt_builder& b, const calibration_request& r, const http_post_fn& post) {
+    calibration_request bare = r;
+    bare.system_prompt.clear();
+    return with_system_share(b, r,
+                             [&](std::string_view text) -> std::optional<int> { return server_count(bare, post, text); });
 }
 
 bool missed(const calibration_check& c) { return c.exact < c.samples; }
@@ -40,7 +48,7 @@ calibration_result usage_costs(const calibration_request& r, const http_post_fn&
     const int fingerprint = server_count(r, post, calibration_probe_text);
     const std::string path = r.cache_dir.empty()
                                  ? ""
-                                 : calibration_cache_path(r.cache_dir, "usage", r.model, r.chat, fingerprint);
+                                 : calibration_cache_path(r.cache_dir, "usage", r.model, r.chat, fingerprint, r.system_prompt);
     cached_or_measured(
         out, path, count, r.verify_samples, usage_check_longest,
         [&] {
@@ -50,6 +58,7 @@ calibration_result usage_costs(const calibration_request& r, const http_post_fn&
             return calibrate(count, out.label);
         },
         r.say);
+    out.builder = with_usage_system_share(out.builder, r, post);
     return out;
 }
 
@@ -91,9 +100,11 @@ calibration_result local_costs(const calibration_request& r, const http_post_fn&
     };
     if (why_not.empty() && *short_added < 0) throw not_the_servers();
     if (!why_not.empty()) {
-        const token_counter count = local_count;
+        // No template to learn: a system prompt is its own tokens, counted here.
+        const int system = r.chat && !r.system_prompt.empty() ? local_count(r.system_prompt) : 0;
+        const token_counter count = with_system_tokens(local_count, system);
         if (r.chat) out.label += " (no chat template)";
-        out.builder = calibrate(count, out.label);
+        out.builder = calibrate(count, out.label).with_system(system);
         out.check = verify(out.builder, count, r.verify_samples, 1);
         out.note = "openloop: tokenizer " + out.label + ": the server's usage gives no count (" + why_not + "), so " +
                    (r.chat ? "the chat template's tokens are not counted" : "lengths are the local tokenizer's count") +
@@ -105,7 +116,9 @@ calibration_result local_costs(const calibration_request& r, const http_post_fn&
     const token_counter server = [&](std::string_view text) -> std::optional<int> { return server_count(r, post, text); };
     const bool constant = *short_added == *long_added;
     const std::string description = out.label;
-    if (r.chat) out.label += " + " + std::to_string(added) + " chat template tokens from the server's usage";
+    if (r.chat)
+        out.label += " + " + std::to_string(added) + " chat template" +
+                     (r.system_prompt.empty() ? "" : " and system prompt") + " tokens from the server's usage";
     out.builder = calibrate(count, out.label);
     if (constant) out.check = verify(out.builder, server, r.verify_samples, 1, usage_check_longest);
     if (!constant || missed(out.check)) {
@@ -127,6 +140,7 @@ calibration_result local_costs(const calibration_request& r, const http_post_fn&
             return usage;
         }
     }
+    out.builder = with_usage_system_share(out.builder, r, post);
     out.note = calibration_note(out.label, "", out.check);
     return out;
 }

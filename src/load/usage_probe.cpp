@@ -1,5 +1,7 @@
 #include "openloop/load/usage_probe.hpp"
 
+#include "openloop/load/tokenize_endpoint.hpp"
+
 #include <boost/json.hpp>
 
 namespace openloop {
@@ -26,11 +28,11 @@ std::string cut(std::string_view text) {
 }  // namespace
 
 http_call usage_probe_call(std::string_view api_base, std::string_view model, std::string_view text, bool chat,
-                           const json::object& extra) {
+                           const json::object& extra, std::string_view system_prompt) {
     json::object body;
     body["model"] = model;
     if (chat) {
-        body["messages"] = json::array{json::object{{"role", "user"}, {"content", text}}};
+        body["messages"] = chat_messages(system_prompt, text);
     } else {
         body["prompt"] = text;
     }

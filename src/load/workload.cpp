@@ -230,6 +230,8 @@ const std::vector<trace_entry>& workload::trace_entries() const { return state_-
 
 void workload::set_prompt_builder(prompt_builder b) { state_->builder = std::move(b); }
 
+const prompt_builder& workload::builder() const { return state_->builder; }
+
 bool workload::file_prompts() const {
     return state_->kind == state::source::prompts || state_->kind == state::source::sharegpt;
 }

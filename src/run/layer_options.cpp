@@ -42,6 +42,7 @@ body_options body_options_for(const run_options& o) {
     b.sampling_seed = o.sampling_seed;
     b.continuous_usage = o.continuous_usage;
     b.extra_body = o.extra_body;
+    b.system_prompt = o.system_prompt;
     if (o.tools.enabled()) {
         b.tools = tool_schemas(o.tools.count, o.tools.schema_len, o.workload.seed);
         b.tool_choice = tool_choice_value(o.tools.choice);

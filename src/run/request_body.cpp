@@ -111,15 +111,20 @@ request_body::body_template request_body::make_template(const std::string& model
     } else if (responses_) {
         // The prompt as the one user message's text, which the server renders with the chat template.
         body["input"] = prompt_mark;
-    } else if (chat_ && s == shape::tool_result) {
-        body["messages"] = json::array{all_history_mark.substr(1, all_history_mark.size() - 2)};
-    } else if (chat_ && s == shape::media) {
-        json::array content{json::object{{"type", "text"}, {"text", prompt_mark}}, media_mark.substr(2, media_mark.size() - 3)};
-        body["messages"] = json::array{history_mark.substr(1, history_mark.size() - 3),
-                                       json::object{{"role", "user"}, {"content", std::move(content)}}};
     } else if (chat_) {
-        body["messages"] = json::array{history_mark.substr(1, history_mark.size() - 3),
-                                       json::object{{"role", "user"}, {"content", prompt_mark}}};
+        json::array messages;
+        if (!o_.system_prompt.empty()) messages.push_back(json::object{{"role", "system"}, {"content", o_.system_prompt}});
+        if (s == shape::tool_result) {
+            messages.emplace_back(all_history_mark.substr(1, all_history_mark.size() - 2));
+        } else {
+            messages.emplace_back(history_mark.substr(1, history_mark.size() - 3));
+            json::value content(prompt_mark);
+            if (s == shape::media)
+                content = json::array{json::object{{"type", "text"}, {"text", prompt_mark}},
+                                      media_mark.substr(2, media_mark.size() - 3)};
+            messages.push_back(json::object{{"role", "user"}, {"content", std::move(content)}});
+        }
+        body["messages"] = std::move(messages);
     } else if (ids) {
         body["prompt"] = ids_mark.substr(1, ids_mark.size() - 2);
     } else {

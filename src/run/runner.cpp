@@ -132,6 +132,7 @@ calibration_result choose_tokenizer(const run_options& o, workload& w, const cli
     cr.cache_dir = o.tokenizer_cache;
     cr.api_base = base;
     cr.extra_body = o.extra_body;
+    cr.system_prompt = o.system_prompt;
     cr.say = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     cr.local = o.loaded_tokenizer;
     try {

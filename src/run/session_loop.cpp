@@ -84,10 +84,14 @@ boost::asio::awaitable<void> session_loop::session(slot& s, std::uint64_t id, st
     s.history.clear();
     const recorded_conversation* recorded = plan_.recorded(id);
     const trace_session* traced = plan_.traced(id);
-    if (recorded && !recorded->system.empty()) {
-        s.history.add("system") = recorded->system;
-        c.history_tokens = count_text_tokens(recorded->system);
+    if (recorded) {
+        // --system-prompt, sent first in every body, takes a recorded system message's place.
+        const bool own = o_.system_prompt.empty() && !recorded->system.empty();
+        if (own) s.history.add("system") = recorded->system;
+        c.history_tokens = count_text_tokens(own ? recorded->system : o_.system_prompt);
     }
+    // A built message counts the system prompt in its first word; the conversation holds it once.
+    const int repeated = workload_.builder().system_tokens();
     for (int k = 0; k < turns; ++k) {
         if (k > 0) {
             // From the answer's end, not from when this coroutine resumed: a late resume is lag.
@@ -100,8 +104,9 @@ boost::asio::awaitable<void> session_loop::session(slot& s, std::uint64_t id, st
             break;
         }
         const std::uint64_t index = plan_.request_index(id, c.sent);
+        const int held = recorded || c.sent == 0 ? 0 : repeated;
         if (traced) {
-            workload_.trace_turn(traced->turns[static_cast<std::size_t>(k)], c.history_tokens, index, spec_);
+            workload_.trace_turn(traced->turns[static_cast<std::size_t>(k)], c.history_tokens - held, index, spec_);
         } else if (recorded) {
             const recorded_turn& t = recorded->turns[static_cast<std::size_t>(k)];
             spec_.prompt = t.user;
@@ -110,7 +115,7 @@ boost::asio::awaitable<void> session_loop::session(slot& s, std::uint64_t id, st
         } else {
             workload_.at(index, spec_);
         }
-        prepared_request p = prepare(s, c);
+        prepared_request p = prepare(s, c, held);
         s.history.add("user") = spec_.prompt;
         if (!co_await send(std::move(p), index, intended, c)) break;
         if (keep_answer(s, c) && !co_await tool_steps(s, c)) break;
@@ -158,13 +163,14 @@ boost::asio::awaitable<bool> session_loop::tool_steps(slot& s, chain& c) {
 // The session's next request from spec_ and its history, and what it asks the server to
 // read: the tools, the conversation so far (each answer at its length, or at the length
 // asked where the usage did not say) and the new message.
-prepared_request session_loop::prepare(slot& s, chain& c) {
+prepared_request session_loop::prepare(slot& s, chain& c, int repeated) {
     spec_.history = &s.history;
     spec_.model = c.model;
     prepared_request p = requests_.build(spec_, plan_.request_index(c.id, c.sent++), static_cast<std::int64_t>(c.id));
     spec_.history = nullptr;
-    p.input_tokens = static_cast<int>(c.history_tokens + spec_.input_tokens) + o_.tools_prompt_tokens;
-    c.history_tokens += spec_.input_tokens + spec_.max_tokens;
+    const int added = spec_.input_tokens - repeated;
+    p.input_tokens = static_cast<int>(c.history_tokens + added) + o_.tools_prompt_tokens;
+    c.history_tokens += added + spec_.max_tokens;
     c.asked = spec_.max_tokens;
     p.answer = &s.answer;
     return p;

@@ -155,6 +155,9 @@ BOOST_AUTO_TEST_CASE(run_flags) {
     flag("--rate-profile", {"fast", "2:-1"});
     flag("--trace-format", {"parquet"});
     flag("--tokenizer", {"magic"});
+    flag("--system-prompt", {" ", "Be @@openloop-prompt@@ brief"});
+    cases.push_back({{"run", "--system-prompt", "Be brief.", "--endpoint", "completions", "--out", "-"},
+                     "--system-prompt needs --endpoint chat"});
     flag("--request-id-prefix", {"a\r\nX-Injected: 1"});
     // A header's value may be a secret: the message names the header, never the value.
     cases.push_back({{"run", "--header", "X-Key: secret\r\nX-Injected: 1", "--out", "-"}, "--header X-Key"});
@@ -217,6 +220,8 @@ BOOST_AUTO_TEST_CASE(input_files) {
         {{"run", "--ca-file", d + "garbage.pem", "--target", "https://127.0.0.1:9", "--model", "m", "--out", "-"},
          "--ca-file " + d + "garbage.pem: not a PEM file"},
         {run_with({"--prompts", d + "missing.jsonl"}), d + "missing.jsonl: cannot open prompts file"},
+        {run_with({"--system-prompt", "@" + d + "missing.txt"}), "--system-prompt @" + d + "missing.txt: " + d + "missing.txt"},
+        {run_with({"--system-prompt", "@" + d}), "--system-prompt @" + d + ": " + d + " is not a readable file"},
         {run_with({"--prompts", d + "bad.jsonl"}), d + "bad.jsonl:2: missing string field \"prompt\""},
         {run_with({"--prompts", d + "bad-max.jsonl"}), d + "bad-max.jsonl:3: field \"max_tokens\""},
         {run_with({"--prompts", d + "empty.jsonl"}), d + "empty.jsonl: no prompts"},

@@ -478,3 +478,43 @@ BOOST_AUTO_TEST_CASE(report_and_merge_rebuild_the_session_figures) {
     BOOST_TEST_REQUIRE(reported == 0, slurp(dir.file("report.log")));
     BOOST_TEST(read_json(dir.file("out/summary.json")).at("sessions") == live.at("sessions"));
 }
+
+// --system-prompt from a scenario file: every request of every session, user turns and an
+// agent's tool results alike, starts with the one system message, which the conversation
+// holds once: each request's intended input is the server's count (the system prompt's
+// words, which every built message's first word carries, counted once). Against a real
+// chat template: it_tokenizer's a_system_prompt_counts_in_the_templates_share.
+BOOST_AUTO_TEST_CASE(a_system_prompt_leads_every_turn_and_counts_once) {
+    temp_dir dir;
+    const std::string system = "You are a terse assistant for a bicycle shop: answer in one sentence and name the part.";
+    std::ofstream(dir.file("system.txt")) << system;
+    std::ofstream(dir.file("agent.ini")) << "turns = 3\nthink-time = 10ms\ninput-len = uniform:30:120\noutput-len = 8\n"
+                                            "ignore-eos = true\ntools = 2\nsystem-prompt = @"
+                                         << dir.file("system.txt") << "\n";
+    const std::string sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(openloop_test::bin,
+                                   {"--preset", "firehose", "--tool-chain", "1", "--log", sim_log, "--log-content"});
+    const int rc = run_openloop({dir.file("agent.ini"), "--target", sim.url, "--rate", "20", "--num-requests", "4",
+                                 "--tokenizer-cache", "off", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    sim.process.stop();
+    std::size_t requests = 0;
+    for (const auto& r : read_jsonl(dir.file("out") + "/requests.jsonl")) {
+        ++requests;
+        BOOST_TEST(num(r.at("prompt_tokens")) == num(r.at("input_tokens")), "request " << num(r.at("index")));
+    }
+    BOOST_TEST(requests == 4u * 3 * 2);  // each user turn, then its tool call's result
+    std::size_t logged = 0;
+    for (const auto& line : read_jsonl(sim_log)) {
+        if (line.at("request_id").as_string().find("openloop-") != 0) continue;  // the calibration's probes
+        ++logged;
+        const json::array& messages = line.at("messages").as_array();
+        BOOST_TEST_REQUIRE(messages.size() >= 2u);
+        BOOST_TEST(messages[0].at("role").as_string() == "system");
+        BOOST_TEST(messages[0].at("content").as_string() == system);
+        BOOST_TEST(std::count_if(messages.begin(), messages.end(),
+                                 [](const json::value& m) { return m.at("role").as_string() == "system"; }) == 1);
+    }
+    BOOST_TEST(logged == requests);
+}

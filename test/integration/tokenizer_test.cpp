@@ -218,7 +218,7 @@ BOOST_AUTO_TEST_CASE(a_bad_tokenizer_file_is_a_usage_error) {
     BOOST_TEST(!std::filesystem::exists(dir.file("bad/summary.json")));
 }
 
-// ---- issue 41: templates longer than a word, glued to the content ---------------------------
+// ---- issue 41: templates longer than a word, glued to the content; a system prompt ----------
 
 // gpt-oss's Harmony template (its default system message) adds 92 tokens on GPT-4o's
 // tokenizer, more than any word may cost. usage's costs are measured once and reused by
@@ -280,4 +280,31 @@ BOOST_AUTO_TEST_CASE(a_template_glued_to_the_content_is_measured_at_its_boundary
     const std::string label = summary_tokenizer(dir, "glued");
     BOOST_TEST(label.find("first words' costs from the server's usage") != std::string::npos, label);
     BOOST_TEST(label.find("inexact") == std::string::npos, label);
+}
+
+// --system-prompt @FILE: one system message first in every request, its tokens in the
+// template's share as Llama 3's own template renders and counts them, every prompt exact;
+// and in sessions, where the conversation carries it once, every turn exact.
+BOOST_AUTO_TEST_CASE(a_system_prompt_counts_in_the_templates_share) {
+    temp_dir dir;
+    const std::string files = reference_model("llama3");
+    auto server = start_reference_server(files);
+    std::ofstream(dir.file("system.txt")) << "You are a support agent for a cloud storage company. Answer in two short "
+                                             "paragraphs, cite the relevant help article by its number, and never promise "
+                                             "refunds; escalate billing disputes to a human.\n";
+    const auto f = measure(server.url,
+                           {"--model", "reference", "--endpoint", "chat", "--tokenizer", "hf:" + files, "--system-prompt",
+                            "@" + dir.file("system.txt")},
+                           dir, "system-hf", "off", 40, "uniform:80:600");
+    BOOST_TEST(f.exact == f.requests, slurp(dir.file("system-hf.log")));
+    const auto turns = measure(server.url,
+                               {"--model", "reference", "--endpoint", "chat", "--tokenizer", "hf:" + files, "--system-prompt",
+                                "@" + dir.file("system.txt"), "--turns", "3"},
+                               dir, "system-turns", "off", 4, "uniform:80:300");
+    BOOST_TEST(turns.requests == 12u);
+    BOOST_TEST(turns.exact == turns.requests, slurp(dir.file("system-turns.log")));
+    const std::string label = summary_tokenizer(dir, "system-hf");
+    BOOST_TEST(label.find("chat template and system prompt tokens from the server's usage") != std::string::npos, label);
+    const int share = std::stoi(label.substr(label.find(" + ") + 3));
+    BOOST_TEST(share > 40, label);  // the system prompt's 35 words and Llama 3's headers
 }

@@ -31,6 +31,10 @@ struct calibration_request {
     int verify_samples = 8;
     std::string api_base = "/v1";         // where usage probes go: {api_base}/chat/completions
     boost::json::object extra_body;       // --extra-body, sent with usage probes too
+    // --system-prompt (chat; empty: none): a system message before every prompt's
+    // user message, probes and tokenize calls included, so its tokens count in
+    // what the server adds around the content, as the template's do.
+    std::string system_prompt;
     // hf:, tiktoken:, or auto's local file, loaded by the caller (off the io thread).
     std::shared_ptr<const local_tokenizer> local;
     // A line for stderr before calls the user should know of (usage's probe requests).
@@ -55,6 +59,15 @@ using http_get_fn = std::function<std::string(const std::string& path)>;        
 // check still missed says so in its label ("inexact: ...") and note.
 calibration_result calibrate_tokenizer(const calibration_request& request, const http_post_fn& post,
                                        const http_get_fn& get);
+
+// b told its system prompt's share (r.system_prompt; b as it is without one):
+// its first word's cost less bare's count of the same word, bare counting
+// as the server does without the system prompt.
+prompt_builder with_system_share(const prompt_builder& b, const calibration_request& r, const token_counter& bare);
+
+// count with system_tokens more on every text: a system prompt counted apart,
+// where no template places it (a local count).
+token_counter with_system_tokens(token_counter count, int system_tokens);
 
 // The server's tokens after a prompt's content (a chat template's end of
 // turn and generation prompt), from the ids of two prompts whose one-word

@@ -16,9 +16,10 @@
 
 namespace openloop {
 
-// The file for these keys under dir.
+// The file for these keys under dir; a system prompt (--system-prompt, empty:
+// none) is a key too, its text and not only its count.
 std::string calibration_cache_path(const std::string& dir, std::string_view source, const std::string& model, bool chat,
-                                   int fingerprint);
+                                   int fingerprint, std::string_view system_prompt = {});
 
 // The text whose count is the fingerprint: subword splits and digits tell tokenizers apart.
 inline constexpr std::string_view calibration_probe_text =

@@ -11,6 +11,8 @@
 //   tgi       Hugging Face TGI: POST /tokenize {"inputs"} -> [tokens], and
 //             POST /chat_tokenize {"messages"} -> {"tokenize_response": [...]}
 
+#include <boost/json/array.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -33,8 +35,14 @@ struct http_call {
 // API sits under /v1, the tokenize endpoints beside it ("/v1" -> "", "/x/v1" -> "/x").
 std::string server_root(std::string_view base_path);
 
-// The first call that counts text (as one user message when chat).
-http_call tokenize_call(tokenize_dialect d, std::string_view root, std::string_view model, std::string_view text, bool chat);
+// The first call that counts text (as one user message when chat, after a
+// system message when system_prompt is not empty).
+http_call tokenize_call(tokenize_dialect d, std::string_view root, std::string_view model, std::string_view text, bool chat,
+                        std::string_view system_prompt = {});
+
+// A chat request's messages for a prompt: the system prompt's message (when
+// not empty), then text as the user's.
+boost::json::array chat_messages(std::string_view system_prompt, std::string_view text);
 
 // What an answer to a call says: the count (and the ids where listed), or
 // (llama.cpp chat) the next call to make, or neither when the answer is not

@@ -53,10 +53,15 @@ public:
     // The same builder, told that `tokens` of what first[] counts come after
     // the content (a chat template's end of turn and generation prompt).
     prompt_builder with_trailing(int tokens) const;
+    // The same builder, told that `tokens` of what first[] counts are a system
+    // prompt's (--system-prompt): a conversation carries it once, so a
+    // session's later message does not add them again.
+    prompt_builder with_system(int tokens) const;
 
     kind type() const { return kind_; }
     const std::string& label() const { return label_; }
     int trailing() const { return trailing_; }
+    int system_tokens() const { return system_; }
     // The fewest tokens a prompt can be: its cheapest first word with all the
     // server adds around it (1 for words and ids). A shorter length asked is
     // written as that one word, and counted inexact.
@@ -81,6 +86,7 @@ private:
     std::array<int, vocab_size_words> inner_{};
     std::int64_t id_lo_ = 0, id_hi_ = 0;
     int trailing_ = 0;
+    int system_ = 0;
     std::string label_ = "words";
 };
 

@@ -16,12 +16,13 @@
 namespace openloop {
 
 // A non-streaming request for one token whose prompt is text: one user
-// message on {api_base}/chat/completions when chat, else a completion prompt
-// on {api_base}/completions. extra's fields (--extra-body) are added where
-// the probe sets none itself, so a template switch such as
-// chat_template_kwargs counts as it will in the run.
+// message (after the system prompt, when one is given) on
+// {api_base}/chat/completions when chat, else a completion prompt on
+// {api_base}/completions. extra's fields (--extra-body) are added where the
+// probe sets none itself, so a template switch such as chat_template_kwargs
+// counts as it will in the run.
 http_call usage_probe_call(std::string_view api_base, std::string_view model, std::string_view text, bool chat,
-                           const boost::json::object& extra);
+                           const boost::json::object& extra, std::string_view system_prompt = {});
 
 // usage.prompt_tokens of an answer, or why there is none (the status, the
 // server's error message cut short, or what the body lacks).

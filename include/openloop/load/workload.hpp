@@ -152,6 +152,7 @@ public:
     // How synthetic and trace prompts turn lengths into content (default:
     // one word per token). Set before the first next().
     void set_prompt_builder(prompt_builder b);
+    const prompt_builder& builder() const;
     // True when prompts come from a file, whose text is what it is.
     bool file_prompts() const;
     // The requests among the first `requests` (0: a sample of 100,000) that ask

@@ -8,7 +8,8 @@
 // prompt as "input" text and max_output_tokens, and no stream options (its
 // stream ends with its usage anyway). An embeddings request is only the
 // model and the prompt as "input" (text, or token ids), and --extra-body.
-// An agent's requests carry the run's tools and tool_choice, a session's
+// A chat request's messages start with the run's system prompt, when it has
+// one, before a session's history. An agent's requests carry the run's tools and tool_choice, a session's
 // history its tool calls and their results (a tool result's request ends
 // with them: no new user message); response_format and reasoning_effort
 // (a Responses request's reasoning.effort) are sent as given.
@@ -50,6 +51,7 @@ struct body_options {
     bool continuous_usage = true;    // stream_options.continuous_usage_stats
     // --extra-body, checked by cli/ (an object, without openloop's marks); its fields win.
     boost::json::object extra_body;
+    std::string system_prompt;           // --system-prompt: a chat request's first message; empty: none
     boost::json::array tools;            // --tools' schemas (load/tools.hpp); empty: none (chat only)
     boost::json::value tool_choice;      // with tools; null: not sent
     boost::json::value response_format;  // null: not sent

@@ -66,6 +66,9 @@ struct run_options {
     std::int64_t sampling_seed = 0;  // sent as "seed"; < 0: not sent
     bool continuous_usage = true;    // ask for usage on every chunk (per-chunk token counts)
     boost::json::object extra_body;  // --extra-body, parsed by cli/: merged into every request body
+    // --system-prompt's text (chat; empty: none): the first message of every request, counted in
+    // what the server adds around each prompt (the tokenizer's calibration probes carry it).
+    std::string system_prompt;
     // --tools and the tool loop's flags (load/tools.hpp); count 0: no tools.
     tool_config tools;
     // The tools' share of every prompt as the server counts it, learned before the schedule

@@ -62,7 +62,9 @@ private:
     boost::asio::awaitable<void> arrivals();
     boost::asio::awaitable<void> session(slot& s, std::uint64_t id, std::int64_t first_intended, bool warm);
     boost::asio::awaitable<bool> tool_steps(slot& s, chain& c);
-    prepared_request prepare(slot& s, chain& c);
+    // repeated: tokens of spec_.input_tokens the conversation already holds (the system
+    // prompt's, which a built message's first word carries and a later turn sends once).
+    prepared_request prepare(slot& s, chain& c, int repeated = 0);
     boost::asio::awaitable<bool> send(prepared_request p, std::uint64_t index, std::int64_t intended, chain& c);
     bool keep_answer(slot& s, chain& c);
     std::int64_t row_ns(std::uint64_t id, int turn) const;

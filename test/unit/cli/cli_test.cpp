@@ -423,3 +423,21 @@ BOOST_AUTO_TEST_CASE(agent_flags_are_typed_and_their_errors_name_them) {
     BOOST_TEST(format.at("json_schema").at("schema").at("type") == "object");
     BOOST_TEST(format.at("json_schema").at("name").as_string() == std::filesystem::path(good.path).stem().string());
 }
+
+// --system-prompt: its text as given, or a file's (@FILE; it_session reads it from a scenario); chat only,
+// never empty, never over 1 MiB, each refusal naming the flag and the file.
+BOOST_AUTO_TEST_CASE(a_system_prompt_is_text_or_a_file) {
+    BOOST_TEST(parse_run_command({"--out", "-", "--system-prompt", "Be brief."}).options.system_prompt == "Be brief.");
+    scenario_file text("You answer\nin French.\n");
+    BOOST_TEST(parse_run_command({"--out", "-", "--system-prompt", "@" + text.path}).options.system_prompt ==
+               "You answer\nin French.\n");
+    BOOST_TEST(says(run_error({"--system-prompt", "@/nonexistent/system.txt"}), "--system-prompt @/nonexistent/system.txt"));
+    BOOST_TEST(says(run_error({"--system-prompt", "  \n"}), "the system prompt is empty"));
+    BOOST_TEST(says(run_error({"--system-prompt", "Be brief.", "--endpoint", "embeddings"}),
+                    "--system-prompt needs --endpoint chat"));
+    const std::string big =
+        (std::filesystem::temp_directory_path() / ("openloop-cli-big-" + std::to_string(::getpid()))).string();
+    std::ofstream(big) << std::string((1u << 20) + 1, 'a');
+    BOOST_TEST(says(run_error({"--system-prompt", "@" + big}), "is over 1 MiB"));
+    std::remove(big.c_str());
+}

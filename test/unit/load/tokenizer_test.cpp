@@ -232,6 +232,20 @@ BOOST_AUTO_TEST_CASE(root_sits_beside_the_openai_api) {
     BOOST_TEST(server_root("/custom") == "/custom");
 }
 
+// --system-prompt: each dialect's chat call counts it as the server renders it, before the user's message.
+BOOST_AUTO_TEST_CASE(each_dialect_counts_a_system_prompt_first) {
+    for (const tokenize_dialect d : all_dialects) {
+        const auto call = tokenize_call(d, "", "m", "hello", true, "be brief");
+        const json::value body = json::parse(call.body);
+        const json::array& messages = body.at("messages").as_array();
+        BOOST_TEST_REQUIRE(messages.size() == 2u, dialect_name(d));
+        BOOST_TEST(json::serialize(messages[0]) == R"({"role":"system","content":"be brief"})");
+        BOOST_TEST(json::serialize(messages[1]) == R"({"role":"user","content":"hello"})");
+    }
+    const json::value plain = json::parse(tokenize_call(tokenize_dialect::vllm, "", "m", "hello", true).body);
+    BOOST_TEST(plain.at("messages").as_array().size() == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(each_dialect_reads_its_own_answer_only) {
     const auto vc = tokenize_call(tokenize_dialect::vllm, "", "m", "hello", true);
     BOOST_TEST(vc.path == "/tokenize");

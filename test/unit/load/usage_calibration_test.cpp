@@ -52,10 +52,15 @@ struct fake_server {
         const auto body = json::parse(c.body).as_object();
         BOOST_TEST(body.at("max_tokens").as_int64() == 1);
         BOOST_TEST(!body.at("stream").as_bool());
-        const std::string text(c.path == "/v1/chat/completions"
-                                   ? body.at("messages").as_array()[0].as_object().at("content").as_string()
-                                   : body.at("prompt").as_string());
+        const bool chat = c.path == "/v1/chat/completions";
+        const json::array* messages = chat ? &body.at("messages").as_array() : nullptr;
+        const std::string text(chat ? messages->back().at("content").as_string() : body.at("prompt").as_string());
         int content = words ? static_cast<int>(std::count(text.begin(), text.end(), ' ')) + 1 : fake_count(text, 0);
+        // A system message before the user's: its header's 3 tokens and its text.
+        if (chat && messages->size() == 2) {
+            BOOST_TEST(messages->front().at("role").as_string() == "system");
+            content += 3 + fake_count(messages->front().at("content").as_string(), 0);
+        }
         const std::size_t first_space = std::min(text.find(' '), text.size());
         const std::size_t last_space = text.rfind(' ');
         const std::size_t last_len = last_space == std::string::npos ? text.size() : text.size() - last_space - 1;
@@ -87,14 +92,14 @@ calibration_request request(std::string_view choice) {
 }
 
 // Builds prompts of assorted lengths and counts how many the server counts as intended.
-int exact_of(const calibration_result& c, fake_server& server, int n) {
+int exact_of(const calibration_result& c, fake_server& server, int n, const std::string& system = {}) {
     int exact = 0;
     for (int i = 0; i < n; ++i) {
         std::string text;
         std::vector<std::int32_t> ids;
         const int want = c.builder.floor() + 20 + 37 * i;
         c.builder.append(text, ids, want, static_cast<std::uint64_t>(i));
-        const auto [status, body] = server(usage_probe_call("/v1", "m", text, true, {}));
+        const auto [status, body] = server(usage_probe_call("/v1", "m", text, true, {}, system));
         if (read_usage_answer(status, body).prompt_tokens == want) ++exact;
     }
     return exact;
@@ -321,4 +326,45 @@ BOOST_AUTO_TEST_CASE(a_check_that_still_misses_is_never_called_exact) {
     BOOST_TEST(c.label.find("inexact: ") != std::string::npos, c.label);
     BOOST_TEST(c.note.find("WARNING") != std::string::npos, c.note);
     BOOST_TEST(c.note.find(c.check.first_miss) != std::string::npos, c.note);
+}
+
+// --system-prompt: every probe carries it, its tokens count in what the server adds
+// around each prompt, and the builder knows its share (what a session holds once).
+BOOST_AUTO_TEST_CASE(a_system_prompt_counts_in_the_templates_share) {
+    const std::string system = "answer briefly and name the part you mean";
+    const int share = 3 + fake_count(system, 0);
+    const http_call probe = usage_probe_call("/v1", "m", "hi", true, {}, system);
+    const auto messages = json::parse(probe.body).at("messages").as_array();
+    BOOST_TEST_REQUIRE(messages.size() == 2u);
+    BOOST_TEST(messages[0].at("content").as_string() == system);
+    BOOST_TEST(messages[1].at("role").as_string() == "user");
+    for (const std::string choice : {"usage", "hf:unused"}) {
+        BOOST_TEST_CONTEXT(choice) {
+            fake_server server{.added = 7};
+            auto r = request(choice);
+            r.system_prompt = system;
+            if (choice != "usage") r.local = std::make_shared<subword_tokenizer>();
+            const http_post_fn post = [&](const http_call& c) { return server(c); };
+            const auto c = calibrate_tokenizer(r, post, no_get);
+            BOOST_TEST(c.check.exact == c.check.samples, c.note);
+            BOOST_TEST(c.builder.system_tokens() == share);
+            BOOST_TEST(c.builder.floor() == 7 + share + 1);  // the template, the system prompt, a one-token word
+            BOOST_TEST(exact_of(c, server, 8, system) == 8);
+        }
+    }
+    // Without usage (or under words) the system prompt is its own tokens, counted here.
+    fake_server silent{.added = 7, .usage = false};
+    auto r = request("hf:unused");
+    r.system_prompt = system;
+    r.local = std::make_shared<subword_tokenizer>();
+    const http_post_fn post = [&](const http_call& c) { return silent(c); };
+    BOOST_TEST(calibrate_tokenizer(r, post, no_get).builder.system_tokens() == fake_count(system, 0));
+    r = request("words");
+    r.system_prompt = system;
+    const auto words = calibrate_tokenizer(r, post, no_get);
+    BOOST_TEST(words.builder.system_tokens() == 8);
+    std::string text;
+    std::vector<std::int32_t> ids;
+    BOOST_TEST(words.builder.append(text, ids, 20, 1) == 20);
+    BOOST_TEST(count_text_tokens(text) == 12);  // 20 tokens, 8 of them the system prompt's words
 }

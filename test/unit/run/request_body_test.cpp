@@ -370,3 +370,30 @@ BOOST_AUTO_TEST_CASE(a_transcription_is_a_form_with_the_clips_wav_bytes_and_the_
     BOOST_TEST(unstreamed.find("name=\"stream\"\r\n\r\nfalse\r\n") != std::string::npos);
     BOOST_TEST(unstreamed.find("stream_include_usage") == std::string::npos);
 }
+
+// --system-prompt: the first message of every chat request, before a session's history,
+// a tool result's request and media alike.
+BOOST_AUTO_TEST_CASE(a_system_prompt_leads_every_chat_requests_messages) {
+    body_options o;
+    o.system_prompt = "Answer \"briefly\".";
+    const std::string system = R"({"role":"system","content":"Answer \"briefly\"."})";
+    request_spec s = spec("hello", 5);
+    BOOST_TEST(json::serialize(body_of(o, s).at("messages")) == "[" + system + R"(,{"role":"user","content":"hello"}])");
+    conversation history;
+    agent_history(history);
+    s.history = &history;
+    s.tool_result = true;
+    BOOST_TEST(json::serialize(body_of(o, s).at("messages")) == "[" + system + "," + agent_messages.substr(1));
+    s.tool_result = false;
+    const std::string with_user = "[" + system + "," + agent_messages.substr(1, agent_messages.size() - 2) +
+                                  R"(,{"role":"user","content":"hello"}])";
+    BOOST_TEST(json::serialize(body_of(o, s).at("messages")) == with_user);
+    o.media = small_media();
+    request_spec m = spec("look", 3);
+    m.media = {0};
+    const json::object b = body_of(o, m);
+    const json::array& messages = b.at("messages").as_array();
+    BOOST_TEST_REQUIRE(messages.size() == 2u);
+    BOOST_TEST(json::serialize(messages[0]) == system);
+    BOOST_TEST(messages[1].at("content").as_array().size() == 2u);
+}

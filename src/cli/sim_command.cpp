@@ -165,11 +165,16 @@ void fill_sim_command(const po::variables_map& vm, sim_command& cmd) {
         }
     }
     const auto shape = vm["reasoning-shape"].as<std::string>();
-    if (shape != "reasoning" && shape != "reasoning_content")
-        throw usage_error("sim: unknown --reasoning-shape '" + shape + "' (choose reasoning or reasoning_content)");
-    a.shape = shape == "reasoning" ? reasoning_shape::reasoning : reasoning_shape::reasoning_content;
+    if (shape != "reasoning" && shape != "reasoning_content" && shape != "think-tags")
+        throw usage_error("sim: unknown --reasoning-shape '" + shape +
+                          "' (choose reasoning, reasoning_content or think-tags)");
+    a.shape = shape == "reasoning"           ? reasoning_shape::reasoning
+              : shape == "reasoning_content" ? reasoning_shape::reasoning_content
+                                             : reasoning_shape::think_tags;
     a.tool_chain = vm["tool-chain"].as<int>();
     at_least("--tool-chain", a.tool_chain, 0);
+    a.parallel_calls = vm["parallel-tool-calls"].as<int>();
+    at_least("--parallel-tool-calls", a.parallel_calls, 1);
     check_probability(vm, "tool-call-share", a.tool_call_share);
 
     cmd.capacity = vm.count("capacity") > 0;
@@ -310,14 +315,22 @@ sim_command parse_sim_command(const std::vector<std::string>& args) {
         ("reasoning-shape", po::value<std::string>()->default_value("reasoning"),
          "where thinking is streamed: reasoning (vLLM's delta.reasoning, usage with completion_tokens_details."
          "reasoning_tokens; the step that ends thinking is one chunk with both) or reasoning_content (SGLang, DeepSeek, "
-         "older vLLM: delta.reasoning_content, content null, and usage without the details)")
+         "older vLLM: delta.reasoning_content, content null, and usage without the details; with --quirk "
+         "thinking-answer-chunk the step that ends thinking is one chunk with both) or think-tags (a server without a "
+         "reasoning parser, as llama.cpp without --reasoning-format: the thinking inside the content between <think> "
+         "and </think>, usage without the details)")
         ("tool-chain", po::value<int>()->default_value(0),
          "answer a request that carries tools with a tool call (one of its tools, streamed as tool_calls deltas, "
          "finish_reason tool_calls, arguments a JSON object of the answer's length) while fewer than N tool messages "
          "follow its last user message, then with text; 0: --tool-call-share decides")
         ("tool-call-share", po::value<double>(),
          "without --tool-chain: the probability that a request carrying tools is answered with a tool call (by the "
-         "seed, per request); tool_choice required or a named function always calls, none never");
+         "seed, per request); tool_choice required or a named function always calls, none never")
+        ("parallel-tool-calls", po::value<int>()->default_value(1),
+         "a tool-call answer calls N tools at once (tool_calls index 0 .. N-1, each with its own id; the answer's "
+         "tokens split between their arguments, at most one call per token). Whatever N, a request whose history "
+         "leaves a call without a tool message answering its id (or answers no call) is refused with 400, as "
+         "OpenAI refuses it");
 
     po::options_description capacity("Capacity prediction", help_width, help_width / 2);
     capacity.add_options()

@@ -72,6 +72,50 @@ bool read_tool_choice(const json::value& choice, tool_request& t, std::string& e
     return false;
 }
 
+// The id of a tool call or a tool message's tool_call_id; empty when absent.
+std::string_view id_of(const json::object& o, std::string_view key) {
+    const auto* id = o.if_contains(key);
+    return id && id->is_string() ? std::string_view(id->get_string()) : std::string_view{};
+}
+
+// OpenAI's rule (vLLM renders whatever it is given): each tool call of an assistant message is
+// answered by a tool message naming its id before any other message, and a tool message answers
+// a call. An agent that answers one of two parallel calls is refused in OpenAI's words.
+bool tool_results_answer_calls(const json::array& messages, std::string& err) {
+    std::vector<std::string_view> open;  // calls of the last assistant message not answered yet
+    std::size_t asked_at = 0;
+    const auto unanswered = [&] {
+        std::string ids;
+        for (const auto id : open) ids.append(ids.empty() ? "" : ", ").append(id);
+        err = "messages[" + std::to_string(asked_at) +
+              "]: An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+              "'tool_call_id'. The following tool_call_ids did not have response messages: " + ids;
+        return false;
+    };
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+        const auto* m = messages[i].if_object();
+        const auto role = role_of(messages[i]);
+        if (!m) continue;
+        if (role == "tool") {
+            const auto answered = std::find(open.begin(), open.end(), id_of(*m, "tool_call_id"));
+            if (answered == open.end()) {
+                err = "messages[" + std::to_string(i) +
+                      "].role: messages with role 'tool' must be a response to a preceding message with 'tool_calls'";
+                return false;
+            }
+            open.erase(answered);
+            continue;
+        }
+        if (!open.empty()) return unanswered();
+        const auto* calls = role == "assistant" ? m->if_contains("tool_calls") : nullptr;
+        if (!calls || !calls->is_array()) continue;
+        asked_at = i;
+        for (const auto& c : calls->get_array())
+            if (const auto* call = c.if_object()) open.push_back(id_of(*call, "id"));
+    }
+    return open.empty() || unanswered();
+}
+
 }  // namespace
 
 bool read_tool_request(const json::object& body, tool_request& t, std::string& err) {
@@ -96,6 +140,7 @@ bool read_tool_request(const json::object& body, tool_request& t, std::string& e
             if (role == "user") t.tool_results = 0;
             if (role == "tool") ++t.tool_results;
         }
+        if (!tool_results_answer_calls(messages->get_array(), err)) return false;
     }
     if (const auto* kwargs = body.if_contains("chat_template_kwargs"); kwargs && kwargs->is_object()) {
         for (const char* key : {"enable_thinking", "thinking"})
@@ -124,10 +169,17 @@ answer_plan plan_answer(const answer_config& cfg, const completion_request& r, s
         const double u = static_cast<double>(mix64(h ^ call_salt) >> 11) * 0x1.0p-53;
         p.tool_call = cfg.tool_chain > 0 ? t.tool_results < cfg.tool_chain : u < cfg.tool_call_share;
     }
-    if (p.tool_call)
-        p.function = t.choice == tool_choice_kind::named ? t.forced : t.names[mix64(h ^ function_salt) % t.names.size()];
+    if (!p.tool_call) return p;
+    // A named tool_choice calls its function once; otherwise each call draws one of the tools.
+    const int calls = t.choice == tool_choice_kind::named ? 1 : std::min(cfg.parallel_calls, p.answer);
+    for (int i = 0; i < calls; ++i)
+        p.functions.push_back(t.choice == tool_choice_kind::named
+                                  ? t.forced
+                                  : t.names[mix64((h ^ function_salt) + static_cast<std::uint64_t>(i)) % t.names.size()]);
     return p;
 }
+
+std::uint64_t call_words(std::uint64_t h, int i) { return i == 0 ? h : mix64(h + static_cast<std::uint64_t>(i)); }
 
 std::string tool_call_id(std::uint64_t h) {
     static constexpr char hex[] = "0123456789abcdef";

@@ -34,6 +34,11 @@ net::awaitable<bool> write_streamed_answer(Stream& stream, const sim_http_reques
     const int per_event = std::max(1, cfg.model.tokens_per_step);
     const int half = n / 2;
     bool stalled = false, corrupted = false, answered = false;
+    // --quirk thinking-answer-chunk: the step that ends the thinking waits for the answer's
+    // first, and both go out as one chunk.
+    const bool join = quirks.thinking_answer_chunk && a.chat && !a.responses && a.plan.reasoning > 0 &&
+                      a.plan.answer > 0 && !a.plan.tool_call;
+    int held = 0;
     bool ok = co_await sim_io::write_stream_head(stream, req);
     if (ok) {
         if (a.responses) rw.opening(buf);
@@ -75,17 +80,23 @@ net::awaitable<bool> write_streamed_answer(Stream& stream, const sim_http_reques
             }
             sent += k;
             avail -= k;
+            if (join && sent == a.plan.reasoning) {
+                held = k;
+                continue;
+            }
             if (quirks.keepalive_comments) buf.append(": keep-alive\n\n");
             const bool last = sent == n;
             w.cached_tokens = lr.cached_tokens;
             if (a.responses) {
                 answered |= rw.step(buf, w, k, sent - k);
             } else {
-                answered |= w.step(buf, k, sent - k, last ? a.finish : std::string_view{},
+                answered |= w.step(buf, held + k, sent - k - held, last ? a.finish : std::string_view{},
                                    last && r.include_usage && quirks.usage_in_last_chunk);
             }
+            held = 0;
         }
         if (!ok) break;
+        if (buf.empty()) continue;  // a step held back (thinking-answer-chunk): nothing went out
         // Stamped as the bytes are handed to the socket: the client cannot see them earlier.
         const auto t = steady_now_ns();
         if (!buf.empty()) ok = co_await sim_io::write_chunk(stream, frame, buf);
@@ -134,9 +145,15 @@ net::awaitable<bool> write_whole_answer(Stream& stream, const sim_http_request& 
     const answer_plan& p = a.plan;
     const std::string text = p.tool_call ? std::string() : generated_words(a.h, p.answer);
     const std::string reasoning = generated_words(a.think_h, p.reasoning);
-    const std::string arguments = p.tool_call ? tool_arguments(a.h, p.answer, p.answer) : std::string();
-    const chat_extras extras{reasoning, cfg.answers.shape, a.w.thinks && cfg.answers.shape == reasoning_shape::reasoning,
-                             p.reasoning, a.w.tool_id, p.function, arguments};
+    std::vector<std::string> arguments;
+    chat_extras extras{reasoning, cfg.answers.shape, a.w.thinks && cfg.answers.shape == reasoning_shape::reasoning,
+                       p.reasoning, {}};
+    for (int i = 0; i < p.calls(); ++i)
+        arguments.push_back(tool_arguments(call_words(a.h, i), p.call_tokens(i), p.call_tokens(i)));
+    for (int i = 0; i < p.calls(); ++i) {
+        const auto at = static_cast<std::size_t>(i);
+        extras.calls.push_back({a.w.calls[at].id, p.functions[at], arguments[at]});
+    }
     a.rw.cached_tokens = a.lr.cached_tokens;
     std::string s = a.transcription ? transcription_response(text, a.r.audio_seconds)
                   : a.responses     ? a.rw.body(text, a.n, a.length)

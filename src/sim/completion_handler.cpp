@@ -148,14 +148,15 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
     w.word_state = h;
     w.thinks = a.chat && cfg_.answers.reasoning_tokens.has_value();
     w.shape = cfg_.answers.shape;
+    w.older_shape_shares = quirks.thinking_answer_chunk;
     w.reasoning = a.plan.reasoning;
+    w.answers = a.plan.answer > 0;
     w.reasoning_state = a.think_h;
     w.tool_call = a.plan.tool_call;
-    w.arguments_tokens = a.plan.answer;
-    if (w.tool_call) {
-        w.tool_id = tool_call_id(h ^ index);
-        w.tool_name_json = boost::json::serialize(boost::json::value(a.plan.function));
-    }
+    for (int i = 0; i < a.plan.calls(); ++i)
+        w.calls.push_back({tool_call_id((h ^ index) + static_cast<std::uint64_t>(i)),
+                           boost::json::serialize(boost::json::value(a.plan.functions[static_cast<std::size_t>(i)])),
+                           a.plan.call_first(i), a.plan.call_tokens(i), call_words(h, i)});
     {
         std::string id = (a.transcription ? "trsc-" : a.chat ? "chatcmpl-" : "cmpl-") + std::to_string(mix64(h ^ index) >> 16);
         const char* object = a.transcription ? "transcription.chunk" : a.chat ? "chat.completion.chunk" : "text_completion";
@@ -209,9 +210,11 @@ net::awaitable<bool> completion_handler::complete(Stream& stream, const sim_http
         rec.body = req.body();
         rec.reasoning = generated_words(a.think_h, rec.reasoning_tokens);
         if (rec.tool_call) {
-            rec.tool_id = w.tool_id;
-            rec.tool_name = a.plan.function;
-            rec.tool_arguments = tool_arguments(h, answered, a.plan.answer);
+            // The calls streamed so far, each with the arguments it got.
+            for (int i = 0; i < a.plan.calls() && a.plan.call_first(i) < answered; ++i)
+                rec.tool_calls.push_back({w.calls[static_cast<std::size_t>(i)].id, a.plan.functions[static_cast<std::size_t>(i)],
+                                          tool_arguments(call_words(h, i), std::min(answered - a.plan.call_first(i), a.plan.call_tokens(i)),
+                                                         a.plan.call_tokens(i))});
         } else {
             rec.output = generated_words(h, answered);
         }

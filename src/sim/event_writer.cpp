@@ -102,17 +102,28 @@ void event_writer::content(std::string& out, int k, int completion, std::string_
     close_choice(out, completion, finish_reason, with_usage);
 }
 
+void event_writer::thinking_text(std::string& out, int before, int k) {
+    const bool tags = shape == reasoning_shape::think_tags;
+    if (tags && before == 0) out.append("<think>");
+    thinking_words(out, k);
+    if (tags && answers && before + k == reasoning) out.append("</think>");
+}
+
 bool event_writer::step(std::string& out, int k, int before, std::string_view finish_reason, bool with_usage) {
     const int think = std::clamp(reasoning - before, 0, k);
     const int answer = k - think;
     const int after = before + k;
-    const bool current = shape == reasoning_shape::reasoning;
-    if (think > 0 && answer > 0 && current && !tool_call) {
+    const bool tags = shape == reasoning_shape::think_tags;
+    // The field the thinking goes in; between tags it is the content, as the answer is.
+    const char* thinking_field = tags ? R"("content":")"
+                                 : shape == reasoning_shape::reasoning ? R"("reasoning":")"
+                                                                       : R"("reasoning_content":")";
+    if (think > 0 && answer > 0 && (shape != reasoning_shape::reasoning_content || older_shape_shares) && !tool_call) {
         // vLLM sends the step that ends the thinking as one chunk with both.
         open_delta(out);
-        out.append(R"("reasoning":")");
-        thinking_words(out, think);
-        out.append(R"(","content":")");
+        out.append(thinking_field);
+        thinking_text(out, before, think);
+        if (!tags) out.append(R"(","content":")");
         words(out, answer);
         out.append(R"("})");
         close_choice(out, after, finish_reason, with_usage);
@@ -120,8 +131,9 @@ bool event_writer::step(std::string& out, int k, int before, std::string_view fi
     }
     if (think > 0) {
         open_delta(out);
-        out.append(current ? R"("reasoning":")" : R"("content":null,"reasoning_content":")");
-        thinking_words(out, think);
+        if (shape == reasoning_shape::reasoning_content) out.append(R"("content":null,)");
+        out.append(thinking_field);
+        thinking_text(out, before, think);
         out.append(R"("})");
         const bool last = answer == 0;
         close_choice(out, before + think, last ? finish_reason : std::string_view{}, last && with_usage);
@@ -131,39 +143,54 @@ bool event_writer::step(std::string& out, int k, int before, std::string_view fi
         content(out, answer, after, finish_reason, with_usage);
         return true;
     }
-    const int from = before + think - reasoning;
-    if (from == 0) {  // the call's id and name open it, with no tokens of their own
-        open_delta(out);
-        out.append(R"("tool_calls":[{"index":0,"id":")").append(tool_id);
-        out.append(R"(","type":"function","function":{"name":)").append(tool_name_json);
-        out.append(R"(,"arguments":""}}]})");
-        close_choice(out, before + think, {}, false);
-    }
-    open_delta(out);
-    out.append(R"("tool_calls":[{"index":0,"function":{"arguments":")");
-    arguments(out, from, answer, true);
-    out.append(R"("}}]})");
-    close_choice(out, after, finish_reason, with_usage);
+    call_pieces(out, before + think - reasoning, answer, before + think, finish_reason, with_usage);
     return true;
 }
 
-void event_writer::arguments(std::string& out, int from, int k, bool escaped) {
+void event_writer::call_pieces(std::string& out, int from, int k, int before, std::string_view finish_reason,
+                               bool with_usage) {
+    for (const int end = from + k; from < end;) {
+        const auto it = std::find_if(calls.begin(), calls.end(), [&](const streamed_call& c) { return from < c.first + c.tokens; });
+        if (it == calls.end()) return;
+        streamed_call& c = *it;
+        const int index = static_cast<int>(it - calls.begin());
+        if (from == c.first) {  // the call's id and name open it, with no tokens of their own
+            open_delta(out);
+            out.append(R"("tool_calls":[{"index":)");
+            append_int(out, index);
+            out.append(R"(,"id":")").append(c.id);
+            out.append(R"(","type":"function","function":{"name":)").append(c.name_json);
+            out.append(R"(,"arguments":""}}]})");
+            close_choice(out, before, {}, false);
+        }
+        const int take = std::min(end, c.first + c.tokens) - from;
+        open_delta(out);
+        out.append(R"("tool_calls":[{"index":)");
+        append_int(out, index);
+        out.append(R"(,"function":{"arguments":")");
+        append_arguments(out, c.word_state, from - c.first, take, c.tokens, true);
+        out.append(R"("}}]})");
+        from += take;
+        before += take;
+        const bool last = from == end;
+        close_choice(out, before, last ? finish_reason : std::string_view{}, last && with_usage);
+    }
+}
+
+void append_arguments(std::string& out, std::uint64_t& state, int from, int k, int of, bool escaped) {
     for (int t = from; t < from + k; ++t) {
         if (t == 0) {
             out.append(escaped ? R"({\"query\":\")" : R"({"query":")");
         } else {
-            words(out, 1);
+            append_words(out, state, 1);
         }
-        if (t == arguments_tokens - 1) out.append(escaped ? R"(\"})" : R"("})");
+        if (t == of - 1) out.append(escaped ? R"(\"})" : R"("})");
     }
 }
 
 std::string tool_arguments(std::uint64_t state, int k, int of) {
-    event_writer w;
-    w.word_state = state;
-    w.arguments_tokens = of;
     std::string out;
-    w.arguments(out, 0, k, false);
+    append_arguments(out, state, 0, k, of, false);
     return out;
 }
 

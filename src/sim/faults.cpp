@@ -2,6 +2,7 @@
 
 #include "openloop/load/tokens.hpp"
 
+#include <string>
 #include <utility>
 
 namespace openloop {
@@ -41,24 +42,31 @@ fault pick_fault(const fault_config& c, std::uint64_t seed, std::uint64_t reques
     return fault::none;
 }
 
+namespace {
+
+// Each quirk by its --quirk name: the one list set_quirk and quirk_names read.
+constexpr std::pair<std::string_view, bool sim_quirks::*> quirk_table[] = {
+    {"no-role-chunk", &sim_quirks::no_role_chunk},
+    {"usage-in-last-chunk", &sim_quirks::usage_in_last_chunk},
+    {"always-usage", &sim_quirks::always_usage},
+    {"ignore-stream-options", &sim_quirks::ignore_stream_options},
+    {"no-done", &sim_quirks::no_done},
+    {"keepalive-comments", &sim_quirks::keepalive_comments},
+    {"empty-choices-chunk", &sim_quirks::empty_choices_chunk},
+    {"error-500", &sim_quirks::error_500},
+    {"absurd-usage", &sim_quirks::absurd_usage},
+    {"close-after-completion", &sim_quirks::close_after_completion},
+    {"close-stale", &sim_quirks::close_stale},
+    {"html-200", &sim_quirks::html_200},
+    {"ignore-stream", &sim_quirks::ignore_stream},
+    {"no-stream-tools", &sim_quirks::no_stream_tools},
+    {"thinking-answer-chunk", &sim_quirks::thinking_answer_chunk},
+};
+
+}  // namespace
+
 bool set_quirk(sim_quirks& q, std::string_view name) {
-    const std::pair<std::string_view, bool sim_quirks::*> table[] = {
-        {"no-role-chunk", &sim_quirks::no_role_chunk},
-        {"usage-in-last-chunk", &sim_quirks::usage_in_last_chunk},
-        {"always-usage", &sim_quirks::always_usage},
-        {"ignore-stream-options", &sim_quirks::ignore_stream_options},
-        {"no-done", &sim_quirks::no_done},
-        {"keepalive-comments", &sim_quirks::keepalive_comments},
-        {"empty-choices-chunk", &sim_quirks::empty_choices_chunk},
-        {"error-500", &sim_quirks::error_500},
-        {"absurd-usage", &sim_quirks::absurd_usage},
-        {"close-after-completion", &sim_quirks::close_after_completion},
-        {"close-stale", &sim_quirks::close_stale},
-        {"html-200", &sim_quirks::html_200},
-        {"ignore-stream", &sim_quirks::ignore_stream},
-        {"no-stream-tools", &sim_quirks::no_stream_tools},
-    };
-    for (const auto& [n, member] : table) {
+    for (const auto& [n, member] : quirk_table) {
         if (n == name) {
             q.*member = true;
             return true;
@@ -67,9 +75,10 @@ bool set_quirk(sim_quirks& q, std::string_view name) {
     return false;
 }
 
-std::string_view quirk_names() {
-    return "no-role-chunk, usage-in-last-chunk, always-usage, ignore-stream-options, no-done, keepalive-comments, "
-           "empty-choices-chunk, error-500, absurd-usage, close-after-completion, close-stale, html-200, ignore-stream";
+std::string quirk_names() {
+    std::string names;
+    for (const auto& [n, member] : quirk_table) names.append(names.empty() ? "" : ", ").append(n);
+    return names;
 }
 
 }  // namespace openloop

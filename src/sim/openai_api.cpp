@@ -221,15 +221,22 @@ std::string completion_response(bool chat, const std::string& id, std::int64_t c
                                 int completion_tokens, int cached_tokens, const chat_extras& extras) {
     json::object choice{{"index", 0}, {"logprobs", nullptr}, {"finish_reason", finish_reason}};
     if (chat) {
-        json::object message{{"role", "assistant"}, {"content", text}};
-        if (!extras.reasoning.empty())
+        // Between tags the thinking is closed only when an answer follows it: max_tokens may cut it.
+        const bool tags = extras.shape == reasoning_shape::think_tags;
+        const bool answered = !text.empty() || !extras.calls.empty();
+        const std::string thought = tags && !extras.reasoning.empty()
+                                        ? "<think>" + std::string(extras.reasoning) + (answered ? "</think>" : "")
+                                        : std::string();
+        json::object message{{"role", "assistant"}, {"content", thought + text}};
+        if (!extras.reasoning.empty() && !tags)
             message[extras.shape == reasoning_shape::reasoning ? "reasoning" : "reasoning_content"] = extras.reasoning;
-        if (!extras.tool_name.empty()) {
-            message["content"] = nullptr;
-            message["tool_calls"] = json::array{json::object{
-                {"id", extras.tool_id},
-                {"type", "function"},
-                {"function", json::object{{"name", extras.tool_name}, {"arguments", extras.tool_arguments}}}}};
+        if (!extras.calls.empty()) {
+            message["content"] = thought.empty() ? json::value(nullptr) : json::value(thought);
+            json::array& calls = message["tool_calls"].emplace_array();
+            for (const chat_extras::call& c : extras.calls)
+                calls.push_back(json::object{{"id", c.id},
+                                             {"type", "function"},
+                                             {"function", json::object{{"name", c.name}, {"arguments", c.arguments}}}});
         }
         choice["message"] = std::move(message);
     } else {

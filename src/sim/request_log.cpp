@@ -54,10 +54,11 @@ void sim_request_log::write(const log_record& r) {
         o["output"] = r.output;
         if (!r.reasoning.empty()) o["reasoning"] = r.reasoning;
         if (r.tool_call) {
-            o["tool_calls"] = json::array{json::object{
-                {"id", r.tool_id},
-                {"type", "function"},
-                {"function", json::object{{"name", r.tool_name}, {"arguments", r.tool_arguments}}}}};
+            json::array& calls = o["tool_calls"].emplace_array();
+            for (const log_record::call& c : r.tool_calls)
+                calls.push_back(json::object{{"id", c.id},
+                                             {"type", "function"},
+                                             {"function", json::object{{"name", c.name}, {"arguments", c.arguments}}}});
         }
     }
     out_ << json::serialize(o) << '\n';

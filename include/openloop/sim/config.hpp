@@ -19,17 +19,20 @@
 namespace openloop {
 
 // Where a thinking model's streamed thinking goes: vLLM's current "reasoning"
-// delta, or the older "reasoning_content" (SGLang, DeepSeek, vLLM before 2026),
-// whose usage has no completion_tokens_details.
-enum class reasoning_shape { reasoning, reasoning_content };
+// delta, the older "reasoning_content" (SGLang, DeepSeek, vLLM before 2026),
+// whose usage has no completion_tokens_details, or the content itself between
+// <think> and </think> (a server without a reasoning parser: llama.cpp without
+// --reasoning-format, many gateways, older Ollama), usage without details too.
+enum class reasoning_shape { reasoning, reasoning_content, think_tags };
 
 // What a chat answer is beyond its text: --reasoning-tokens, --reasoning-shape,
-// --tool-chain, --tool-call-share.
+// --tool-chain, --tool-call-share, --parallel-tool-calls.
 struct answer_config {
     std::optional<length_dist> reasoning_tokens;  // none: the model does not think
     reasoning_shape shape = reasoning_shape::reasoning;
     int tool_chain = 0;          // call a tool while fewer tool results follow the last user message
     double tool_call_share = 0;  // without a chain: the chance a tool-bearing request calls one
+    int parallel_calls = 1;      // tools called at once by a tool-call answer (index 0, 1, ...)
 };
 
 struct sim_config {

@@ -3,6 +3,7 @@
 // request, and quirks, ways real servers deviate from the OpenAI stream shape.
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace openloop {
@@ -48,6 +49,10 @@ struct sim_quirks {
     bool ignore_stream = false;          // stream: true not honoured: one JSON completion, application/json
     bool no_stream_tools = false;        // a streamed request with tools answered 500 "Cannot use tools with
                                          // stream" (llama.cpp's server before it streamed tool calls)
+    bool thinking_answer_chunk = false;  // the thinking's last tokens and the answer's first go out as one
+                                         // chunk, reasoning_content and content in one delta (SGLang and older
+                                         // vLLM when one engine step ends the thinking; --reasoning-shape
+                                         // reasoning always does this)
     // Connection behaviours of real HTTP stacks:
     bool close_after_completion = false; // closed after every completion answer, Keep-Alive or not (llama.cpp)
     bool close_stale = false;            // a request arriving after > 1 s idle is dropped unanswered: the race
@@ -55,6 +60,6 @@ struct sim_quirks {
 };
 // Sets the quirk NAME (as in --quirk NAME); false when unknown.
 bool set_quirk(sim_quirks& q, std::string_view name);
-std::string_view quirk_names();
+std::string quirk_names();
 
 }  // namespace openloop

@@ -71,13 +71,18 @@ std::optional<api_error> parse_responses(std::string_view body, const sim_config
 
 // What a non-streamed chat message holds beside its content.
 struct chat_extras {
-    std::string_view reasoning;  // the thinking text, as message.reasoning (or reasoning_content); empty: none
+    // The thinking text, as message.reasoning (or reasoning_content), or between <think> tags
+    // before the content; empty: none.
+    std::string_view reasoning;
     reasoning_shape shape = reasoning_shape::reasoning;
     // usage.completion_tokens_details.reasoning_tokens (the current shape of a thinking model)
     bool reasoning_usage = false;
     int reasoning_tokens = 0;
-    // A tool call when tool_name is not empty: message.tool_calls, content null.
-    std::string_view tool_id, tool_name, tool_arguments;
+    // Tool calls: message.tool_calls, content null (or the thinking between its tags).
+    struct call {
+        std::string_view id, name, arguments;
+    };
+    std::vector<call> calls;
 };
 
 // A non-streamed completion's body, as vLLM answers it: one choice (a chat

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace openloop {
 
@@ -38,12 +39,15 @@ struct log_record {
     fault injected = fault::none;
     std::string_view outcome = "ok";  // ok, rejected, fault or client_closed
     // --log-content: the request body (its "messages" or "prompt", and "tools", are logged) and
-    // what was generated: the answer's text, the thinking, the tool call.
+    // what was generated: the answer's text, the thinking, the tool calls.
     bool content = false;
     std::string_view body;
     std::string output;
     std::string reasoning;
-    std::string tool_id, tool_name, tool_arguments;
+    struct call {
+        std::string id, name, arguments;
+    };
+    std::vector<call> tool_calls;
 };
 
 class sim_request_log {

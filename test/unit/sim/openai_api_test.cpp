@@ -297,14 +297,15 @@ BOOST_AUTO_TEST_CASE(answers_are_planned_by_thinking_and_tools) {
     p = plan_answer(cfg, r, 7);
     BOOST_TEST(p.tool_call);
     BOOST_TEST(p.finish(r) == "tool_calls");
-    BOOST_TEST((p.function == "a" || p.function == "b" || p.function == "c"));
+    BOOST_TEST_REQUIRE(p.calls() == 1);
+    BOOST_TEST((p.functions[0] == "a" || p.functions[0] == "b" || p.functions[0] == "c"));
     r.tools.tool_results = 2;  // the chain is done: a final text answer
     BOOST_TEST(!plan_answer(cfg, r, 7).tool_call);
     r.tools.choice = tool_choice_kind::named;
     r.tools.forced = "c";
     p = plan_answer(cfg, r, 7);
     BOOST_TEST(p.tool_call);
-    BOOST_TEST(p.function == "c");
+    BOOST_TEST(p.functions == std::vector<std::string>{"c"});
     r.tools.choice = tool_choice_kind::none;
     r.tools.tool_results = 0;
     BOOST_TEST(!plan_answer(cfg, r, 7).tool_call);
@@ -317,7 +318,7 @@ BOOST_AUTO_TEST_CASE(answers_are_planned_by_thinking_and_tools) {
         cfg.tool_call_share = 0.25;
         const auto q = plan_answer(cfg, r, h);
         calls += q.tool_call;
-        if (q.tool_call) ++picked[q.function[0] - 'a'];
+        if (q.tool_call) ++picked[q.functions.at(0)[0] - 'a'];
         BOOST_TEST_REQUIRE(q.tool_call == plan_answer(cfg, r, h).tool_call);  // by the seed
     }
     BOOST_TEST((calls > 60 && calls < 140), calls);
@@ -327,6 +328,59 @@ BOOST_AUTO_TEST_CASE(answers_are_planned_by_thinking_and_tools) {
     BOOST_TEST(plan_answer(cfg, r, 3).tool_call);
     BOOST_TEST(tool_call_id(3).size() == 5u + 16u);
     BOOST_TEST(tool_call_id(3).rfind("call_", 0) == 0u);
+
+    // --parallel-tool-calls: the calls share the answer's tokens, at most one call per token;
+    // a named tool_choice calls its function once.
+    cfg.parallel_calls = 3;
+    r.max_tokens = 40;
+    r.ignore_eos = true;
+    p = plan_answer(cfg, r, 3);
+    BOOST_TEST_REQUIRE(p.calls() == 3);
+    BOOST_TEST(p.answer == 10);
+    BOOST_TEST(p.call_first(0) == 0);
+    BOOST_TEST(p.call_tokens(0) + p.call_tokens(1) + p.call_tokens(2) == 10);
+    BOOST_TEST(p.call_first(2) == p.call_tokens(0) + p.call_tokens(1));
+    r.max_tokens = 32;  // two answer tokens: two calls
+    BOOST_TEST(plan_answer(cfg, r, 3).calls() == 2);
+    r.tools.choice = tool_choice_kind::named;
+    r.tools.forced = "b";
+    BOOST_TEST(plan_answer(cfg, r, 3).functions == std::vector<std::string>{"b"});
+}
+
+// OpenAI refuses a history in which an assistant's tool call has no tool message answering
+// its id before the next message, or a tool message answers no call; the simulator does too.
+BOOST_AUTO_TEST_CASE(every_tool_call_needs_its_result) {
+    const auto cfg = config();
+    const std::string asked =
+        R"({"messages":[{"role":"user","content":"find it"},)"
+        R"({"role":"assistant","content":null,"tool_calls":[)"
+        R"({"id":"call_a","type":"function","function":{"name":"search","arguments":"{}"}},)"
+        R"({"id":"call_b","type":"function","function":{"name":"fetch","arguments":"{}"}}]},)";
+    const auto result = [](const char* id) {
+        return std::string(R"({"role":"tool","tool_call_id":")") + id + R"(","content":"r"})";
+    };
+    completion_request r;
+    const auto both = parse_completion(asked + result("call_b") + "," + result("call_a") + "]}", true, cfg, r);
+    BOOST_TEST(!both.has_value(), both->message);
+    BOOST_TEST(r.tools.tool_results == 2);
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {asked + result("call_a") + "]}",
+         "messages[1]: An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+         "'tool_call_id'. The following tool_call_ids did not have response messages: call_b"},
+        {asked + result("call_a") + R"(,{"role":"user","content":"and?"}]})", "did not have response messages: call_b"},
+        {asked + R"({"role":"user","content":"and?"}]})", "did not have response messages: call_a, call_b"},
+        {asked + result("call_a") + "," + result("call_a") + "]}",
+         "messages[3].role: messages with role 'tool' must be a response to a preceding message with 'tool_calls'"},
+    };
+    for (const auto& [body, says] : bad) {
+        BOOST_TEST_CONTEXT(body) {
+            completion_request b;
+            const auto e = parse_completion(body, true, cfg, b);
+            BOOST_TEST_REQUIRE(e.has_value());
+            BOOST_TEST((e->status == http::status::bad_request));
+            BOOST_TEST(e->message.find(says) != std::string::npos, e->message);
+        }
+    }
 }
 
 // vLLM's current shape: thinking in delta.reasoning, the step that ends it one
@@ -353,7 +407,8 @@ BOOST_AUTO_TEST_CASE(thinking_streams_in_the_current_shape) {
 }
 
 // The older shape: reasoning_content beside content null (and null beside the
-// answer), never both phases in one chunk, and no completion_tokens_details.
+// answer), both phases in one chunk only by --quirk thinking-answer-chunk, and no
+// completion_tokens_details.
 BOOST_AUTO_TEST_CASE(thinking_streams_in_the_older_shape) {
     auto w = chat_writer(reasoning_shape::reasoning_content, 3);
     std::string out;
@@ -372,6 +427,74 @@ BOOST_AUTO_TEST_CASE(thinking_streams_in_the_older_shape) {
         BOOST_TEST(cs[i].at("usage").at("completion_tokens").as_int64() == completion[i]);
         BOOST_TEST(!cs[i].at("usage").as_object().contains("completion_tokens_details"));
     }
+
+    auto shares = chat_writer(reasoning_shape::reasoning_content, 3);
+    shares.older_shape_shares = true;
+    out.clear();
+    shares.step(out, 2, 0, {});
+    BOOST_TEST(shares.step(out, 2, 2, "length"));
+    const auto joined = events(out);
+    BOOST_TEST_REQUIRE(joined.size() == 2u);
+    BOOST_TEST(count_text_tokens(delta_of(joined[1]).at("reasoning_content").as_string()) == 1);
+    BOOST_TEST(count_text_tokens(delta_of(joined[1]).at("content").as_string()) == 1);
+    BOOST_TEST(joined[1].at("usage").at("completion_tokens").as_int64() == 4);
+}
+
+// A server without a reasoning parser: the thinking inside the content, <think> opening the
+// first of it and </think> closing the last when an answer follows; no usage details.
+BOOST_AUTO_TEST_CASE(thinking_streams_between_tags_in_the_content) {
+    auto w = chat_writer(reasoning_shape::think_tags, 3);
+    std::string out;
+    BOOST_TEST(!w.step(out, 2, 0, {}));
+    BOOST_TEST(w.step(out, 2, 2, {}));
+    BOOST_TEST(w.step(out, 1, 4, "length"));
+    const auto cs = events(out);
+    BOOST_TEST_REQUIRE(cs.size() == 3u);
+    const std::string first(delta_of(cs[0]).at("content").as_string());
+    const std::string second(delta_of(cs[1]).at("content").as_string());
+    BOOST_TEST(first.rfind("<think> ", 0) == 0u, first);
+    BOOST_TEST(count_text_tokens(first.substr(7)) == 2);
+    const auto close = second.find("</think>");
+    BOOST_TEST_REQUIRE(close != std::string::npos, second);
+    BOOST_TEST(count_text_tokens(second.substr(0, close)) == 1);
+    BOOST_TEST(count_text_tokens(second.substr(close + 8)) == 1);
+    BOOST_TEST(!delta_of(cs[0]).contains("reasoning"));
+    BOOST_TEST(!cs[1].at("usage").as_object().contains("completion_tokens_details"));
+
+    auto cut = chat_writer(reasoning_shape::think_tags, 3);
+    cut.answers = false;  // max_tokens ran out while it thought: no closing tag
+    out.clear();
+    cut.step(out, 3, 0, "length");
+    BOOST_TEST(std::string(delta_of(events(out).at(0)).at("content").as_string()).find("</think>") == std::string::npos);
+
+    chat_extras x;
+    x.reasoning = " a b";
+    x.shape = reasoning_shape::think_tags;
+    auto body = boost::json::parse(completion_response(true, "c", 0, "m", " c", "stop", 3, 3, 0, x)).as_object();
+    BOOST_TEST(body.at("choices").at(0).at("message").at("content").as_string() == "<think> a b</think> c");
+}
+
+// --parallel-tool-calls: each call opens with its index, id and name, then its argument pieces
+// under its index; each call's arguments one JSON object.
+BOOST_AUTO_TEST_CASE(parallel_tool_calls_stream_under_their_indexes) {
+    auto w = chat_writer(reasoning_shape::reasoning, 0);
+    w.tool_call = true;
+    w.calls = {{"call_a", R"("search")", 0, 2, 7}, {"call_b", R"("fetch")", 2, 3, 9}};
+    std::string out;
+    BOOST_TEST(w.step(out, 3, 0, {}));
+    BOOST_TEST(w.step(out, 2, 3, "tool_calls"));
+    std::vector<std::string> ids(2), arguments(2);
+    for (const auto& c : events(out)) {
+        const auto& call = delta_of(c).at("tool_calls").at(0).as_object();
+        const auto index = static_cast<std::size_t>(call.at("index").as_int64());
+        BOOST_TEST_REQUIRE(index < 2u);
+        if (call.contains("id")) ids[index] = call.at("id").as_string();
+        arguments[index] += call.at("function").at("arguments").as_string();
+    }
+    BOOST_TEST(ids == (std::vector<std::string>{"call_a", "call_b"}));
+    BOOST_TEST(arguments[0] == tool_arguments(7, 2, 2));
+    BOOST_TEST(arguments[1] == tool_arguments(9, 3, 3));
+    BOOST_TEST(events(out).back().at("usage").at("completion_tokens").as_int64() == 5);
 }
 
 // A tool call after the thinking: its id and name first, then an arguments
@@ -379,10 +502,7 @@ BOOST_AUTO_TEST_CASE(thinking_streams_in_the_older_shape) {
 BOOST_AUTO_TEST_CASE(a_tool_call_streams_its_name_then_argument_pieces) {
     auto w = chat_writer(reasoning_shape::reasoning, 1);
     w.tool_call = true;
-    w.tool_id = "call_0123456789abcdef";
-    w.tool_name_json = R"("search")";
-    w.arguments_tokens = 6;
-    w.word_state = 42;
+    w.calls = {{"call_0123456789abcdef", R"("search")", 0, 6, 42}};
     std::string out;
     BOOST_TEST(w.step(out, 3, 0, {}));
     BOOST_TEST(w.step(out, 4, 3, "tool_calls"));
@@ -421,9 +541,7 @@ BOOST_AUTO_TEST_CASE(non_streamed_thinking_and_tool_calls) {
     BOOST_TEST(body.at("usage").at("completion_tokens_details").at("reasoning_tokens").as_int64() == 2);
     x.shape = reasoning_shape::reasoning_content;
     x.reasoning_usage = false;
-    x.tool_id = "call_1";
-    x.tool_name = "search";
-    x.tool_arguments = R"({"query":" w"})";
+    x.calls = {{"call_1", "search", R"({"query":" w"})"}};
     body = boost::json::parse(completion_response(true, "c", 0, "m", "", "tool_calls", 3, 4, 0, x)).as_object();
     const auto& call = body.at("choices").at(0).at("message").as_object();
     BOOST_TEST(call.at("reasoning_content").as_string() == " a b");

@@ -174,10 +174,8 @@ chat_message& conversation::add_message(std::string_view role) {
     chat_message& m = messages_[size_++];
     m.role = role;
     m.text.clear();
-    m.tool_call = false;
+    m.calls.clear();
     m.call_id.clear();
-    m.call_name.clear();
-    m.call_arguments.clear();
     return m;
 }
 

@@ -38,18 +38,23 @@ void append_string(std::string& out, std::string_view s) {
     out.push_back('"');
 }
 
-// One message as OpenAI's chat API takes it: text, an assistant's tool call
-// (content null, the call as it streamed), or a tool's result for a call.
+// One message as OpenAI's chat API takes it: text, an assistant's tool calls
+// (content null, each call as it streamed), or a tool's result for a call.
 void append_message(std::string& out, const chat_message& m) {
     out.append(R"({"role":")").append(m.role);
-    if (m.tool_call) {
-        out.append(R"(","content":null,"tool_calls":[{"id":)");
-        append_string(out, m.call_id);
-        out.append(R"(,"type":"function","function":{"name":)");
-        append_string(out, m.call_name);
-        out.append(R"(,"arguments":)");
-        append_string(out, m.call_arguments);
-        out.append("}}]}");
+    if (!m.calls.empty()) {
+        out.append(R"(","content":null,"tool_calls":[)");
+        for (std::size_t i = 0; i < m.calls.size(); ++i) {
+            if (i > 0) out.push_back(',');
+            out.append(R"({"id":)");
+            append_string(out, m.calls[i].id);
+            out.append(R"(,"type":"function","function":{"name":)");
+            append_string(out, m.calls[i].name);
+            out.append(R"(,"arguments":)");
+            append_string(out, m.calls[i].arguments);
+            out.append("}}");
+        }
+        out.append("]}");
         return;
     }
     if (m.role == "tool") {

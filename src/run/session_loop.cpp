@@ -131,12 +131,17 @@ boost::asio::awaitable<bool> session_loop::tool_steps(slot& s, chain& c) {
     for (int step = 0;; ++step) {
         const std::uint64_t index = plan_.request_index(c.id, c.sent);
         request_rng rng(mix64(o_.workload.seed ^ tool_salt) ^ index);
-        // The call's result stays in the history even past the last step: a server may refuse
-        // a tool call without its result before the next user message.
-        chat_message& result = s.history.add_message("tool");
-        result.call_id = s.history[s.history.size() - 2].call_id;
-        const int result_tokens = o_.tools.result_len.sample(rng);
-        tool_result_text(result.text, result_tokens, index);
+        // Every call gets its result, as a real agent answers each (OpenAI refuses a call left
+        // without one), and the results stay in the history even past the last step.
+        const std::size_t asked = s.history.size() - 1;  // the answer that called them
+        int result_tokens = 0;
+        for (std::size_t i = 0; i < s.history[asked].calls.size(); ++i) {
+            chat_message& result = s.history.add_message("tool");
+            result.call_id = s.history[asked].calls[i].id;
+            const int tokens = o_.tools.result_len.sample(rng);
+            tool_result_text(result.text, tokens, i == 0 ? index : mix64(index + i));
+            result_tokens += tokens;
+        }
         if (step == o_.tools.max_steps) {
             c.history_tokens += result_tokens;
             ++capped_;
@@ -202,13 +207,10 @@ boost::asio::awaitable<bool> session_loop::send(prepared_request p, std::uint64_
 bool session_loop::keep_answer(slot& s, chain& c) {
     chat_message& m = s.history.add_message("assistant");
     std::swap(m.text, s.answer.text);
-    if (!o_.tools.enabled() || !s.answer.tool_call) return false;
-    m.tool_call = true;
-    // The usage counted the call's arguments; sent back, the call names its function too.
-    c.history_tokens += count_text_tokens(s.answer.call_name);
-    std::swap(m.call_id, s.answer.call_id);
-    std::swap(m.call_name, s.answer.call_name);
-    std::swap(m.call_arguments, s.answer.call_arguments);
+    if (!o_.tools.enabled() || !s.answer.tool_call || s.answer.calls.empty()) return false;
+    // The usage counted the calls' arguments; sent back, each call names its function too.
+    for (std::size_t i = 0; i < s.answer.calls.size(); ++i) c.history_tokens += count_text_tokens(s.answer.calls[i].name);
+    m.calls.swap(s.answer.calls);
     return true;
 }
 

@@ -63,8 +63,9 @@ std::size_t tool_call_chars(const json::object& call) {
     return fn ? string_chars(*fn, "name") + string_chars(*fn, "arguments") : 0;
 }
 
-// The first tool call's pieces in a chat delta's tool_calls: the id and name
-// come once, in the call's first delta, the arguments in pieces after it.
+// The tool calls' pieces in a chat delta's tool_calls, each to the call of its index (0 when a
+// server leaves it out): the id and name come once, in the call's first delta, the arguments
+// in pieces after it.
 void append_tool_call(const json::object& delta, streamed_answer& out) {
     const json::value* tools = delta.if_contains("tool_calls");
     const json::array* calls = tools ? tools->if_array() : nullptr;
@@ -73,16 +74,18 @@ void append_tool_call(const json::object& delta, streamed_answer& out) {
         const json::object* call = c.if_object();
         if (!call) continue;
         const json::value* index = call->if_contains("index");
-        if (index && !(index->is_number() && index->to_number<double>() == 0)) continue;
+        const std::int64_t at = index ? int_member(*call, "index") : 0;
+        tool_call_text* kept = at >= 0 ? out.calls.at(static_cast<std::size_t>(at)) : nullptr;
+        if (!kept) continue;
         out.tool_call = true;
-        if (const json::value* id = call->if_contains("id"); id && id->is_string()) out.call_id.assign(id->get_string());
+        if (const json::value* id = call->if_contains("id"); id && id->is_string()) kept->id.assign(id->get_string());
         const json::object* fn = object_member(*call, "function");
         if (!fn) continue;
         // Servers send the name once; one that repeats it in every delta still names one function.
-        if (const json::value* name = fn->if_contains("name"); name && name->is_string() && name->get_string() != out.call_name)
-            out.call_name.append(name->get_string());
+        if (const json::value* name = fn->if_contains("name"); name && name->is_string() && name->get_string() != kept->name)
+            kept->name.append(name->get_string());
         if (const json::value* args = fn->if_contains("arguments"); args && args->is_string())
-            out.call_arguments.append(args->get_string());
+            kept->arguments.append(args->get_string());
     }
 }
 

@@ -450,6 +450,54 @@ BOOST_AUTO_TEST_CASE(an_agents_tool_calls_go_back_with_their_results) {
     }
 }
 
+// An answer that calls two tools at once (tool_calls index 0 and 1, as the simulator's
+// --parallel-tool-calls 2 streams them) goes back whole, each call answered by a tool message
+// naming its id, as a real agent answers every call; and every request's intended input is
+// what the server counted of what was sent.
+BOOST_AUTO_TEST_CASE(parallel_tool_calls_are_each_answered) {
+    temp_dir dir;
+    const std::string sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--tool-chain", "1", "--parallel-tool-calls",
+                                                        "2", "--log", sim_log, "--log-content"});
+    const int rc = run_openloop({"--target", sim.url, "--rate", "20", "--num-requests", "2", "--turns", "2", "--tools", "3",
+                                 "--tool-latency", "10ms", "--tool-result-len", "5", "--think-time", "10ms",
+                                 "--input-len", "12", "--output-len", "8", "--ignore-eos", "--seed", "4", "--out",
+                                 dir.file("out")},
+                                dir.file("run.log"));
+    sim.process.stop();
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    const auto server = sim_log_by_id(sim_log);
+    int answered_pairs = 0;
+    for (const auto& r : read_jsonl(dir.file("out/requests.jsonl"))) {
+        const std::string id(r.at("id").as_string());
+        BOOST_TEST_CONTEXT(id) {
+            BOOST_TEST_REQUIRE(r.at("status") == "ok");
+            const json::object& seen = server.at(id);
+            // What the intended input counted is what the server read.
+            BOOST_TEST(num(r.at("input_tokens")) == num(seen.at("prompt_tokens")));
+            const json::array& sent = seen.at("messages").as_array();
+            if (sent.back().at("role") != "tool") continue;
+            // The answer before, both of its calls, then a result for each, in order.
+            BOOST_TEST_REQUIRE(sent.size() >= 4u);
+            const json::object& asked = sent[sent.size() - 3].as_object();
+            BOOST_TEST(asked.at("role") == "assistant");
+            const json::array& calls = asked.at("tool_calls").as_array();
+            BOOST_TEST_REQUIRE(calls.size() == 2u);
+            BOOST_TEST(calls[0].at("id") != calls[1].at("id"));
+            // Exactly as the step before streamed them.
+            const std::string before = "openloop-" + std::to_string(num(r.at("index")) - 1);
+            BOOST_TEST(seen.at("messages").as_array().size() > server.at(before).at("messages").as_array().size());
+            BOOST_TEST(json::value(calls) == server.at(before).at("tool_calls"));
+            for (std::size_t i = 0; i < 2; ++i) {
+                BOOST_TEST(sent[sent.size() - 2 + i].at("role") == "tool");
+                BOOST_TEST(sent[sent.size() - 2 + i].at("tool_call_id") == calls[i].at("id"));
+            }
+            ++answered_pairs;
+        }
+    }
+    BOOST_TEST(answered_pairs == 4);  // 2 sessions x 2 turns, each turn's call answered once
+}
+
 // A run killed before its summary, and runs merged, get their session figures back from
 // sessions.jsonl (how each session ended) and requests.jsonl (each turn): the same, to the
 // nanosecond, as the run's own, failed sessions (a 500 cuts a conversation short) included.

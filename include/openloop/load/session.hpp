@@ -5,6 +5,7 @@
 // every later turn's body carries. No sockets, no clocks.
 
 #include "openloop/load/conversations.hpp"
+#include "openloop/load/tool_calls.hpp"
 #include "openloop/load/trace_sessions.hpp"
 #include "openloop/load/workload.hpp"
 
@@ -99,11 +100,11 @@ private:
 // memory is kept for the next.
 struct chat_message {
     std::string_view role;  // "system", "user", "assistant" or "tool"
-    std::string text;       // the content; an assistant's tool call has none (null)
-    // An assistant message that called a tool: its call's id, function name and
-    // arguments as streamed. A tool message answers call_id.
-    bool tool_call = false;
-    std::string call_id, call_name, call_arguments;
+    std::string text;       // the content; an assistant's tool calls have none (null)
+    // An assistant message that called tools: each call's id, function name and arguments as
+    // streamed, every one answered by a tool message after it. A tool message answers call_id.
+    tool_call_list calls;
+    std::string call_id;
 };
 
 class conversation {

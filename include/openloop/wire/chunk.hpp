@@ -7,6 +7,8 @@
 // whether a role-only first chunk is sent, and how errors look mid-stream; the
 // decoder accepts all of them.
 
+#include "openloop/load/tool_calls.hpp"
+
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/parser.hpp>
 
@@ -73,20 +75,17 @@ inline void add_saturating(std::uint32_t& total, std::size_t n) {
 }
 
 // A session's answer as it streamed, to send back in its history: the first
-// choice's text, or the tool call it made. Only the first call (index 0) is
-// kept: a session answers one call per step, and the servers we drive call
-// one at a time unless asked for parallel calls.
+// choice's text, and the tool calls it made, each by its index (a model may
+// call several at once; a session answers every one).
 struct streamed_answer {
     std::string text;
     bool tool_call = false;
-    std::string call_id, call_name, call_arguments;  // the arguments concatenated as streamed
+    tool_call_list calls;
     // Empties it, keeping the strings' memory for the next answer.
     void clear() {
         text.clear();
         tool_call = false;
-        call_id.clear();
-        call_name.clear();
-        call_arguments.clear();
+        calls.clear();
     }
 };
 
@@ -106,8 +105,8 @@ public:
     // Always the full parse into a JSON value: the reference the scan is checked against.
     chunk_info decode_full(std::string_view payload);
     // Appends what the first choice generated to out: its text (delta.content
-    // for chat, text for completions, a Responses output_text delta) and its
-    // tool call's id, name and argument pieces (delta.tool_calls[index 0]): a
+    // for chat, text for completions, a Responses output_text delta) and each
+    // tool call's id, name and argument pieces (delta.tool_calls, by index): a
     // multi-turn session sends it back as the assistant's answer. The full
     // parse, so only sessions pay for it.
     void append_text(std::string_view payload, streamed_answer& out);

@@ -100,21 +100,25 @@ BOOST_AUTO_TEST_CASE(a_conversation_keeps_its_memory_between_sessions) {
     BOOST_TEST(c[0].text.data() == memory);  // the same capacity, not a new allocation
 }
 
-BOOST_AUTO_TEST_CASE(an_agents_messages_reuse_their_memory_and_forget_their_call) {
+BOOST_AUTO_TEST_CASE(an_agents_messages_reuse_their_memory_and_forget_their_calls) {
     conversation c;
     chat_message& call = c.add_message("assistant");
-    call.tool_call = true;
-    call.call_id = "call_0123456789abcdef0123456789";
-    call.call_arguments = "{\"query\": \"a long enough argument to leave the small-string buffer\"}";
-    const char* arguments = call.call_arguments.data();
+    call.calls.at(1)->arguments = "{\"query\": \"a long enough argument to leave the small-string buffer\"}";
+    call.calls.at(0)->id = "call_0123456789abcdef0123456789";
+    BOOST_TEST(call.calls.size() == 2u);  // index 1 brought index 0 with it
+    const char* arguments = call.calls[1].arguments.data();
     c.clear();
     // The next session's first message is plain text, its strings' memory kept.
     chat_message& user = c.add_message("user");
-    BOOST_TEST(!user.tool_call);
+    BOOST_TEST(user.calls.empty());
     BOOST_TEST(user.call_id.empty());
-    BOOST_TEST(user.call_arguments.empty());
-    user.call_arguments = "{\"query\": \"another argument\"}";
-    BOOST_TEST(user.call_arguments.data() == arguments);
+    tool_call_text* again = user.calls.at(1);
+    BOOST_TEST(again->arguments.empty());  // emptied as it came back into use
+    again->arguments = "{\"query\": \"another argument\"}";
+    BOOST_TEST(again->arguments.data() == arguments);
+    // A call index past any server's parallel calls is not kept.
+    BOOST_TEST(user.calls.at(tool_call_list::most) == nullptr);
+    BOOST_TEST(user.calls.size() == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(tool_steps_widen_the_request_index_stride) {

@@ -165,20 +165,23 @@ namespace {
 void agent_history(conversation& history) {
     history.add("user") = "look it up";
     chat_message& call = history.add_message("assistant");
-    call.tool_call = true;
-    call.call_id = "call_0123456789abcdef";
-    call.call_name = "tool_1";
-    call.call_arguments = R"({"query":"river \"stone\""})";
+    *call.calls.at(0) = {"call_0123456789abcdef", "tool_1", R"({"query":"river \"stone\""})"};
+    *call.calls.at(1) = {"call_1", "tool_2", "{}"};  // a second call made at once
     chat_message& result = history.add_message("tool");
     result.call_id = "call_0123456789abcdef";
     result.text = "cloud light paper";
+    chat_message& second = history.add_message("tool");
+    second.call_id = "call_1";
+    second.text = "sky";
 }
 
 const std::string agent_messages =
     R"([{"role":"user","content":"look it up"},)"
     R"({"role":"assistant","content":null,"tool_calls":[{"id":"call_0123456789abcdef","type":"function",)"
-    R"("function":{"name":"tool_1","arguments":"{\"query\":\"river \\\"stone\\\"\"}"}}]},)"
-    R"({"role":"tool","tool_call_id":"call_0123456789abcdef","content":"cloud light paper"}])";
+    R"("function":{"name":"tool_1","arguments":"{\"query\":\"river \\\"stone\\\"\"}"}},)"
+    R"({"id":"call_1","type":"function","function":{"name":"tool_2","arguments":"{}"}}]},)"
+    R"({"role":"tool","tool_call_id":"call_0123456789abcdef","content":"cloud light paper"},)"
+    R"({"role":"tool","tool_call_id":"call_1","content":"sky"}])";
 
 }  // namespace
 

@@ -193,6 +193,19 @@ event_writer chat_writer(reasoning_shape shape, int reasoning) {
     return w;
 }
 
+// Each chat body is refused with 400, its message saying what was wrong.
+void refused(const sim_config& cfg, const std::vector<std::pair<std::string, std::string>>& bad) {
+    for (const auto& [body, says] : bad) {
+        BOOST_TEST_CONTEXT(body) {
+            completion_request b;
+            const auto e = parse_completion(body, true, cfg, b);
+            BOOST_TEST_REQUIRE(e.has_value());
+            BOOST_TEST((e->status == http::status::bad_request));
+            BOOST_TEST(e->message.find(says) != std::string::npos, e->message);
+        }
+    }
+}
+
 }  // namespace
 
 // An agent's history: an assistant's tool call (content null) and the tool's
@@ -244,15 +257,7 @@ BOOST_AUTO_TEST_CASE(tool_calls_and_tool_messages_are_parsed_and_counted) {
              R"(,"tool_choice":{"type":"function","function":{"name":"nope"}}})",
          "`nope` specified in `tool_choice` does not match"},
     };
-    for (const auto& [body, says] : bad) {
-        BOOST_TEST_CONTEXT(body) {
-            completion_request b;
-            const auto e = parse_completion(body, true, cfg, b);
-            BOOST_TEST_REQUIRE(e.has_value());
-            BOOST_TEST((e->status == http::status::bad_request));
-            BOOST_TEST(e->message.find(says) != std::string::npos, e->message);
-        }
-    }
+    refused(cfg, bad);
 }
 
 // Thinking comes out of max_tokens first; the answer is text or a tool call by
@@ -372,15 +377,7 @@ BOOST_AUTO_TEST_CASE(every_tool_call_needs_its_result) {
         {asked + result("call_a") + "," + result("call_a") + "]}",
          "messages[3].role: messages with role 'tool' must be a response to a preceding message with 'tool_calls'"},
     };
-    for (const auto& [body, says] : bad) {
-        BOOST_TEST_CONTEXT(body) {
-            completion_request b;
-            const auto e = parse_completion(body, true, cfg, b);
-            BOOST_TEST_REQUIRE(e.has_value());
-            BOOST_TEST((e->status == http::status::bad_request));
-            BOOST_TEST(e->message.find(says) != std::string::npos, e->message);
-        }
-    }
+    refused(cfg, bad);
 }
 
 // vLLM's current shape: thinking in delta.reasoning, the step that ends it one

@@ -499,13 +499,19 @@ openloop::streamed_answer collected(std::string_view body, std::size_t piece) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(the_answer_collector_keeps_a_streamed_tool_call) {
+// Both calls of an answer that made two at once (index 0 and 1), each whole: a session
+// answers every one.
+BOOST_AUTO_TEST_CASE(the_answer_collector_keeps_every_streamed_tool_call) {
     for (const std::size_t piece : {vllm_tool_call.size(), std::size_t{1}, std::size_t{7}}) {
         const openloop::streamed_answer a = collected(vllm_tool_call, piece);
         BOOST_TEST(a.tool_call);
-        BOOST_TEST(a.call_id == "chatcmpl-tool-5b1c2f9e0a7d4e3f");
-        BOOST_TEST(a.call_name == "tool_1");
-        BOOST_TEST(a.call_arguments == "{\"query\": \"river st\xc3\xb6ne\"}");
+        BOOST_TEST_REQUIRE(a.calls.size() == 2u);
+        BOOST_TEST(a.calls[0].id == "chatcmpl-tool-5b1c2f9e0a7d4e3f");
+        BOOST_TEST(a.calls[0].name == "tool_1");
+        BOOST_TEST(a.calls[0].arguments == "{\"query\": \"river st\xc3\xb6ne\"}");
+        BOOST_TEST(a.calls[1].id == "call_2");
+        BOOST_TEST(a.calls[1].name == "tool_2");
+        BOOST_TEST(a.calls[1].arguments == "{}");
         BOOST_TEST(a.text.empty());
     }
     // A text answer is text, and says it called nothing.
@@ -521,7 +527,12 @@ BOOST_AUTO_TEST_CASE(the_answer_collector_keeps_a_streamed_tool_call) {
     openloop::streamed_answer repeated;
     d.append_text(R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"tool_0","arguments":"{"}}]}}]})", repeated);
     d.append_text(R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"tool_0","arguments":"}"}}]}}]})", repeated);
-    BOOST_TEST(repeated.call_name == "tool_0");
-    BOOST_TEST(repeated.call_arguments == "{}");
-    BOOST_TEST(repeated.call_id == "c1");
+    BOOST_TEST_REQUIRE(repeated.calls.size() == 1u);
+    BOOST_TEST(repeated.calls[0].name == "tool_0");
+    BOOST_TEST(repeated.calls[0].arguments == "{}");
+    BOOST_TEST(repeated.calls[0].id == "c1");
+    // An index past any server's parallel calls, or not an index, is not kept.
+    openloop::streamed_answer hostile;
+    d.append_text(R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":1000000000,"id":"c9"},{"index":"x","id":"c8"}]}}]})", hostile);
+    BOOST_TEST(hostile.calls.empty());
 }

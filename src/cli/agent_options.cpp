@@ -8,6 +8,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace openloop {
@@ -128,7 +129,14 @@ po::options_description agent_options() {
          "\"reasoning\": {\"effort\"}), for reasoning models (gpt-oss, OpenAI's); see the time to first "
          "answer token (ttfa) in the report. Most open models switch thinking with their chat template "
          "instead: --extra-body '{\"chat_template_kwargs\": {\"enable_thinking\": false}}' (Qwen3, GLM; "
-         "docs/reasoning.md has each family's)");
+         "docs/reasoning.md has each family's)")
+        ("reasoning-parser", po::value<std::string>()->default_value("auto"),
+         "how a stream's thinking is told from its answer when the server streams it inside the content (no "
+         "reasoning parser: llama.cpp without --reasoning-format, many gateways, older Ollama): auto reads "
+         "<think>...</think> in a stream whose first content opens with <think>; think-tags reads every "
+         "stream's content as thinking up to </think>, opening tag or not (a chat template that opens it in "
+         "the prompt, as DeepSeek-R1's, streams only the closing tag); none reads content as answer. Thinking "
+         "in the server's own fields (reasoning, reasoning_content) is read whatever this says");
     return a;
 }
 
@@ -148,6 +156,10 @@ void fill_agent(const po::variables_map& vm, run_options& o) {
             throw usage_error("--response-format must be json_object or json_schema:FILE, got '" + format + "'");
         }
     }
+    const std::string parser = vm["reasoning-parser"].as<std::string>();
+    const std::optional<reasoning_parser> p = reasoning_parser_from(parser);
+    if (!p) throw usage_error("--reasoning-parser must be auto, think-tags or none, got '" + parser + "'");
+    o.thinking_parser = *p;
     if (vm.count("reasoning-effort")) {
         const std::string effort = vm["reasoning-effort"].as<std::string>();
         if (effort != "minimal" && effort != "low" && effort != "medium" && effort != "high" && effort != "none")

@@ -152,6 +152,7 @@ void request_log::ended(std::uint64_t index, const request_timeline& r, const lo
         o.field("reasoning_source", reasoning_source_name(end.reasoning_from));
         if (end.ended_thinking) o.field("ended_thinking", true);
         if (r.tool_call) o.field("tool_call", true);
+        if (r.think_tags) o.field("think_tags", true);
     }
     if (chunk_gaps_) o.numbers("chunk_gaps_ms", r.gaps, [](const chunk_gap& g) { return ns_to_ms(g.ns); });
     o.field("retried", r.retried);

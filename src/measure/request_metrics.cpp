@@ -4,17 +4,27 @@
 
 namespace openloop {
 
-void request_timeline::add_chunk(std::int64_t t_ns, std::int64_t tokens, bool reasoning) {
-    if (reasoning) {
+void request_timeline::add_chunk(std::int64_t t_ns, std::int64_t tokens, bool reasoning, std::int64_t shared_reasoning_chars,
+                                 std::int64_t chars) {
+    const bool shared = !reasoning && shared_reasoning_chars > 0;
+    if (reasoning || shared) {
         if (first_reasoning < 0) first_reasoning = t_ns;
         last_reasoning = t_ns;
-        ++reasoning_chunks;
-        if (tokens >= 1)
-            reasoning_delta_tokens += tokens;
+        const std::int64_t thought = reasoning ? (tokens >= 1 ? tokens : -1)
+                                               : shared_reasoning_tokens(tokens, chars, shared_reasoning_chars);
+        if (thought >= 0)
+            reasoning_delta_tokens += thought;
         else
             reasoning_deltas_known = false;
+    }
+    if (reasoning) {
+        ++reasoning_chunks;
     } else if (first_answer < 0) {
         first_answer = t_ns;
+    }
+    if (shared) {
+        ++shared_chunks;
+        if (tokens != 2) shared_guessed = true;
     }
     if (first_chunk < 0) {
         first_chunk = t_ns;
@@ -36,6 +46,7 @@ std::string_view reasoning_source_name(reasoning_source s) {
     switch (s) {
     case reasoning_source::usage: return "usage";
     case reasoning_source::usage_deltas: return "usage_deltas";
+    case reasoning_source::usage_deltas_split: return "usage_deltas_split";
     case reasoning_source::chunks: return "chunks";
     case reasoning_source::none: break;
     }
@@ -48,14 +59,15 @@ namespace {
 // its continuous usage said of the thinking chunks, then those chunks counted.
 void measure_reasoning(const request_timeline& r, const stream_usage& usage, request_metrics& m) {
     // A usage that says 0 of a request that streamed no thinking says nothing thought.
-    if (usage.reasoning_tokens >= 0 && !m.bad_usage && (usage.reasoning_tokens > 0 || r.reasoning_chunks > 0)) {
+    const bool streamed_thinking = r.reasoning_chunks > 0 || r.shared_chunks > 0;
+    if (usage.reasoning_tokens >= 0 && !m.bad_usage && (usage.reasoning_tokens > 0 || streamed_thinking)) {
         m.reasoning_tokens = usage.reasoning_tokens;
         m.reasoning_from = reasoning_source::usage;
-    } else if (r.reasoning_chunks > 0 && r.reasoning_deltas_known && !m.bad_usage) {
+    } else if (streamed_thinking && r.reasoning_deltas_known && !m.bad_usage) {
         m.reasoning_tokens = r.reasoning_delta_tokens;
-        m.reasoning_from = reasoning_source::usage_deltas;
-    } else if (r.reasoning_chunks > 0) {
-        m.reasoning_tokens = r.reasoning_chunks;
+        m.reasoning_from = r.shared_guessed ? reasoning_source::usage_deltas_split : reasoning_source::usage_deltas;
+    } else if (streamed_thinking) {
+        m.reasoning_tokens = r.reasoning_chunks + r.shared_chunks;
         m.reasoning_from = reasoning_source::chunks;
     }
     m.reasoning_tokens = std::min(m.reasoning_tokens, m.output_tokens);
@@ -142,11 +154,13 @@ void record_reasoning(run_stats& stats, const request_timeline& r, const request
     if (m.reasoning_tokens > 0) ++s.thinking;
     if (m.ended_thinking) ++s.ended_thinking;
     if (r.tool_call) ++s.tool_calls;
+    if (r.think_tags) ++s.think_tags;
     s.reasoning_tokens += m.reasoning_tokens;
     s.answer_tokens += m.answer_tokens;
     switch (m.reasoning_from) {
     case reasoning_source::usage: ++s.from_usage; break;
     case reasoning_source::usage_deltas: ++s.from_deltas; break;
+    case reasoning_source::usage_deltas_split: ++s.from_split; break;
     case reasoning_source::chunks: ++s.estimated; break;
     case reasoning_source::none: break;
     }

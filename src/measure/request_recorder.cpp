@@ -47,7 +47,9 @@ void request_recorder::process(const event& e) {
         break;
     case event_kind::chunk:
         if (auto* r = live_.find(e.request)) {
-            r->add_chunk(e.t_ns, e.chunk_tokens(), (e.flags & chunk_reasoning) != 0);
+            r->add_chunk(e.t_ns, e.chunk_tokens(), (e.flags & chunk_reasoning) != 0, e.shared_reasoning_chars(),
+                         e.chunk_chars());
+            if ((e.flags & chunk_think_tags) != 0) r->think_tags = true;
         }
         break;
     case event_kind::reasoning_usage:

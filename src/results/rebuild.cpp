@@ -72,9 +72,11 @@ void add_reasoning(run_stats& s, const json::object& o, std::int64_t intended, s
     const std::string_view from = source && source->is_string() ? std::string_view(source->get_string()) : "";
     if (from == "usage") ++t.from_usage;
     if (from == "usage_deltas") ++t.from_deltas;
+    if (from == "usage_deltas_split") ++t.from_split;
     if (from == "chunks") ++t.estimated;
     if (flag(o, "ended_thinking")) ++t.ended_thinking;
     if (flag(o, "tool_call")) ++t.tool_calls;
+    if (flag(o, "think_tags")) ++t.think_tags;
 }
 
 std::string_view text(const json::object& o, const char* key) {

@@ -86,10 +86,11 @@ run_result make_run_result(run_stats stats, run_context context) {
     if (stats.output_uncounted > 0) r.output_tokens_source = r.output_tokens_source.empty() ? "none" : "mixed";
     r.itl_source = source_name(stats.itl_token_samples, stats.itl_chunk_samples, "tokens", "chunks");
     const reasoning_stats& t = stats.reasoning;
-    const int sources = (t.from_usage > 0) + (t.from_deltas > 0) + (t.estimated > 0);
+    const int sources = (t.from_usage > 0) + (t.from_deltas > 0) + (t.from_split > 0) + (t.estimated > 0);
     r.reasoning_tokens_source = sources > 1            ? "mixed"
                                 : t.from_usage > 0     ? "usage"
                                 : t.from_deltas > 0    ? "usage_deltas"
+                                : t.from_split > 0     ? "usage_deltas_split"
                                 : t.estimated > 0      ? "chunks"
                                                        : "";
     r.stats = std::move(stats);

@@ -79,15 +79,19 @@ boost::json::array input_buckets(const run_stats& stats, bool streamed) {
     return buckets;
 }
 
-// A thinking model's split of the output, and the answers that never came.
+// A thinking model's split of the output, the answers that never came, and how thinking
+// inside the content was read (--reasoning-parser; a run from before the flag read none).
 boost::json::object reasoning_json(const run_result& r) {
     const reasoning_stats& t = r.stats.reasoning;
+    const boost::json::value* parser = r.context.config.if_contains("reasoning-parser");
     return boost::json::object{{"thinking_requests", t.thinking},
                                {"reasoning_tokens", t.reasoning_tokens},
                                {"answer_tokens", t.answer_tokens},
                                {"reasoning_tokens_source", name_or_null(r.reasoning_tokens_source)},
                                {"ended_thinking", t.ended_thinking},
-                               {"tool_calls", t.tool_calls}};
+                               {"tool_calls", t.tool_calls},
+                               {"parser", parser && parser->is_string() ? *parser : boost::json::value("none")},
+                               {"think_tag_requests", t.think_tags}};
 }
 
 }  // namespace

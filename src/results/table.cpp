@@ -182,7 +182,10 @@ std::string format_table(const run_result& r) {
         if (t.thinking > 0)
             line("reasoning      " + count(t.thinking) + " of " + count(s.completed) + " requests thought: " +
                  std::to_string(t.reasoning_tokens) + " reasoning tokens (source: " + or_dash(r.reasoning_tokens_source) +
-                 "), " + std::to_string(t.answer_tokens) + " answer tokens");
+                 "), " + std::to_string(t.answer_tokens) + " answer tokens" +
+                 (t.think_tags > 0 ? "; " + count(t.think_tags) + " thought between <think> tags in the content "
+                                     "(--reasoning-parser)"
+                                   : ""));
         if (t.ended_thinking > 0)
             line("ended thinking " + count(t.ended_thinking) +
                  " requests spent max_tokens thinking and never answered: raise --output-len or lower "

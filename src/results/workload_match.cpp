@@ -40,8 +40,9 @@ const std::vector<aspect_keys>& workload_keys() {
 
 // Flags newer than some recorded runs: a run from before them ran as their default does.
 const json::value* recorded(const json::object& config, std::string_view key) {
-    static const json::object defaults{{"tools", 0}, {"tool-schema-len", 64}, {"tool-choice", "auto"},
-                                       {"tool-latency", "0"}, {"tool-result-len", "64"}, {"max-tool-steps", 8}};
+    static const json::object defaults{{"tools", 0},          {"tool-schema-len", 64}, {"tool-choice", "auto"},
+                                       {"tool-latency", "0"}, {"tool-result-len", "64"}, {"max-tool-steps", 8},
+                                       {"reasoning-parser", "none"}};
     const json::value* v = config.if_contains(key);
     return v ? v : defaults.if_contains(key);
 }
@@ -79,6 +80,9 @@ std::vector<run_difference> run_differences(const run_context& a, const run_cont
     said("target", "target", a.target, b.target);
     said("model", "model", value_text(a.config.if_contains("model")), value_text(b.config.if_contains("model")));
     said("tokenizer", "calibrated", a.tokenizer, b.tokenizer);
+    // How thinking inside the content was read moves the time to first answer token, not the load.
+    said("reasoning parser", "reasoning-parser", value_text(recorded(a.config, "reasoning-parser")),
+         value_text(recorded(b.config, "reasoning-parser")));
     // A mix of models, or the media sent, is the load: the same server given another share of
     // each model, or images of another size, is another workload.
     const auto load = [&](const char* aspect, const char* field, const std::string& x, const std::string& y) {

@@ -14,6 +14,7 @@ client_options client_options_for(const run_options& o) {
     co.target = o.target;
     co.path = api_base(co.target) + std::string(endpoint_path(o.endpoint));
     co.streamed = streams(o);
+    co.thinking_parser = o.thinking_parser;
     if (o.endpoint == endpoint_kind::transcriptions)
         co.content_type = "multipart/form-data; boundary=" + std::string(multipart_boundary);
     co.headers = o.headers;

@@ -25,10 +25,14 @@ const json::object* object_member(const json::object& o, std::string_view key) {
     return v ? v->if_object() : nullptr;
 }
 
+const json::string* string_of(const json::object& o, std::string_view key) {
+    const json::value* v = o.if_contains(key);
+    return v ? v->if_string() : nullptr;
+}
+
 // Code points of a string member; 0 when absent, null or not a string.
 std::size_t string_chars(const json::object& o, std::string_view key) {
-    const json::value* v = o.if_contains(key);
-    const json::string* s = v ? v->if_string() : nullptr;
+    const json::string* s = string_of(o, key);
     return s ? utf8_length(*s) : 0;
 }
 
@@ -247,7 +251,11 @@ chunk_info chunk_decoder::decode_full(std::string_view payload) {
             info.tool_call = true;
 
         std::size_t chars = string_chars(*choice, "text");
-        if (const json::object* delta = object_member(*choice, "delta")) {
+        const json::object* delta = object_member(*choice, "delta");
+        if (info.choices == 1)
+            if (const json::string* text = string_of(delta ? *delta : *choice, delta ? "content" : "text"))
+                info.text = *text;
+        if (delta) {
             has_role = has_role || member(*delta, "role");
             chars += string_chars(*delta, "content");
             // vLLM renamed reasoning_content to reasoning and may send both; count once.

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 namespace openloop {
 namespace {
@@ -178,6 +180,9 @@ private:
         ++info_.choices;
         unsigned seen = 0;
         std::size_t chars = 0;
+        // Its generated text as the full decoder reads it (a delta's content, or its text), escaped or not.
+        std::pair<std::string_view, bool> text, content;
+        bool has_delta = false;
         const bool ok = object([&](std::string_view k) {
             if (k == "finish_reason") {
                 if (!first(seen, 1)) return false;
@@ -197,23 +202,25 @@ private:
             }
             if (k == "text") {
                 std::size_t n = 0;
-                if (!first(seen, 2) || !text_chars(n)) return false;
+                if (!first(seen, 2) || !text_chars(n, text.first, text.second)) return false;
                 chars += n;
                 return true;
             }
             if (k == "delta") {
                 if (!first(seen, 4)) return false;
                 if (peek() != '{') return skip_value();
-                return delta(chars);
+                has_delta = true;
+                return delta(chars, content.first, content.second);
             }
             return skip_value();
         });
+        if (info_.choices == 1) std::tie(info_.text, info_.text_escaped) = has_delta ? content : text;
         has_content_ = has_content_ || chars > 0;
         add_saturating(info_.content_chars, chars);
         return ok;
     }
 
-    bool delta(std::size_t& chars) {
+    bool delta(std::size_t& chars, std::string_view& text, bool& escaped) {
         unsigned seen = 0;
         std::size_t content = 0, reasoning_content = 0, reasoning = 0, tools = 0;
         const bool ok = object([&](std::string_view k) {
@@ -223,7 +230,7 @@ private:
                 has_role_ = true;
                 return skip_value();
             }
-            if (k == "content") return first(seen, 2) && text_chars(content);
+            if (k == "content") return first(seen, 2) && text_chars(content, text, escaped);
             if (k == "reasoning_content") return first(seen, 4) && text_chars(reasoning_content);
             if (k == "reasoning") return first(seen, 8) && text_chars(reasoning);
             if (k == "tool_calls") {

@@ -122,7 +122,7 @@ beast::error_code parse(Parser& parser, connection& c, const read_outcome& o) {
 }  // namespace
 
 connection_worker::connection_worker(client_context& ctx, connection_pool& pool, std::optional<request_job> job)
-    : ctx_(ctx), pool_(pool), wake_(ctx.io), job_(std::move(job)), spare_(!job_), reader_(ctx.decoder) {}
+    : ctx_(ctx), pool_(pool), wake_(ctx.io), job_(std::move(job)), spare_(!job_), reader_(ctx.decoder, ctx.opt.thinking_parser) {}
 
 void connection_worker::mark_sent(request_job& j) {
     if (j.sent) return;

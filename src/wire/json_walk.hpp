@@ -87,6 +87,7 @@ protected:
             const auto c = static_cast<unsigned char>(*p_);
             if (c == '"') {
                 string_empty_ = p_ == begin;
+                string_escaped_ = escaped;
                 if (raw) *raw = escaped ? std::string_view{} : std::string_view(begin, static_cast<std::size_t>(p_ - begin));
                 if (raw && escaped) return false;
                 ++p_;
@@ -224,10 +225,25 @@ protected:
         return skip_value();
     }
 
+    // The same, and the string's text as it lies (escapes kept; escaped says whether it has
+    // any); empty for any other value.
+    bool text_chars(std::size_t& chars, std::string_view& text, bool& escaped) {
+        chars = 0;
+        text = {};
+        escaped = false;
+        if (peek() != '"') return skip_value();
+        const char* begin = p_ + 1;
+        if (!string(chars)) return false;
+        text = std::string_view(begin, static_cast<std::size_t>(p_ - 1 - begin));
+        escaped = string_escaped_;
+        return true;
+    }
+
     const char* p_;
     const char* end_;
     int depth_ = 0;
     bool string_empty_ = false;  // the last string read had no bytes at all
+    bool string_escaped_ = false;  // ... had an escape
 };
 
 }  // namespace openloop

@@ -55,6 +55,8 @@ void response_reader::start(std::uint64_t request, response_mode mode, streamed_
     tool_call_ = false;
     thinking_ = false;
     thinking_delta_tokens_ = 0;
+    tags_.start(mode == response_mode::stream ? parser_ : reasoning_parser::none);
+    held_count_ = 0;
     saw_done_ = false;
     saw_finish_ = false;
     saw_data_ = false;
@@ -122,15 +124,8 @@ bool response_reader::on_data(const sse_event& ev, std::int64_t t_ns, event& out
             continuous_ = false;
         }
         streaming_ = true;
+        out = content_event(info, t_ns, tokens);  // before append_text: info.text may lie in the decoder's memory
         if (answer_) decoder_.append_text(ev.data, *answer_);
-        // A chunk that only thought keeps the answer's clock (time to first answer token) waiting.
-        const bool thinking = info.reasoning_chars > 0 && info.reasoning_chars == info.content_chars && !info.tool_call;
-        if (thinking) {
-            thinking_ = true;
-            if (thinking_delta_tokens_ >= 0) thinking_delta_tokens_ = tokens >= 1 ? thinking_delta_tokens_ + tokens : -1;
-        }
-        out = event::content(request_, t_ns, tokens, static_cast<std::int64_t>(info.content_chars),
-                             thinking ? std::uint8_t{chunk_reasoning} : std::uint8_t{0});
         return true;
     }
     // A Responses stream's last event stands where [DONE] would: its usage was read above.
@@ -146,6 +141,36 @@ bool response_reader::on_data(const sse_event& ev, std::int64_t t_ns, event& out
     case chunk_kind::empty: return false;
     }
     return false;
+}
+
+event response_reader::content_event(const chunk_info& info, std::int64_t t_ns, std::int64_t tokens) {
+    std::size_t reasoning = info.reasoning_chars;
+    std::uint8_t flags = 0;
+    if (tags_.reading()) {
+        if (info.reasoning_chars > 0) {
+            tags_.server_parses();
+        } else if (const std::size_t tagged = tags_.read(info.text, info.text_escaped); tagged > 0) {
+            reasoning += tagged;
+            flags |= chunk_think_tags;
+        }
+    }
+    // A chunk that only thought keeps the answer's clock (time to first answer token) waiting;
+    // one that also answered divides its tokens between the two.
+    const bool thinking = reasoning > 0 && reasoning == info.content_chars && !info.tool_call;
+    const auto chars = static_cast<std::int64_t>(info.content_chars);
+    const std::int64_t shared = thinking ? 0 : static_cast<std::int64_t>(reasoning);
+    if (thinking) {
+        flags |= chunk_reasoning;
+        count_thinking(tokens >= 1 ? tokens : -1);
+    } else if (shared > 0) {
+        count_thinking(shared_reasoning_tokens(tokens, chars, shared));
+    }
+    return event::content(request_, t_ns, tokens, chars, flags, shared);
+}
+
+void response_reader::count_thinking(std::int64_t tokens) {
+    thinking_ = true;
+    if (thinking_delta_tokens_ >= 0) thinking_delta_tokens_ = tokens >= 0 ? thinking_delta_tokens_ + tokens : -1;
 }
 
 // The server's own words are all the results can show of why the request
@@ -222,6 +247,11 @@ bool response_reader::conclude(const read_completion& r, event& done) {
         if (!saw_done_) done_ns_ = r.t_ns;
     }
     finish(error_class::none);
+    // A session sends the answer back, not the thinking that came before it in the content.
+    if (answer_ && tags_.used()) {
+        const std::size_t close = answer_->text.find("</think>");
+        answer_->text.erase(0, close == std::string::npos ? std::string::npos : close + 8);
+    }
     // With bad usage the output is counted by content chunks (completion -1);
     // prompt and cached figures that were themselves fine still stand.
     std::uint8_t flags = bad_usage_ ? std::uint8_t{done_bad_usage} : std::uint8_t{0};

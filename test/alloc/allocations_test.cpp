@@ -102,6 +102,23 @@ BOOST_AUTO_TEST_CASE(nothing_per_delta_of_a_responses_stream) {
     BOOST_TEST(per_chunk < 0.001);
 }
 
+// Thinking between <think> tags in the content (a server without a reasoning parser) is read
+// chunk by chunk where it lies: every token here is thinking, so every chunk goes through the
+// tag reader, and none allocates.
+BOOST_AUTO_TEST_CASE(nothing_per_chunk_of_thinking_between_tags) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(openloop_test::bin,
+                                   {"--preset", "firehose", "--reasoning-tokens", "1000", "--reasoning-shape", "think-tags"});
+    const double shorter = io_thread_allocations(sim.url, dir, 3000, 16, false);
+    const double longer = io_thread_allocations(sim.url, dir, 3000, 64, false);
+    const double per_chunk = (longer - shorter) / (3000.0 * 48);
+    BOOST_TEST_MESSAGE("io thread allocations, thinking between tags, closed loop, 3,000 requests: " << shorter
+                       << " of 16 tokens, " << longer << " of 64: " << per_chunk << " per chunk");
+    const auto summary = read_json(dir.file("out-chat3000x64-closed-0/summary.json"));
+    BOOST_TEST(summary.at("reasoning").at("think_tag_requests").to_number<int>() == 3000);
+    BOOST_TEST(per_chunk < 0.001);
+}
+
 // Requests with images: their lists of splices come back with their bytes,
 // and a connection's gather write keeps its buffers (docs/media.md). The pool
 // of images is made on other threads. What does allocate is each new peak in

@@ -4,14 +4,17 @@
 // negative otherwise, and absent usage means all -1 and no bad_usage; an
 // error code only comes with an error chunk; only content chunks count text; the decoder keeps nothing
 // between calls, so decoding something else in between changes nothing; and
-// wherever the one-pass scan answers, it answers as the full parse does.
+// wherever the one-pass scan answers, it answers as the full parse does, its
+// escaped text reading (for <think> tags) as the full parse's decoded text.
 
 #include "fuzz_input.hpp"
 
 #include "openloop/wire/chunk.hpp"
 #include "openloop/wire/chunk_scan.hpp"
+#include "openloop/wire/think_tags.hpp"
 
 #include <string_view>
+#include <utility>
 
 namespace {
 
@@ -24,6 +27,14 @@ bool same(const chunk_info& x, const chunk_info& y) {
            x.prompt_tokens == y.prompt_tokens && x.completion_tokens == y.completion_tokens &&
            x.cached_tokens == y.cached_tokens && x.reasoning_tokens == y.reasoning_tokens &&
            x.tool_call == y.tool_call && x.bad_usage == y.bad_usage && x.error_code == y.error_code;
+}
+
+// The thinking a think-tags reader finds in a chunk's text, and whether it still reads.
+std::pair<std::size_t, bool> tags_of(const chunk_info& c) {
+    openloop::think_tag_reader r;
+    r.start(openloop::reasoning_parser::think_tags);
+    const std::size_t n = r.read(c.text, c.text_escaped);
+    return {n, r.reading()};
 }
 
 // A large chunk, so that the arena overflows to the heap between the two decodes.
@@ -68,12 +79,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     const chunk_info full = decoder.decode_full(payload);
     FUZZ_CHECK(same(full, a));
+    // The first choice's text is the generated text's: never more code points than the chunk has.
+    FUZZ_CHECK(tags_of(full).first <= full.content_chars);
+    const auto full_tags = tags_of(full);
     std::string_view trimmed = payload;
     while (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.front() == '\t' || trimmed.front() == '\r' || trimmed.front() == '\n'))
         trimmed.remove_prefix(1);
     while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t' || trimmed.back() == '\r' || trimmed.back() == '\n'))
         trimmed.remove_suffix(1);
-    if (trimmed != "[DONE]")
-        if (const auto scanned = openloop::scan_chunk(trimmed)) FUZZ_CHECK(same(*scanned, full));
+    if (trimmed != "[DONE]") {
+        if (const auto scanned = openloop::scan_chunk(trimmed)) {
+            FUZZ_CHECK(same(*scanned, full));
+            FUZZ_CHECK(tags_of(*scanned) == full_tags);
+        }
+    }
     return 0;
 }

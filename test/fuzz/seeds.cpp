@@ -87,7 +87,8 @@ int main(int argc, char** argv) try {
     };
     // Thinking models' and tool calls' streams, kept as files.
     for (const char* name : {"vllm_reasoning", "vllm_reasoning_content", "sglang_reasoning_content", "vllm_reasoning_cut",
-                             "vllm_tool_calls", "openai_responses_reasoning"})
+                             "vllm_tool_calls", "openai_responses_reasoning", "sglang_thinking_and_answer_chunk",
+                             "llamacpp_think_tags", "gateway_think_tags_split"})
         streams.emplace_back(name, read(src / "test/data/streams" / (std::string(name) + ".sse")));
     for (const auto& [name, body] : streams) {
         // sse: default limit, whole / bytewise / 7-byte pieces; and a small limit.

@@ -133,6 +133,7 @@ BOOST_AUTO_TEST_CASE(run_flags) {
     flag("--lag-bound", {"0", "-1ms"});
     flag("--max-error-rate", {"2", "-1%", "x"});
     flag("--goodput", {"ttft=0", "ttft=fast", "speed=1s"});
+    flag("--reasoning-parser", {"deepseek_r1", ""});
     flag("--input-len", {"0", "abc", "uniform:5", "uniform:9:3", "lognormal:0:1"});
     flag("--output-len", {"-3", "normal:x:1"});
     // openloop's own marks inside are refused by cli/ too, before any simulator starts.

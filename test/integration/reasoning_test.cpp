@@ -25,23 +25,32 @@ namespace {
 const auto num = json_int;
 
 struct totals {
-    std::int64_t reasoning = 0, answer = 0, ended = 0;
+    std::int64_t reasoning = 0, answer = 0, ended = 0, split = 0, requests = 0;
 };
 
-// Each request's reasoning and answer tokens against the server's log; returns the sums.
+// Each request's reasoning and answer tokens against the server's log; returns the sums (and
+// in t.split the requests whose count divided a chunk of thinking and answer by its characters:
+// source usage_deltas_split, within that chunk's tokens, when split_allowed).
 totals check_against_log(const std::vector<json::object>& requests, const std::string& sim_log,
-                         std::string_view source) {
+                         std::string_view source, bool split_allowed = false) {
     const std::map<std::string, json::object> server = sim_log_by_id(sim_log);
     totals t;
     std::vector<double> ttfa_diff;
     for (const auto& r : requests) {
         BOOST_TEST_REQUIRE(r.at("status").as_string() == "ok");
+        BOOST_TEST_REQUIRE(r.contains("reasoning_tokens"), "no thinking read: " << r);
         const auto& s = server.at(std::string(r.at("id").as_string()));
         const std::int64_t reasoning = num(s.at("reasoning_tokens"));
-        BOOST_TEST(num(r.at("reasoning_tokens")) == reasoning);
-        BOOST_TEST(num(r.at("answer_tokens")) == num(s.at("completion_tokens")) - reasoning);
-        BOOST_TEST(r.at("reasoning_source").as_string() == source);
-        t.reasoning += reasoning;
+        BOOST_TEST(num(r.at("reasoning_tokens")) + num(r.at("answer_tokens")) == num(s.at("completion_tokens")));
+        if (split_allowed && r.at("reasoning_source") == "usage_deltas_split") {
+            ++t.split;
+            BOOST_TEST(std::abs(num(r.at("reasoning_tokens")) - reasoning) < 8);
+        } else {
+            BOOST_TEST(num(r.at("reasoning_tokens")) == reasoning);
+            BOOST_TEST(r.at("reasoning_source").as_string() == source);
+        }
+        ++t.requests;
+        t.reasoning += num(r.at("reasoning_tokens"));
         t.answer += num(r.at("answer_tokens"));
         const std::int64_t server_answer = num(s.at("first_answer_ns"));
         if (server_answer < 0) {
@@ -69,7 +78,8 @@ void check_summary(const json::object& summary, const totals& t, std::string_vie
     BOOST_TEST(num(r.at("reasoning_tokens")) == t.reasoning);
     BOOST_TEST(num(r.at("answer_tokens")) == t.answer);
     BOOST_TEST(num(r.at("ended_thinking")) == t.ended);
-    BOOST_TEST(r.at("reasoning_tokens_source").as_string() == source);
+    const std::string_view expected = t.split == 0 ? source : t.split == t.requests ? "usage_deltas_split" : "mixed";
+    BOOST_TEST(r.at("reasoning_tokens_source").as_string() == expected);
     BOOST_TEST(num(summary.at("total_output_tokens")) == t.reasoning + t.answer);
     // TTFA comes after TTFT: the thinking came first.
     BOOST_TEST(summary.at("p50_ttfa_ms").as_double() > summary.at("p50_ttft_ms").as_double());
@@ -126,6 +136,86 @@ BOOST_AUTO_TEST_CASE(simulator_older_shape) {
     const totals t = check_against_log(read_jsonl(dir.file("out/requests.jsonl")), sim_log, "usage_deltas");
     BOOST_TEST(t.ended == 0);
     check_summary(read_json(dir.file("out/summary.json")), t, "usage_deltas");
+}
+
+// The older shape with the step that ends the thinking sent as one chunk (reasoning_content and
+// content in one delta): its continuous usage is divided between the two, exactly when the chunk
+// carried one token of each, else within its tokens and said to be an estimate.
+BOOST_AUTO_TEST_CASE(simulator_thinking_and_answer_in_one_chunk) {
+    temp_dir dir;
+    const auto sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(openloop_test::bin,
+                                   {"--preset", "h100-8b", "--reasoning-tokens", "uniform:4:32", "--reasoning-shape",
+                                    "reasoning_content", "--quirk", "thinking-answer-chunk", "--log", sim_log});
+    const int rc = run_openloop({"--target", sim.url, "--rate", "20", "--num-requests", "30", "--input-len", "64",
+                                 "--output-len", "48", "--ignore-eos", "--out", dir.file("out")},
+                                dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    sim.process.stop();
+    const totals t = check_against_log(read_jsonl(dir.file("out/requests.jsonl")), sim_log, "usage_deltas", true);
+    BOOST_TEST(t.split < 30);  // one token of each is the simulator's usual step
+    check_summary(read_json(dir.file("out/summary.json")), t, "usage_deltas");
+}
+
+// A server without a reasoning parser (the simulator's think-tags shape, as llama.cpp without
+// --reasoning-format): <think>...</think> in the content is read as thinking by default, its
+// tokens counted apart and the answer's first token timed after </think>, as the server's log
+// has it; the result says the tags were read. With --reasoning-parser none the content is all
+// answer, and the time to first answer token is the first token's.
+BOOST_AUTO_TEST_CASE(simulator_thinking_between_tags_in_the_content) {
+    temp_dir dir;
+    const auto sim_log = dir.file("sim.jsonl");
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--reasoning-tokens", "uniform:4:32",
+                                                        "--reasoning-shape", "think-tags", "--log", sim_log,
+                                                        "--log-content"});
+    const std::vector<std::string> load = {"--target", sim.url, "--rate", "20", "--num-requests", "30", "--input-len",
+                                           "64", "--output-len", "48", "--ignore-eos"};
+    std::vector<std::string> args = load;
+    args.insert(args.end(), {"--out", dir.file("out")});
+    const int rc = run_openloop(args, dir.file("run.log"));
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    const auto requests = read_jsonl(dir.file("out/requests.jsonl"));
+    const totals t = check_against_log(requests, sim_log, "usage_deltas", true);
+    for (const auto& r : requests) BOOST_TEST(r.at("think_tags") == true);
+    const json::object summary = read_json(dir.file("out/summary.json"));
+    check_summary(summary, t, "usage_deltas");
+    BOOST_TEST(summary.at("reasoning").at("parser") == "auto");
+    BOOST_TEST(num(summary.at("reasoning").at("think_tag_requests")) == 30);
+    BOOST_TEST(summary.at("config").at("reasoning-parser") == "auto");
+    BOOST_TEST(read_json(dir.file("out/run.json")).at("config").at("reasoning-parser") == "auto");
+    BOOST_TEST(slurp(dir.file("run.log")).find("30 thought between <think> tags") != std::string::npos);
+
+    // A conversation sends each answer back without the thinking before its </think>, and
+    // counts it so: every turn's intended input is what the server read.
+    const int turns_rc = run_openloop({"--target", sim.url, "--rate", "20", "--num-requests", "3", "--turns", "2",
+                                       "--think-time", "10ms", "--input-len", "64", "--output-len", "48",
+                                       "--ignore-eos", "--out", dir.file("turns")},
+                                      dir.file("turns.log"));
+    BOOST_TEST_REQUIRE(turns_rc == 0, slurp(dir.file("turns.log")));
+    const auto served = sim_log_by_id(sim_log);
+    int second_turns = 0;
+    for (const auto& r : read_jsonl(dir.file("turns/requests.jsonl"))) {
+        const json::object& seen = served.at(std::string(r.at("id").as_string()));
+        BOOST_TEST(num(r.at("input_tokens")) == num(seen.at("prompt_tokens")));
+        const json::array& sent = seen.at("messages").as_array();
+        if (sent.size() < 3) continue;
+        ++second_turns;
+        // The first turn's answer as the server generated it, no tag and no thinking.
+        const json::object& first = served.at("openloop-" + std::to_string(num(r.at("index")) - 1));
+        BOOST_TEST(sent[1].at("content") == first.at("output"));
+    }
+    BOOST_TEST(second_turns == 3);
+
+    args = load;
+    args.insert(args.end(), {"--reasoning-parser", "none", "--out", dir.file("none")});
+    const int none_rc = run_openloop(args, dir.file("none.log"));
+    sim.process.stop();
+    BOOST_TEST_REQUIRE(none_rc == 0, slurp(dir.file("none.log")));
+    const json::object none = read_json(dir.file("none/summary.json"));
+    BOOST_TEST(num(none.at("reasoning").at("thinking_requests")) == 0);
+    BOOST_TEST(none.at("reasoning").at("parser") == "none");
+    for (const auto& r : read_jsonl(dir.file("none/requests.jsonl"))) BOOST_TEST(!r.contains("first_answer_ns"));
+    BOOST_TEST(none.at("p99_ttfa_ms") == none.at("p99_ttft_ms"));
 }
 
 // vLLM's own HTTP stack (FastAPI over uvicorn) in both shapes: counts by its usage, request by request.

@@ -35,6 +35,7 @@ inline std::string show(const event& e) {
        << " req=" << e.request;
     // What only a thinking model's or a tool call's stream sets, so other lines read as they did.
     if (e.kind == event_kind::chunk && (e.flags & chunk_reasoning) != 0) os << " thinking";
+    if (e.kind == event_kind::chunk && (e.flags & chunk_think_tags) != 0) os << " tags";
     if (e.kind == event_kind::done && (e.flags & done_tool_call) != 0) os << " tool_call";
     return os.str();
 }

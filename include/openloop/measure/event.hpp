@@ -81,10 +81,11 @@ struct event {
     static constexpr event response_headers(std::uint64_t request, std::int64_t t_ns, std::int64_t http_status) {
         return {t_ns, 0, request, http_status, 0, event_kind::headers, 0};
     }
-    // tokens: what the chunk carried, -1 when unknown; flags: chunk_flags.
+    // tokens: what the chunk carried, -1 when unknown; flags: chunk_flags; shared_reasoning_chars:
+    // of a chunk that carried thinking and answer both, the thinking's code points (0 otherwise).
     static constexpr event content(std::uint64_t request, std::int64_t t_ns, std::int64_t tokens, std::int64_t chars,
-                                   std::uint8_t flags = 0) {
-        return {t_ns, 0, request, tokens, chars, event_kind::chunk, flags};
+                                   std::uint8_t flags = 0, std::int64_t shared_reasoning_chars = 0) {
+        return {t_ns, shared_reasoning_chars, request, tokens, chars, event_kind::chunk, flags};
     }
     // Usage figures are -1 where the server gave none; flags: done_flags.
     static constexpr event completion(std::uint64_t request, std::int64_t t_ns, std::int64_t completion_tokens,
@@ -127,6 +128,7 @@ struct event {
     // chunk
     std::int64_t chunk_tokens() const { return a; }
     std::int64_t chunk_chars() const { return b; }
+    std::int64_t shared_reasoning_chars() const { return v; }
     // done
     std::int64_t completion_tokens() const { return a; }
     std::int64_t prompt_tokens() const { return b; }
@@ -151,9 +153,26 @@ enum session_flags : std::uint8_t {
 // Flags carried in a chunk event's flags.
 enum chunk_flags : std::uint8_t {
     // All the chunk generated was thinking (delta.reasoning or reasoning_content, a
-    // Responses reasoning delta): no answer text, no tool call.
+    // Responses reasoning delta, or content between <think> tags): no answer text, no tool call.
     chunk_reasoning = 1,
+    // The chunk's thinking was read from <think> tags in its content (wire/think_tags.hpp).
+    chunk_think_tags = 2,
 };
+
+// Of a chunk that carried thinking and answer both (tokens of it, chars code points, the
+// thinking's reasoning_chars), the tokens that were thinking: its tokens divided as its
+// characters are, rounded, each part at least one token when it has two or more (so a chunk of
+// two tokens divides exactly); -1 when its tokens are unknown. The reader and the reporter
+// divide by this one rule.
+constexpr std::int64_t shared_reasoning_tokens(std::int64_t tokens, std::int64_t chars, std::int64_t reasoning_chars) {
+    if (tokens < 1) return -1;
+    if (reasoning_chars <= 0 || chars <= 0) return 0;
+    if (reasoning_chars >= chars) return tokens;
+    __extension__ using wide = __int128;  // tokens come from the server: up to INT64_MAX
+    const wide share = (wide{tokens} * reasoning_chars * 2 + chars) / (wide{chars} * 2);
+    if (tokens == 1) return static_cast<std::int64_t>(share);
+    return share < 1 ? 1 : share > tokens - 1 ? tokens - 1 : static_cast<std::int64_t>(share);
+}
 
 // Flags carried in a done event's flags.
 enum done_flags : std::uint8_t {

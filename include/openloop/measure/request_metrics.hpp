@@ -47,8 +47,14 @@ struct request_timeline {
     std::int64_t first_reasoning = -1;
     std::int64_t last_reasoning = -1;
     std::int64_t reasoning_chunks = 0;
-    std::int64_t reasoning_delta_tokens = 0;   // usage deltas the thinking chunks carried
+    // Chunks that carried thinking and answer both: the step that ended the thinking. Their
+    // usage deltas are divided by shared_reasoning_tokens (event.hpp); a guess unless the chunk
+    // carried two tokens.
+    std::int64_t shared_chunks = 0;
+    bool shared_guessed = false;
+    std::int64_t reasoning_delta_tokens = 0;   // usage deltas the thinking (and shared chunks' thinking) carried
     bool reasoning_deltas_known = true;        // ... every one of them known
+    bool think_tags = false;                   // its thinking was read from <think> tags in the content
     bool tool_call = false;                    // the answer was a tool call (done_tool_call)
     std::int64_t usage_reasoning = -1;         // the usage's reasoning tokens (a reasoning_usage event)
     std::int64_t max_itl = 0;  // worst per-token gap, for the ITL SLO
@@ -73,8 +79,10 @@ struct request_timeline {
     // Kept until the request ends: a failed request must add no samples.
     std::vector<chunk_gap> gaps;
 
-    // A content chunk arrived at t_ns carrying `tokens` (< 1: unknown); reasoning: it only thought.
-    void add_chunk(std::int64_t t_ns, std::int64_t tokens, bool reasoning = false);
+    // A content chunk arrived at t_ns carrying `tokens` (< 1: unknown); reasoning: it only thought;
+    // shared_reasoning_chars > 0: of its chars, those that were thinking, before its answer.
+    void add_chunk(std::int64_t t_ns, std::int64_t tokens, bool reasoning = false, std::int64_t shared_reasoning_chars = 0,
+                   std::int64_t chars = 0);
 };
 
 // The server's usage figures at the end of a stream (-1: not given).
@@ -87,9 +95,11 @@ struct stream_usage {
 };
 
 // Where a request's reasoning token count came from: the usage's
-// reasoning_tokens; the continuous usage deltas of its thinking chunks; its
-// thinking chunks counted (an estimate); or no thinking was seen.
-enum class reasoning_source : std::uint8_t { none, usage, usage_deltas, chunks };
+// reasoning_tokens; the continuous usage deltas of its thinking chunks; the same
+// with a chunk that carried thinking and answer both divided by its characters
+// (an estimate, within that chunk's tokens); its thinking chunks counted (an
+// estimate); or no thinking was seen.
+enum class reasoning_source : std::uint8_t { none, usage, usage_deltas, usage_deltas_split, chunks };
 std::string_view reasoning_source_name(reasoning_source s);
 
 // How far usage.completion_tokens may exceed max_tokens before it is not

@@ -35,7 +35,8 @@ struct reasoning_stats {
     std::uint64_t tool_calls = 0;      // completed requests answered with a tool call
     std::int64_t reasoning_tokens = 0, answer_tokens = 0;
     // Where each request's reasoning count came from (reasoning_source); none is the rest.
-    std::uint64_t from_usage = 0, from_deltas = 0, estimated = 0;
+    std::uint64_t from_usage = 0, from_deltas = 0, from_split = 0, estimated = 0;
+    std::uint64_t think_tags = 0;  // completed requests whose thinking was read from <think> tags in the content
 };
 
 // Everything the reporter accumulated over the measured (non-warm-up) requests.

@@ -84,7 +84,7 @@ struct run_result {
     // (chunk intervals) or "mixed"; empty without samples.
     std::string_view itl_source;
     // Where reasoning token counts came from: "usage", "usage_deltas",
-    // "chunks" (an estimate) or "mixed"; empty when no request thought.
+    // "usage_deltas_split" or "chunks" (estimates) or "mixed"; empty when no request thought.
     std::string_view reasoning_tokens_source;
 };
 

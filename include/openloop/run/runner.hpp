@@ -17,6 +17,7 @@
 #include "openloop/run/environment.hpp"
 #include "openloop/watch/server_watch.hpp"
 #include "openloop/wire/target.hpp"
+#include "openloop/wire/think_tags.hpp"
 #include "openloop/run/stage_end.hpp"
 
 #include <boost/json/object.hpp>
@@ -76,6 +77,7 @@ struct run_options {
     int tools_prompt_tokens = 0;
     boost::json::value response_format;  // --response-format, OpenAI's object; null: not sent
     std::string reasoning_effort;        // --reasoning-effort; empty: not sent
+    reasoning_parser thinking_parser = reasoning_parser::auto_detect;  // --reasoning-parser: <think> in the content
     // --turns / --conversations with --think-time: each arrival starts a multi-turn session
     // (load/session.hpp), planned once by cli/ (or by run_load for a trace's sessions); null:
     // single requests.

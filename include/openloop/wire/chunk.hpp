@@ -42,6 +42,12 @@ struct chunk_info {
     std::uint32_t content_chars = 0;
     // The part of content_chars that is reasoning text.
     std::uint32_t reasoning_chars = 0;
+    // The first choice's generated text (delta.content; text of a completion) as it lies in
+    // the payload, JSON-escaped when text_escaped (the scan), else decoded (the full parse,
+    // whose memory lasts until the decoder's next call); empty without one. What a server
+    // without a reasoning parser puts its <think> tags in (think_tags.hpp).
+    std::string_view text;
+    bool text_escaped = false;
     std::uint32_t choices = 0;  // elements of the choices array
     bool finished = false;      // some choice has a finish_reason
     // A choice carries a tool call (a tool_calls or function_call delta), or

@@ -3,6 +3,7 @@
 // settings, and the timeouts and limits that decide a request's error class.
 
 #include "openloop/wire/target.hpp"
+#include "openloop/wire/think_tags.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -19,6 +20,7 @@ struct client_options {
     // The body's type: a transcription sends multipart/form-data with its boundary.
     std::string content_type = "application/json";
     bool streamed = true;  // false: each answer is one JSON body ("stream": false, embeddings)
+    reasoning_parser thinking_parser = reasoning_parser::auto_detect;  // <think> tags in a stream's content
     std::vector<std::pair<std::string, std::string>> headers;  // extra headers; values may be secrets
     // The run's part of each request's traceparent (request_writer.hpp): its seed and request id prefix.
     std::uint64_t trace_key = 0;

@@ -14,7 +14,9 @@
 #include "openloop/wire/chunk.hpp"
 #include "openloop/wire/json_body.hpp"
 #include "openloop/wire/sse.hpp"
+#include "openloop/wire/think_tags.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -52,8 +54,9 @@ struct read_completion {
 class response_reader {
 public:
     // decode() keeps no state between calls, so one decoder serves every
-    // request on the thread.
-    explicit response_reader(chunk_decoder& decoder) : decoder_(decoder) {}
+    // request on the thread. parser: how thinking inside the content is read (think_tags.hpp).
+    explicit response_reader(chunk_decoder& decoder, reasoning_parser parser = reasoning_parser::auto_detect)
+        : decoder_(decoder), parser_(parser) {}
 
     // Forgets the last response but keeps buffer capacity. With answer, the
     // generated text of every content chunk is collected there (cleared
@@ -81,14 +84,23 @@ public:
         } else if (accepting_body() && !r.bytes.empty()) {
             sse_.feed(r.bytes, [&](const sse_event& ev) {
                 event e;
-                if (on_data(ev, r.t_ns, e)) emit(static_cast<const event&>(e));
+                if (!on_data(ev, r.t_ns, e)) return;
+                // Chunks that may yet open <think> wait (keeping their times) until it is decided.
+                if (tags_.undecided() && held_count_ < held_.size()) {
+                    held_[held_count_++] = e;
+                    return;
+                }
+                emit_held(emit);
+                emit(static_cast<const event&>(e));
             });
             if (sse_.error() != sse_error::none) stream_failure_ = error_class::bad_chunk;
         } else if (keeping_body()) {
             keep_body(r.bytes);
         }
         event done;
-        if (conclude(r, done)) {
+        const bool completed = conclude(r, done);
+        if (finished_) emit_held(emit);  // a stream that ended undecided never opened <think>: answer
+        if (completed) {
             if (done_reasoning() >= 0) emit(event::reasoning(request_, done.t_ns, done_reasoning()));
             emit(static_cast<const event&>(done));
         }
@@ -139,6 +151,23 @@ private:
     error_class status_failure() const;
     event on_headers(int status, std::string_view content_type, std::int64_t t_ns);
     bool on_data(const sse_event& ev, std::int64_t t_ns, event& out);
+    // The content chunk's event: its thinking from the server's fields and from <think> tags.
+    event content_event(const chunk_info& info, std::int64_t t_ns, std::int64_t tokens);
+    // A chunk's thinking tokens (-1: unknown) join the count its answer's tokens are told by.
+    void count_thinking(std::int64_t tokens);
+    // The held chunks, marked as the tags decided, emitted in order.
+    template <class Emit>
+    void emit_held(Emit& emit) {
+        for (std::size_t i = 0; i < held_count_; ++i) {
+            event& e = held_[i];
+            if (tags_.used()) {
+                e.flags |= chunk_reasoning | chunk_think_tags;
+                count_thinking(e.chunk_tokens());
+            }
+            emit(static_cast<const event&>(e));
+        }
+        held_count_ = 0;
+    }
     void fail_in_stream(std::string_view payload);
     bool conclude(const read_completion& r, event& done);
     void finish(error_class outcome);
@@ -157,6 +186,12 @@ private:
     bool tool_call_ = false;  // some chunk carried a tool call or finished with one
     bool thinking_ = false;   // some chunk only thought
     std::int64_t thinking_delta_tokens_ = 0;  // the continuous usage its thinking chunks carried, -1: unknown
+    reasoning_parser parser_;
+    think_tag_reader tags_;
+    // auto: the chunks whose content may still be the opening <think>, each with at least one of
+    // its characters (the tag's last decides), held until it is decided.
+    std::array<event, think_tag_reader::open_tag_size - 1> held_{};
+    std::size_t held_count_ = 0;
     bool saw_done_ = false;
     bool saw_finish_ = false;  // some chunk carried a finish_reason
     bool saw_data_ = false;    // some SSE data payload arrived

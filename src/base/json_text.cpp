@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string_view>
 
 namespace openloop {
@@ -186,6 +187,14 @@ std::string compact_json(const boost::json::value& value) {
     std::string out;
     pretty(out, value, -1);
     return out;
+}
+
+boost::json::value ms_json(double ms) { return std::isinf(ms) ? boost::json::value("inf") : boost::json::value(ms); }
+
+std::optional<double> ms_from_json(const boost::json::value& v) {
+    if (v.is_number()) return v.to_number<double>();
+    if (v.is_string() && v.get_string() == "inf") return std::numeric_limits<double>::infinity();
+    return std::nullopt;
 }
 
 void write_json_file(const std::string& path, const boost::json::value& value) {

@@ -148,7 +148,7 @@ int vllm_main(const std::vector<std::string>& args) {
                     char name[48], stat[24];
                     std::snprintf(name, sizeof name, "p%g_%s_ms", p, metric.c_str());
                     std::snprintf(stat, sizeof stat, "p%g", p);
-                    if (const auto v = latency_ms(outcome.result.stats.*f.member, stat)) summary[name] = *v;
+                    if (const auto v = latency_ms(outcome.result.stats.*f.member, stat)) summary[name] = ms_json(*v);
                 }
     summary["max_concurrent_requests"] = outcome.result.stats.max_inflight;
     const result_dir out(cmd.options.out_dir);

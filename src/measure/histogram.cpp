@@ -113,6 +113,11 @@ void histogram::record(std::int64_t value, std::uint64_t count) noexcept {
     max_ = std::max(max_, value);
 }
 
+void histogram::record_infinite(std::uint64_t count) noexcept {
+    count_ += count;
+    infinite_ += count;
+}
+
 void histogram::merge(const histogram& other) {
     if (other.highest_ != highest_ || other.digits_ != digits_) {
         throw std::invalid_argument(
@@ -129,6 +134,7 @@ void histogram::merge(const histogram& other) {
     }
     count_ += other.count_;
     saturated_ += other.saturated_;
+    infinite_ += other.infinite_;
     sum_ += other.sum_;
     min_ = std::min(min_, other.min_);
     max_ = std::max(max_, other.max_);
@@ -136,7 +142,7 @@ void histogram::merge(const histogram& other) {
 
 bool histogram::operator==(const histogram& o) const noexcept {
     if (highest_ != o.highest_ || digits_ != o.digits_ || count_ != o.count_ || saturated_ != o.saturated_ ||
-        min_ != o.min_ || max_ != o.max_ || sum_ != o.sum_) {
+        infinite_ != o.infinite_ || min_ != o.min_ || max_ != o.max_ || sum_ != o.sum_) {
         return false;
     }
     // No counts yet reads as all zero: compare bucket by bucket.
@@ -153,16 +159,19 @@ void histogram::reset() noexcept {
     std::fill(counts_.begin(), counts_.end(), 0);
     count_ = 0;
     saturated_ = 0;
+    infinite_ = 0;
     min_ = std::numeric_limits<std::int64_t>::max();
     max_ = 0;
     sum_ = 0;
 }
 
 double histogram::mean() const noexcept {
+    if (infinite_ > 0) return std::numeric_limits<double>::infinity();
     return count_ == 0 ? 0.0 : static_cast<double>(sum_) / static_cast<double>(count_);
 }
 
 double histogram::stddev() const noexcept {
+    if (infinite_ > 0) return std::numeric_limits<double>::infinity();
     if (count_ == 0) {
         return 0.0;
     }
@@ -185,16 +194,17 @@ std::int64_t histogram::percentile(double p) const {
         return 0;
     }
     if (p == 0.0) {
-        return min_;
+        return min();
     }
     if (p == 100.0) {
-        return max_;
+        return max();
     }
     // The relative nudge keeps p·n/100 that is an integer in exact arithmetic
     // (99.9 % of 1000) from rounding up to the next rank.
     const double exact_rank = p / 100.0 * static_cast<double>(count_);
     const auto rank = std::clamp<std::uint64_t>(
         static_cast<std::uint64_t>(std::ceil(exact_rank * (1.0 - 1e-12))), 1, count_);
+    if (rank > finite()) return infinite;  // the infinite samples sort last
     std::uint64_t seen = 0;
     for (std::size_t i = 0; i < counts_.size(); ++i) {
         seen += counts_[i];
@@ -209,8 +219,8 @@ std::uint64_t histogram::count_at_or_below(std::int64_t value) const noexcept {
     if (value < 0) {
         return 0;
     }
-    if (value >= max()) {
-        return count_;
+    if (value >= max_) {
+        return finite();
     }
     const std::size_t last = index_of(value);
     std::uint64_t seen = 0;
@@ -226,8 +236,9 @@ boost::json::object histogram::to_json() const {
     o["significant_digits"] = digits_;
     o["count"] = count_;
     o["saturated"] = saturated_;
-    o["min"] = min();
-    o["max"] = max();
+    if (infinite_ > 0) o["infinite"] = infinite_;
+    o["min"] = finite() == 0 ? 0 : min_;
+    o["max"] = finite() == 0 ? 0 : max_;
     if (sum_ <= std::numeric_limits<std::uint64_t>::max()) {
         o["sum"] = static_cast<std::uint64_t>(sum_);
     } else {
@@ -314,12 +325,13 @@ histogram histogram::from_json(const boost::json::value& json) {
     }
 
     h.count_ = unsigned_field(*o, "count");
-    if (h.count_ != total) {
+    h.infinite_ = o->contains("infinite") ? unsigned_field(*o, "infinite") : 0;
+    if (h.infinite_ > h.count_ || h.count_ - h.infinite_ != total) {
         bad_json("field 'count' is " + std::to_string(h.count_) + " but field 'counts' sums to " +
-                 std::to_string(total));
+                 std::to_string(total) + (h.infinite_ > 0 ? " and field 'infinite' is " + std::to_string(h.infinite_) : ""));
     }
     h.saturated_ = unsigned_field(*o, "saturated");
-    if (h.saturated_ > h.count_) {
+    if (h.saturated_ > total) {
         bad_json("field 'saturated' exceeds field 'count'");
     }
 
@@ -344,7 +356,7 @@ histogram histogram::from_json(const boost::json::value& json) {
 
     const auto min = signed_field(*o, "min");
     const auto max = signed_field(*o, "max");
-    if (h.count_ == 0) {
+    if (total == 0) {
         if (min != 0 || max != 0 || h.sum_ != 0) {
             bad_json("fields 'min', 'max' and 'sum' must be 0 when field 'count' is 0");
         }
@@ -361,7 +373,7 @@ histogram histogram::from_json(const boost::json::value& json) {
     }
     h.min_ = min;
     h.max_ = max;
-    if (h.sum_ < static_cast<sum_type>(min) * h.count_ || h.sum_ > static_cast<sum_type>(max) * h.count_) {
+    if (h.sum_ < static_cast<sum_type>(min) * total || h.sum_ > static_cast<sum_type>(max) * total) {
         bad_json("field 'sum' is outside count · [min, max]");
     }
     return h;

@@ -140,7 +140,9 @@ std::string format_live_metrics(const live_view& v) {
     w.histogram_family("openloop_ttft_seconds", "Time to first token, from the intended send time.", s.ttft,
                        request_bounds);
     w.histogram_family("openloop_ttfa_seconds",
-                       "Time to first answer token (not thinking), from the intended send time.", s.ttfa,
+                       "Time to first answer token (not thinking), from the intended send time; a request that "
+                       "never answered is in +Inf and _count alone.",
+                       s.ttfa,
                        request_bounds);
     w.histogram_family("openloop_itl_seconds", "Inter-token latency (per token where counts are known).", s.itl,
                        token_bounds);

@@ -23,7 +23,7 @@ void record_model_completed(model_stats& s, const request_timeline& r, const req
     if (m.ttft >= 0) s.ttft.record(m.ttft);
     if (m.tpot >= 0) s.tpot.record(m.tpot);
     if (m.e2e >= 0) s.e2e.record(m.e2e);
-    if (m.ttfa >= 0) s.ttfa.record(m.ttfa);
+    record_ttfa(s.ttfa, m);
     record_itl(s.itl, r, m.bad_usage);
     if (good) ++s.good;
 }

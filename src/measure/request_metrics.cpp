@@ -76,6 +76,7 @@ void measure_reasoning(const request_timeline& r, const stream_usage& usage, req
         if (r.first_answer >= 0) m.ttfa = r.first_answer - r.intended;
         if (r.first_reasoning >= 0) m.reasoning = (r.first_answer >= 0 ? r.first_answer : r.last_reasoning) - r.first_reasoning;
         m.ended_thinking = r.reasoning_chunks > 0 && r.first_answer < 0;
+        m.never_answered = m.ended_thinking;
     } else {
         m.ended_thinking = m.reasoning_tokens > 0 && m.answer_tokens == 0 && !r.tool_call;
     }
@@ -129,6 +130,13 @@ bool meets(const goodput_slo& slo, const request_timeline& r, const request_metr
     return !over(m.bad_usage ? r.max_gap : r.max_itl, slo.itl_ms);
 }
 
+void record_ttfa(histogram& h, const request_metrics& m) {
+    if (m.ttfa >= 0)
+        h.record(m.ttfa);
+    else if (m.never_answered)
+        h.record_infinite();
+}
+
 itl_samples record_itl(histogram& itl, const request_timeline& r, bool bad_usage, itl_phase phase) {
     itl_samples n;
     for (const chunk_gap& g : r.gaps) {
@@ -149,7 +157,7 @@ namespace {
 
 void record_reasoning(run_stats& stats, const request_timeline& r, const request_metrics& m) {
     reasoning_stats& s = stats.reasoning;
-    if (m.ttfa >= 0) stats.ttfa.record(m.ttfa);
+    record_ttfa(stats.ttfa, m);
     if (m.reasoning >= 0) stats.reasoning_time.record(m.reasoning);
     if (m.reasoning_tokens > 0) ++s.thinking;
     if (m.ended_thinking) ++s.ended_thinking;

@@ -20,13 +20,14 @@ namespace json = boost::json;
 namespace {
 
 
-// {"p50", "p90", "p99", "max"} in ms; null for an empty window.
+// {"p50", "p90", "p99", "max"} in ms ("inf" past a request that never answered); null for an
+// empty window.
 json::value percentiles(const histogram& h) {
     if (h.count() == 0) return nullptr;
-    return json::object{{"p50", ns_to_ms(h.percentile(50))},
-                        {"p90", ns_to_ms(h.percentile(90))},
-                        {"p99", ns_to_ms(h.percentile(99))},
-                        {"max", ns_to_ms(h.max())}};
+    return json::object{{"p50", ms_json(ns_as_ms(h.percentile(50)))},
+                        {"p90", ms_json(ns_as_ms(h.percentile(90)))},
+                        {"p99", ms_json(ns_as_ms(h.percentile(99)))},
+                        {"max", ms_json(ns_as_ms(h.max()))}};
 }
 
 // A CSV cell: the number, or empty when unknown (< 0 or an empty histogram).
@@ -37,7 +38,7 @@ std::string cell(double v, const char* format = "%.3f") {
     return buf;
 }
 
-std::string cell_ms(const histogram& h, double p) { return h.count() == 0 ? "" : cell(ns_to_ms(h.percentile(p))); }
+std::string cell_ms(const histogram& h, double p) { return h.count() == 0 ? "" : cell(ns_as_ms(h.percentile(p))); }
 
 std::int64_t at(const histogram& h, double p) { return h.count() == 0 ? -1 : h.percentile(p); }
 
@@ -85,7 +86,7 @@ void window_log::completed(const request_timeline& r, const request_metrics& m) 
     if (m.ttft >= 0) ttft_.record(m.ttft);
     if (m.e2e >= 0) e2e_.record(m.e2e);
     if (m.tpot >= 0) tpot_.record(m.tpot);
-    if (m.ttfa >= 0) ttfa_.record(m.ttfa);
+    record_ttfa(ttfa_, m);
     reasoning_tokens_ += m.reasoning_tokens;
     if (m.reasoning_tokens > 0 || r.reasoning_chunks > 0) ++thinking_;
     record_itl(itl_, r, m.bad_usage);
@@ -155,6 +156,7 @@ void window_log::emit(std::int64_t end_ns, std::uint64_t in_flight, bool partial
         // A thinking model's windows: the answer's first token, and what thinking cost.
         if (thinking_ > 0) {
             o["ttfa_ms"] = percentiles(ttfa_);
+            if (json::object* t = o["ttfa_ms"].if_object()) (*t)["never_answered"] = ttfa_.infinite_count();
             o["reasoning_tokens"] = reasoning_tokens_;
         }
         o["lag_ms"] = lag_.count() == 0 ? json::value(nullptr)

@@ -53,7 +53,7 @@ figures figures_of(const std::vector<request_sample>& requests, const std::vecto
             const std::int64_t v = pick(r, k);
             if (v < 0) continue;
             scratch.push_back(v);
-            sum += static_cast<double>(v);
+            sum += v == histogram::infinite ? HUGE_VAL : static_cast<double>(v);  // never answered: so is the mean
         }
         f.samples[k] = scratch.size();
         double* out = &f.v[k * latency_stats.size()];
@@ -69,7 +69,7 @@ figures figures_of(const std::vector<request_sample>& requests, const std::vecto
             const auto rank = static_cast<std::size_t>(std::ceil(latency_percentiles[p] / 100 * static_cast<double>(scratch.size())));
             const auto nth = scratch.begin() + static_cast<std::ptrdiff_t>(std::max<std::size_t>(rank, 1) - 1);
             std::nth_element(from, nth, scratch.end());
-            out[p + 1] = static_cast<double>(*nth) / 1e6;
+            out[p + 1] = ns_as_ms(*nth);
             from = nth;
         }
     }
@@ -79,8 +79,9 @@ figures figures_of(const std::vector<request_sample>& requests, const std::vecto
     return f;
 }
 
-// Significant: the interval clears the band of changes too small to matter.
-change_verdict judge(double low, double high, double band, bool lower_is_better) {
+// Significant: the interval clears min_change of the base (none of an infinite base: any answer is).
+change_verdict judge(double low, double high, double min_change, double base, bool lower_is_better) {
+    const double band = std::isinf(base) ? 0 : min_change * std::abs(base);
     if (low > band) return lower_is_better ? change_verdict::worse : change_verdict::better;
     if (high < -band) return lower_is_better ? change_verdict::better : change_verdict::worse;
     return change_verdict::within_noise;
@@ -121,7 +122,7 @@ metric_change rate_change(std::string name, std::string unit, double base_amount
     const double half = z99 * std::sqrt(se_base * se_base + se_now * se_now);
     m.low = m.now - m.base - half;
     m.high = m.now - m.base + half;
-    m.verdict = judge(m.low, m.high, min_change * std::abs(m.base), false);
+    m.verdict = judge(m.low, m.high, min_change, m.base, false);
     return m;
 }
 
@@ -137,10 +138,7 @@ std::string shown(const metric_change& m, double v) {
     return number(v, m.unit == "ms" ? 3 : 2) + " " + m.unit;
 }
 
-std::string signed_text(const metric_change& m, double v) {
-    const std::string s = shown(m, std::abs(v));
-    return (v < 0 ? "-" : "+") + s;
-}
+std::string signed_text(const metric_change& m, double v) { return (v < 0 ? "-" : "+") + shown(m, std::abs(v)); }
 
 std::string changes_table(const std::vector<metric_change>& changes) {
     std::string s = "| metric | base | new | change | relative | 99 % interval | verdict |\n"
@@ -148,7 +146,7 @@ std::string changes_table(const std::vector<metric_change>& changes) {
     for (const metric_change& c : changes) {
         const bool data = c.verdict != change_verdict::no_data;
         s += "| " + c.name + " | " + shown(c, c.base) + " | " + shown(c, c.now) + " | " +
-             (data ? signed_text(c, c.now - c.base) : "-") + " | " +
+             (data ? signed_text(c, c.change()) : "-") + " | " +
              (data && c.base != 0 ? (c.relative() < 0 ? "" : "+") + number(c.relative() * 100, 1) + " %" : "-") + " | " +
              (data ? signed_text(c, c.low) + " .. " + signed_text(c, c.high) : "-") + " | " +
              std::string(change_verdict_name(c.verdict)) + " |\n";
@@ -163,13 +161,13 @@ json::object metrics_json(const std::vector<metric_change>& changes) {
                        {"lower_is_better", c.lower_is_better},
                        {"method", c.method},
                        {"verdict", change_verdict_name(c.verdict)}};
-        const auto put = [&](const char* key, double v) { m[key] = std::isnan(v) ? json::value(nullptr) : json::value(v); };
+        const auto put = [&](const char* key, double v) { m[key] = std::isnan(v) ? json::value(nullptr) : ms_json(v); };
         put("base", c.base);
         put("new", c.now);
         if (c.verdict != change_verdict::no_data) {
-            put("change", c.now - c.base);
+            put("change", c.change());
             put("relative", c.relative());
-            m["interval_99"] = json::array{c.low, c.high};
+            m["interval_99"] = json::array{ms_json(c.low), ms_json(c.high)};
         }
         metrics[c.name] = std::move(m);
     }
@@ -200,7 +198,7 @@ std::vector<metric_change> compare_runs(const compared_run& base, const compared
             for (auto& i : pn) i = dn(rng);
             const figures rb = figures_of(base.requests, &pb, scratch), rn = figures_of(now.requests, &pn, scratch);
             for (std::size_t m = 0; m < diffs.size(); ++m)
-                if (!std::isnan(rb.v[m]) && !std::isnan(rn.v[m])) diffs[m].push_back(rn.v[m] - rb.v[m]);
+                if (!std::isnan(rb.v[m]) && !std::isnan(rn.v[m])) diffs[m].push_back(latency_change(rn.v[m], rb.v[m]));
         }
     }
     const std::vector<std::string> names = compared_metric_names();
@@ -218,7 +216,7 @@ std::vector<metric_change> compare_runs(const compared_run& base, const compared
             std::sort(diffs[m].begin(), diffs[m].end());
             c.low = quantile(diffs[m], 0.005);
             c.high = quantile(diffs[m], 0.995);
-            c.verdict = judge(c.low, c.high, options.min_change * std::abs(c.base), true);
+            c.verdict = judge(c.low, c.high, options.min_change, c.base, true);
             if (const std::size_t stat = m % latency_stats.size(); m < latency_metrics && stat > 0) {
                 const double past = 1 - latency_percentiles[stat - 1] / 100;
                 const std::size_t kind = m / latency_stats.size();

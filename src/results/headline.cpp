@@ -1,6 +1,7 @@
 #include "openloop/results/headline.hpp"
 
 #include "openloop/base/input_error.hpp"
+#include "openloop/base/json_text.hpp"
 #include "openloop/results/number_text.hpp"
 
 
@@ -48,7 +49,7 @@ std::string headline_line(const run_result& r) {
     }
     if (f->h->count() == 0) return line + " -  (nothing measured)";
     for (const double p : percentiles)
-        line += "  p" + fmt("%g", p) + " " + fmt_ms(static_cast<double>(f->h->percentile(p)) / 1e6) + " ms";
+        line += "  p" + fmt("%g", p) + " " + fmt_ms(ns_as_ms(f->h->percentile(p))) + " ms";
     return line;
 }
 
@@ -63,8 +64,7 @@ std::optional<boost::json::object> headline_json(const run_result& r) {
     }
     for (const double p : percentiles) {
         const std::string key = "p" + fmt("%g", p) + "_ms";
-        o[key] = f->h->count() > 0 ? boost::json::value(static_cast<double>(f->h->percentile(p)) / 1e6)
-                                   : boost::json::value(nullptr);
+        o[key] = f->h->count() > 0 ? ms_json(ns_as_ms(f->h->percentile(p))) : boost::json::value(nullptr);
     }
     return o;
 }

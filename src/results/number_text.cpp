@@ -42,6 +42,6 @@ std::string utc_text(std::int64_t ns) {
 
 std::string figure_text(double v) { return std::isfinite(v) ? fmt("%.4g", v) : "-"; }
 
-std::string ms_text(double v) { return std::isfinite(v) ? fmt_ms(v) : "-"; }
+std::string ms_text(double v) { return std::isnan(v) ? "-" : fmt_ms(v); }
 
 }  // namespace openloop

@@ -60,6 +60,10 @@ void add_reasoning(run_stats& s, const json::object& o, std::int64_t intended, s
     if (first_answer >= 0) {
         s.ttfa.record(first_answer - intended);
         if (sample) sample->ttfa = first_answer - intended;
+    } else if (first >= 0 && flag(o, "ended_thinking")) {
+        // It streamed and never answered: infinitely late, as the run counted it (record_ttfa).
+        s.ttfa.record_infinite();
+        if (sample) sample->ttfa = histogram::infinite;
     }
     if (const json::value* r = o.if_contains("reasoning_ms"); r && r->is_number())
         s.reasoning_time.record(std::llround(r->to_number<double>() * 1e6));
@@ -105,7 +109,10 @@ void add_breakdowns(run_stats& s, const json::object& o, model_stats* model, std
         if (ttft >= 0) model->ttft.record(ttft);
         if (tpot >= 0) model->tpot.record(tpot);
         if (e2e >= 0) model->e2e.record(e2e);
-        if (ttfa >= 0) model->ttfa.record(ttfa);
+        if (ttfa == histogram::infinite)
+            model->ttfa.record_infinite();
+        else if (ttfa >= 0)
+            model->ttfa.record(ttfa);
         if (good) ++model->good;
     }
     if (!o.contains("body_bytes")) {

@@ -219,7 +219,9 @@ std::vector<chart_point> cdf_points(const histogram& h) {
     points.reserve(n + 1);
     for (std::size_t i = 0; i <= n; ++i) {
         const double p = 100.0 * static_cast<double>(i) / static_cast<double>(n);
-        points.push_back({static_cast<double>(h.percentile(p)) / 1e6, p / 100});
+        // Past a request that never answered the curve stops short of 1: its share never came.
+        if (h.percentile(p) == histogram::infinite) break;
+        points.push_back({ns_as_ms(h.percentile(p)), p / 100});
     }
     return points;
 }

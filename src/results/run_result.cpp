@@ -1,5 +1,7 @@
 #include "openloop/results/run_result.hpp"
 
+#include "openloop/base/json_text.hpp"
+
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -49,17 +51,16 @@ std::optional<double> latency_ms(const histogram& h, std::string_view stat) {
     if (h.count() == 0) {
         return std::nullopt;
     }
-    const auto ms = [](double ns) { return ns / 1e6; };
-    if (stat == "mean") return ms(h.mean());
-    if (stat == "std") return ms(h.stddev());
-    if (stat == "median") return ms(static_cast<double>(h.percentile(50)));
-    if (stat == "min") return ms(static_cast<double>(h.min()));
-    if (stat == "max") return ms(static_cast<double>(h.max()));
+    if (stat == "mean") return h.mean() / 1e6;
+    if (stat == "std") return h.stddev() / 1e6;
+    if (stat == "median") return ns_as_ms(h.percentile(50));
+    if (stat == "min") return ns_as_ms(h.min());
+    if (stat == "max") return ns_as_ms(h.max());
     if (stat.size() > 1 && stat[0] == 'p') {
         double p = 0;
         const auto res = std::from_chars(stat.data() + 1, stat.data() + stat.size(), p);
         if (res.ec == std::errc() && res.ptr == stat.data() + stat.size() && p > 0 && p <= 100) {
-            return ms(static_cast<double>(h.percentile(p)));
+            return ns_as_ms(h.percentile(p));
         }
     }
     return std::nullopt;
@@ -67,8 +68,10 @@ std::optional<double> latency_ms(const histogram& h, std::string_view stat) {
 
 boost::json::value latency_ms_json(const histogram& h, std::string_view stat) {
     const auto v = latency_ms(h, stat);
-    return v ? boost::json::value(*v) : boost::json::value(nullptr);
+    return v ? ms_json(*v) : boost::json::value(nullptr);
 }
+
+std::uint64_t never_answered(const run_stats& s) { return s.ttfa.infinite_count(); }
 
 run_result make_run_result(run_stats stats, run_context context) {
     run_result r;

@@ -1,5 +1,6 @@
 #include "openloop/results/soak_report.hpp"
 
+#include "openloop/base/json_text.hpp"
 #include "openloop/results/jsonl_lines.hpp"
 
 #include <boost/json/serialize.hpp>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <unordered_map>
 
 namespace openloop {
@@ -64,11 +66,20 @@ struct window_reader {
         }
     }
 
+    // A window's percentiles; "inf" (past a request that never answered) reads as infinity,
+    // an honest figure, not damage.
     void put_percentiles(const json::object& o, const char* field, const char* prefix) {
         const json::value* p = o.if_contains(field);
         if (p == nullptr || !p->is_object()) return;
-        for (const char* q : {"p50", "p90", "p99", "max"})
-            put(std::string(prefix) + "_" + q + "_ms", p->get_object().if_contains(q), std::string(field) + "." + q);
+        for (const char* q : {"p50", "p90", "p99", "max"}) {
+            std::string key = std::string(prefix) + "_" + q + "_ms";
+            const json::value* v = p->get_object().if_contains(q);
+            if (v != nullptr && v->is_string()) {
+                if (const std::optional<double> ms = ms_from_json(*v)) row.values.emplace_back(std::move(key), *ms);
+                continue;
+            }
+            put(std::move(key), v, std::string(field) + "." + q);
+        }
     }
 };
 
@@ -185,6 +196,11 @@ soak_report judge_soak(const soak_windows& w, std::size_t warmup) {
             o.check_step = f->check_step;
         }
         v.trend = judge_series(points, v.unit, o);
+        v.infinite = static_cast<std::size_t>(
+            std::count_if(points.begin(), points.end(), [](const trend_point& p) { return std::isinf(p.value); }));
+        if (v.infinite > 0)
+            v.trend.text = "infinite in " + std::to_string(v.infinite) + " of " + std::to_string(n) +
+                           " windows (requests that never answered); the rest " + v.trend.text;
         v.points = std::move(points);
         r.verdicts.push_back(std::move(v));
     }
@@ -192,9 +208,9 @@ soak_report judge_soak(const soak_windows& w, std::size_t warmup) {
     std::string changes;
     std::size_t changed = 0, judged = 0;
     for (const soak_verdict& v : r.verdicts) {
-        if (v.trend.kind == series_kind::insufficient) continue;
+        if (v.trend.kind == series_kind::insufficient && v.infinite == 0) continue;
         ++judged;
-        if (v.trend.kind == series_kind::no_change) continue;
+        if (v.trend.kind == series_kind::no_change && v.infinite == 0) continue;
         ++changed;
         changes += (changes.empty() ? "" : "; ") + v.label + " " + v.trend.text;
     }
@@ -221,6 +237,7 @@ json::object soak_json(const soak_report& r) {
         const slope_estimate& s = v.trend.slope;
         json::object o{{"signal", v.key},   {"label", v.label},          {"unit", v.unit},
                        {"verdict", to_string(v.trend.kind)}, {"text", v.trend.text}, {"n", s.n}};
+        if (v.infinite > 0) o["infinite_windows"] = v.infinite;
         if (v.trend.kind != series_kind::insufficient) {
             o["slope_per_h"] = s.slope;
             o["ci_low"] = s.lower;

@@ -1,5 +1,7 @@
 #include "openloop/results/sweep_json.hpp"
 
+#include "openloop/base/json_text.hpp"
+
 #include <stdexcept>
 #include <string>
 
@@ -9,7 +11,8 @@ namespace json = boost::json;
 
 namespace {
 
-json::value opt(const std::optional<double>& v) { return v ? json::value(*v) : json::value(nullptr); }
+// A figure or null; a latency past a request that never answered is "inf".
+json::value opt(const std::optional<double>& v) { return v ? ms_json(*v) : json::value(nullptr); }
 
 json::object latency_json(const latency_row& l) {
     json::object o;
@@ -21,7 +24,7 @@ json::object latency_json(const latency_row& l) {
     o["p99.9"] = opt(l.p99_9);
     o["max"] = opt(l.max);
     for (const auto& [key, ci] : {std::pair{"p95_ci", &l.p95_ci}, std::pair{"p99_ci", &l.p99_ci}})
-        o[key] = *ci ? json::value(json::array{(**ci)[0], (**ci)[1]}) : json::value(nullptr);
+        o[key] = *ci ? json::value(json::array{ms_json((**ci)[0]), ms_json((**ci)[1])}) : json::value(nullptr);
     return o;
 }
 
@@ -77,8 +80,9 @@ struct reader {
     std::optional<double> maybe(std::string_view key) const {
         const auto& v = at(key);
         if (v.is_null()) return std::nullopt;
-        if (!v.is_number()) bad(key, "a number or null");
-        return v.to_number<double>();
+        const std::optional<double> ms = ms_from_json(v);
+        if (!ms) bad(key, "a number, \"inf\" or null");
+        return ms;
     }
     std::uint64_t count(std::string_view key) const {
         const auto& v = at(key);
@@ -120,8 +124,10 @@ latency_row latency_from_json(const json::object& o) {
     for (const auto& [key, ci] : {std::pair{"p95_ci", &l.p95_ci}, std::pair{"p99_ci", &l.p99_ci}}) {
         if (r.at(key).is_null()) continue;
         const auto& a = r.array(key);
-        if (a.size() != 2 || !a[0].is_number() || !a[1].is_number()) r.bad(key, "a pair of numbers");
-        *ci = std::array<double, 2>{a[0].to_number<double>(), a[1].to_number<double>()};
+        const std::optional<double> lo = a.size() == 2 ? ms_from_json(a[0]) : std::nullopt;
+        const std::optional<double> hi = a.size() == 2 ? ms_from_json(a[1]) : std::nullopt;
+        if (!lo || !hi) r.bad(key, "a pair of numbers");
+        *ci = std::array<double, 2>{*lo, *hi};
     }
     return l;
 }

@@ -33,7 +33,7 @@ latency_row make_latency_row(const histogram& h) {
     for (const auto& [pct, out] : {std::pair{95.0, &l.p95_ci}, std::pair{99.0, &l.p99_ci}}) {
         const auto ranks = percentile_ci(h.count(), pct);
         if (!ranks.sufficient) continue;
-        const auto ci = ci_values(ranks, h.count(), [&](double p) { return static_cast<double>(h.percentile(p)) / 1e6; });
+        const auto ci = ci_values(ranks, h.count(), [&](double p) { return ns_as_ms(h.percentile(p)); });
         *out = std::array<double, 2>{ci.lo, ci.hi};
     }
     return l;

@@ -53,11 +53,11 @@ std::string cells(const histogram& h, const std::vector<std::string_view>& stats
     double scale = 0;
     for (const auto stat : stats) {
         values.push_back(latency_ms(h, stat));
-        scale = std::max(scale, std::fabs(values.back().value_or(0)));
+        if (std::isfinite(values.back().value_or(0))) scale = std::max(scale, std::fabs(values.back().value_or(0)));
     }
     std::string out;
     for (const auto& v : values) {
-        out += pad_left(v ? fmt(ms_format(scale), *v) : std::string("-"), width);
+        out += pad_left(!v ? std::string("-") : std::isinf(*v) ? std::string("inf") : fmt(ms_format(scale), *v), width);
     }
     return out;
 }
@@ -75,7 +75,10 @@ void latency_rows(std::string& out, const run_stats& stats, bool streamed) {
         if (!streamed && stream_metric(row)) continue;
         const auto f = std::find_if(latency_families.begin(), latency_families.end(),
                                     [&](const latency_family& x) { return x.key == row; });
-        out += pad_right(std::string(f->label), name_w) + cells(stats.*f->member, columns, col_w) + '\n';
+        out += pad_right(std::string(f->label), name_w) + cells(stats.*f->member, columns, col_w);
+        // Requests that never answered are infinitely late: said where their infinities show.
+        if (row == "ttfa" && never_answered(stats) > 0) out += "  (" + count(never_answered(stats)) + " never answered)";
+        out += '\n';
     }
 }
 

@@ -3,6 +3,7 @@
 #include "openloop/base/quantity.hpp"
 #include "openloop/results/model_report.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -119,6 +120,14 @@ std::optional<std::string> threshold_failure(const threshold& t, const run_resul
     if (!v) return t.text + ": no samples of " + of;
     const bool holds = t.below ? *v < t.limit : *v > t.limit;
     if (holds) return std::nullopt;
+    if (std::isinf(*v)) {
+        // Only a time to first answer token has infinite samples: requests that never answered.
+        const model_stats* m = t.model.empty() ? nullptr : find_model(r.stats, t.model);
+        const std::uint64_t never = m ? m->ttfa.infinite_count() : never_answered(r.stats);
+        const std::uint64_t completed = m ? m->completed : r.stats.completed;
+        return t.text + ": " + of + " was infinite: " + std::to_string(never) + " of " + std::to_string(completed) +
+               " completed requests never answered";
+    }
     return t.text + ": " + of + " was " + shown(t.metric, *v);
 }
 

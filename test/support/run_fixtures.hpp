@@ -2,6 +2,7 @@
 // Hand-made run statistics for the results tests: a small healthy open-loop
 // run whose every figure is easy to check by hand.
 
+#include "openloop/measure/request_metrics.hpp"
 #include "openloop/measure/run_stats.hpp"
 #include "openloop/results/run_context.hpp"
 
@@ -43,6 +44,30 @@ inline openloop::run_stats healthy() {
     s.first_intended_ns = base;
     s.last_end_ns = base + 2000 * ms_ns;
     s.max_inflight = 4;
+    return s;
+}
+
+// A thinking model's run, each request through the reporter's own rules: `answered` requests
+// thought (one chunk at 50 ms) and answered at 100 ms; `never` spent max_tokens thinking and
+// never answered. 100 ms apart, 8 output tokens each.
+inline openloop::run_stats thinking_run(int answered, int never) {
+    using namespace openloop;
+    run_stats s;
+    const int n = answered + never;
+    for (int i = 0; i < n; ++i) {
+        request_timeline r;
+        r.intended = base + i * 100 * ms_ns;
+        r.sent = r.intended;
+        r.max_tokens = 8;
+        r.add_chunk(r.intended + 50 * ms_ns, 4, true);
+        r.add_chunk(r.intended + 100 * ms_ns, 4, i >= answered);
+        const stream_usage usage{8, 100, -1, false, -1};
+        const request_metrics m = measure_request(r, usage);
+        ++s.started;
+        record_completed(s, r, m, usage, true);
+    }
+    s.first_intended_ns = base;
+    s.last_end_ns = base + n * 100 * ms_ns;
     return s;
 }
 

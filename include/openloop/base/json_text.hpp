@@ -5,6 +5,7 @@
 #include <boost/json/value.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -56,6 +57,12 @@ private:
     std::string& out_;
     bool first_ = true;
 };
+
+// A latency in ms as the result files write it: the number, or "inf" (JSON has no infinity;
+// vLLM writes an unbounded request rate so) for a statistic past a request that never
+// answered. And back: nullopt for anything else, null included.
+boost::json::value ms_json(double ms);
+std::optional<double> ms_from_json(const boost::json::value& v);
 
 // pretty_json written atomically (a temporary file renamed over path);
 // throws std::runtime_error naming the path on failure.

@@ -24,6 +24,8 @@ class histogram {
 public:
     // One hour in nanoseconds: longer than any request a run should wait for.
     static constexpr std::int64_t default_highest = 3'600'000'000'000;
+    // What a statistic is when it falls on an infinite sample (record_infinite).
+    static constexpr std::int64_t infinite = std::numeric_limits<std::int64_t>::max();
 
     // Tracks 0 … highest (>= 2) with significant_digits (1 … 5) of precision;
     // throws std::invalid_argument otherwise.
@@ -37,18 +39,25 @@ public:
     // token it carried, however many the server claims (no loop per token).
     // count = 0 records nothing.
     void record(std::int64_t value, std::uint64_t count) noexcept;
+    // A sample known only to lie past every value: a request whose answer never came, for the
+    // time to its first answer token. It counts in count(), sorts after every other sample and
+    // is in no bucket: a percentile whose rank falls on one, max() and mean() are infinite (min()
+    // too when every sample is); sum() and count_at_or_below() leave it out.
+    void record_infinite(std::uint64_t count = 1) noexcept;
     // Adds other's counts; throws std::invalid_argument if its configuration differs.
     void merge(const histogram& other);
     void reset() noexcept;
 
     std::uint64_t count() const noexcept { return count_; }
     std::uint64_t saturated() const noexcept { return saturated_; }
-    // Exact; 0 when empty.
-    std::int64_t min() const noexcept { return count_ == 0 ? 0 : min_; }
-    std::int64_t max() const noexcept { return count_ == 0 ? 0 : max_; }
-    // Exact (from the exact sum); 0 when empty.
+    std::uint64_t infinite_count() const noexcept { return infinite_; }
+    // Exact; 0 when empty; infinite as record_infinite says.
+    std::int64_t min() const noexcept { return count_ == 0 ? 0 : finite() == 0 ? infinite : min_; }
+    std::int64_t max() const noexcept { return count_ == 0 ? 0 : infinite_ > 0 ? infinite : max_; }
+    // Exact (from the exact sum); 0 when empty; +inf with an infinite sample.
     double mean() const noexcept;
-    // Population standard deviation, from bucket midpoints around the exact mean.
+    // Population standard deviation, from bucket midpoints around the exact mean; +inf with an
+    // infinite sample.
     double stddev() const noexcept;
     // The nearest-rank percentile: the value of rank ceil(p/100 · count) among
     // the sorted samples (rank 1 for p = 0), within half a unit of the last
@@ -70,9 +79,11 @@ public:
     int significant_digits() const noexcept { return digits_; }
 
     // {"highest", "significant_digits", "count", "saturated", "min", "max",
-    //  "sum", "counts"}: "sum" is a number, or a decimal string when it exceeds
-    // 2^64 - 1; "counts" lists bucket counts from bucket 0 up to the last
-    // non-zero one, with each run of n empty buckets written as -n.
+    //  "sum", "counts"} and "infinite" when there are such samples (in "count",
+    // in no bucket; "min" and "max" are the finite samples'): "sum" is a number,
+    // or a decimal string when it exceeds 2^64 - 1; "counts" lists bucket counts
+    // from bucket 0 up to the last non-zero one, with each run of n empty
+    // buckets written as -n.
     boost::json::object to_json() const;
     // Inverse of to_json; throws std::invalid_argument naming the bad field.
     static histogram from_json(const boost::json::value& json);
@@ -85,6 +96,7 @@ private:
     // 2.5 million hour-long samples.
     __extension__ using sum_type = unsigned __int128;
 
+    std::uint64_t finite() const noexcept { return count_ - infinite_; }
     std::size_t index_of(std::int64_t value) const noexcept;
     // The middle of bucket index, kept inside [min, max].
     std::int64_t representative(std::size_t index) const noexcept;
@@ -97,9 +109,15 @@ private:
     std::vector<std::uint64_t> counts_;  // empty until the first sample: all zero
     std::uint64_t count_ = 0;
     std::uint64_t saturated_ = 0;
+    std::uint64_t infinite_ = 0;  // in count_, in no bucket
     std::int64_t min_ = std::numeric_limits<std::int64_t>::max();
     std::int64_t max_ = 0;
     sum_type sum_ = 0;
 };
+
+// A statistic of nanoseconds in ms: one that fell on an infinite sample is +inf.
+constexpr double ns_as_ms(std::int64_t ns) {
+    return ns == histogram::infinite ? std::numeric_limits<double>::infinity() : static_cast<double>(ns) / 1e6;
+}
 
 }  // namespace openloop

@@ -135,9 +135,17 @@ struct request_metrics {
     std::int64_t answer_tokens = 0;  // output_tokens - reasoning_tokens, never below 0
     // It thought and never answered: max_tokens ran out while it thought.
     bool ended_thinking = false;
+    // ... and streamed: its time to first answer token is infinite, not undefined (record_ttfa).
+    bool never_answered = false;
 };
 
 request_metrics measure_request(const request_timeline& r, const stream_usage& usage);
+
+// The one rule for a request's time to first answer token, wherever it is recorded (the run,
+// a model, a soak window): its TTFA, or an infinite sample when it streamed and never answered
+// (infinitely late: every percentile, threshold, SLO and gate past it fails); nothing when it
+// was not streamed.
+void record_ttfa(histogram& h, const request_metrics& m);
 
 // A threshold that cannot be checked because the request streamed no content
 // (no TTFT, no E2E) fails it; TPOT and ITL need more than one token, and a

@@ -12,12 +12,14 @@
 // TPOT, with so little spread that any interval excludes zero. Gates (`--fail-on`) fail only on a
 // significant change beyond their threshold. Pure: samples in, figures out.
 
+#include "openloop/base/json_text.hpp"
 #include "openloop/results/rebuild.hpp"
 #include "openloop/results/run_context.hpp"
 #include "openloop/results/workload_match.hpp"
 
 #include <boost/json/object.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,6 +53,9 @@ std::string run_match_markdown(const run_match& match, bool allow_mismatch);
 // workloads_checked, workloads_differ, differences and allow_mismatch, into a comparison's JSON.
 void add_run_match_json(boost::json::object& out, const run_match& match, bool allow_mismatch);
 
+// now - base; 0 when they are equal, infinite both (past requests that never answered in each).
+inline double latency_change(double now, double base) { return now == base ? 0.0 : now - base; }
+
 // too_few: a percentile with fewer than 5 requests past it in a run (p99 of
 // under 500), whose interval would claim what the data cannot show.
 enum class change_verdict { better, worse, within_noise, no_data, too_few };
@@ -63,7 +68,13 @@ struct metric_change {
     double low = 0, high = 0;  // 99 % interval of now - base
     std::string method;        // "bootstrap" or "poisson"
     change_verdict verdict = change_verdict::no_data;
-    double relative() const { return base != 0 ? (now - base) / base : 0; }
+    // An infinite latency (past a request that never answered): no change when both are, -100 %
+    // when only the base was.
+    double change() const { return latency_change(now, base); }
+    double relative() const {
+        if (now == base || base == 0) return 0;
+        return std::isinf(base) ? -1 : (now - base) / base;
+    }
     bool significant() const { return verdict == change_verdict::better || verdict == change_verdict::worse; }
 };
 

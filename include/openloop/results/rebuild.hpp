@@ -24,7 +24,8 @@ struct rebuilt_stats {
 };
 
 // One measured request that ended, as the statistics counted it (ns; -1
-// where it has no such figure): what `openloop compare` resamples.
+// where it has no such figure; ttfa histogram::infinite for a request that
+// streamed and never answered): what `openloop compare` resamples.
 struct request_sample {
     bool ok = false;
     std::int64_t ttft = -1, tpot = -1, e2e = -1, ttfa = -1;

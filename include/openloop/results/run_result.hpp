@@ -60,10 +60,17 @@ constexpr bool reasoning_metric(std::string_view key) {
 
 // One statistic of a histogram of ns, in ms: mean, std, median, p<N> (p50,
 // p99.9, ...), min or max. Empty without samples (no sample is not a 0 ms
-// sample) or for an unknown statistic.
+// sample) or for an unknown statistic; +inf where it falls on an infinite
+// sample (a request that never answered, in TTFA).
 std::optional<double> latency_ms(const histogram& h, std::string_view stat);
-// The same as JSON: the number, or null where there is none.
+// The same as JSON (base/json_text.hpp's ms_json): the number, "inf", or null where there is none.
 boost::json::value latency_ms_json(const histogram& h, std::string_view stat);
+
+// The rule for a thinking model's requests that never answered (max_tokens spent thinking):
+// each is infinitely late, an infinite sample of every TTFA histogram (the run's, a model's,
+// a window's), so every TTFA percentile, threshold, SLO and gate past them sees it. How many
+// the run had.
+std::uint64_t never_answered(const run_stats& s);
 
 struct run_result {
     run_stats stats;

@@ -53,6 +53,9 @@ struct soak_verdict {
     bool worse_up = true;  // growth is the bad direction (false: throughput, which sags)
     series_trend trend;
     std::vector<trend_point> points;  // the series judged, for report.html's chart
+    // Judged windows whose figure was infinite (a TTFA percentile past a request that never
+    // answered): the trend is the finite windows', and any such window is a change.
+    std::size_t infinite = 0;
 };
 
 struct soak_report {

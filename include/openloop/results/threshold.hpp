@@ -5,7 +5,8 @@
 // max, p50, p99.9, ...) against a duration; error_rate against a fraction
 // (1%, 0.01); request_throughput, output_throughput and goodput (req/s, tok/s)
 // against a number. A metric the run has no sample of fails its threshold: it
-// cannot be shown to hold. In a mixed run, `ttft_p99{model=sql-lora}<2s` gates one
+// cannot be shown to hold; a TTFA statistic past a request that never answered is
+// infinite (run_result.hpp's never_answered) and fails a '<' threshold, saying how many. In a mixed run, `ttft_p99{model=sql-lora}<2s` gates one
 // model's figure (k6's tag syntax): its families ttft, tpot, itl, e2e, ttfa, and
 // error_rate, request_throughput, output_throughput, goodput. Pure.
 

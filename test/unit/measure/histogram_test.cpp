@@ -403,3 +403,42 @@ BOOST_AUTO_TEST_CASE(count_at_or_below_and_sum_of_saturated_and_empty) {
     BOOST_TEST(h.count_at_or_below(1000) == 4u);
     BOOST_TEST(h.sum() == 3010.0);
 }
+
+// An infinite sample (a request that never answered, for TTFA) counts and sorts after every
+// other: a percentile whose rank falls on one, the max and the mean are infinite; the rest,
+// sum() and the cumulative counts are the finite samples'. It merges and round-trips.
+BOOST_AUTO_TEST_CASE(infinite_samples_sort_last) {
+    histogram h;
+    for (int v = 1; v <= 97; ++v) h.record(v * 1000);
+    h.record_infinite(3);
+    BOOST_TEST(h.count() == 100u);
+    BOOST_TEST(h.infinite_count() == 3u);
+    BOOST_TEST(std::abs(h.percentile(97) - 97'000) <= 97);  // the last finite sample, within 0.1 %
+    BOOST_TEST(h.percentile(97.5) == histogram::infinite);
+    BOOST_TEST(h.percentile(99) == histogram::infinite);
+    BOOST_TEST(h.max() == histogram::infinite);
+    BOOST_TEST(h.min() == 1000);
+    BOOST_TEST(std::isinf(h.mean()));
+    BOOST_TEST(std::isinf(openloop::ns_as_ms(h.percentile(100))));
+    BOOST_TEST(h.sum() == 97.0 * 98 / 2 * 1000);
+    BOOST_TEST(h.count_at_or_below(1'000'000) == 97u);
+    const histogram back = histogram::from_json(h.to_json());
+    BOOST_TEST((back == h));
+    BOOST_TEST(h.to_json().at("infinite").as_uint64() == 3u);
+    histogram only;
+    only.record_infinite();
+    BOOST_TEST(only.min() == histogram::infinite);
+    BOOST_TEST((histogram::from_json(only.to_json()) == only));
+    histogram merged;
+    merged.merge(h);
+    merged.merge(only);
+    BOOST_TEST(merged.infinite_count() == 4u);
+    BOOST_TEST(merged.percentile(97) == histogram::infinite);  // rank 98 of 101: past the 97 finite
+    merged.reset();
+    BOOST_TEST(merged.count() == 0u);
+    BOOST_TEST(!histogram().to_json().contains("infinite"));  // older readers see what they always saw
+    // A count that the buckets and the infinite samples do not add up to is named.
+    auto broken = h.to_json();
+    broken["infinite"] = 4;
+    BOOST_CHECK_THROW(histogram::from_json(broken), std::invalid_argument);
+}

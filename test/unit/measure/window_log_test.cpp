@@ -219,3 +219,35 @@ BOOST_AUTO_TEST_CASE(without_watches_no_server_columns) {
     BOOST_TEST(!w.contains("scrape_failures"));
     BOOST_TEST(w.at("generator").as_object().contains("rss_mib"));
 }
+
+// A thinking model's window: a request that never answered (max_tokens spent thinking) is
+// infinitely late in the window's TTFA, as in the run's, and the window says how many.
+BOOST_AUTO_TEST_CASE(a_window_counts_a_request_that_never_answered_as_infinitely_late) {
+    temp_dir dir;
+    window_log log(1s);
+    log.open(dir.path.string());
+    log.start(origin);
+    for (int i = 0; i < 100; ++i) {
+        request_timeline r;
+        r.intended = r.sent = origin + i * ms;
+        r.max_tokens = 8;
+        r.add_chunk(r.intended + 50 * ms, 4, true);
+        r.add_chunk(r.intended + 100 * ms, 4, i >= 97);
+        log.offered();
+        log.completed(r, measure_request(r, {8, 100, -1, false, -1}));
+    }
+    log.close_window(origin + 500 * ms, 0);
+    log.check();
+    const json::object w = json::parse(lines_of(dir.path / "windows.jsonl").at(0)).as_object();
+    const json::object& ttfa = w.at("ttfa_ms").as_object();
+    BOOST_TEST(near(ttfa.at("p50").to_number<double>(), 100.0));
+    BOOST_TEST(ttfa.at("p99") == "inf");
+    BOOST_TEST(ttfa.at("max") == "inf");
+    BOOST_TEST(ttfa.at("never_answered").to_number<int>() == 3);
+    const auto csv = lines_of(dir.path / "windows.csv");
+    BOOST_TEST_REQUIRE(csv.size() == 2u);
+    const auto cells = row(csv[0], csv[1]);
+    BOOST_TEST(cells.at("ttfa_p99_ms") == "inf");
+    BOOST_TEST(near(std::stod(cells.at("ttfa_p50_ms")), 100.0));
+    log.close();
+}

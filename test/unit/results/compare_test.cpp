@@ -2,10 +2,14 @@
 
 #include "openloop/results/compare.hpp"
 
+#include <boost/json.hpp>
+
+#include <cmath>
 #include <random>
 #include <stdexcept>
 
 using namespace openloop;
+namespace json = boost::json;
 
 namespace {
 
@@ -128,6 +132,50 @@ BOOST_AUTO_TEST_CASE(a_percentile_with_few_requests_past_it_is_not_judged) {
     // 500 requests put 5 past p99: judged.
     const auto enough = compare_runs(run("a", 500, 100, 1), run("b", 500, 100, 2));
     BOOST_TEST(change_verdict_name(find(enough, "ttft_p99").verdict) == "within noise");
+}
+
+// A request that never answered (it spent max_tokens thinking) is infinitely late in a
+// comparison as in the run: a new run where one in twenty never answered has an infinite TTFA
+// p99, worse than any finite one, while its median is the same.
+BOOST_AUTO_TEST_CASE(requests_that_never_answered_make_the_ttfa_percentiles_past_them_infinite) {
+    const auto log = [](int n, int never) {
+        std::string out;
+        for (int i = 0; i < n; ++i) {
+            const std::int64_t t0 = 1'000'000 * ms + i * 100 * ms;
+            json::object o{{"index", i},          {"warmup", false},        {"status", "ok"},
+                           {"intended_ns", t0},   {"sent_ns", t0},          {"first_token_ns", t0 + 50 * ms},
+                           {"last_token_ns", t0 + 150 * ms}, {"end_ns", t0 + 151 * ms}, {"input_tokens", 10},
+                           {"output_tokens", 8},  {"max_tokens", 8},        {"output_tokens_source", "usage"},
+                           {"reasoning_tokens", 4}, {"answer_tokens", 4},   {"reasoning_source", "usage"}};
+            if (i % 20 == 0 && i / 20 < never) {
+                o["first_answer_ns"] = nullptr;
+                o["ended_thinking"] = true;
+            } else {
+                o["first_answer_ns"] = t0 + 100 * ms + (i % 7) * ms;
+            }
+            out += json::serialize(o) + "\n";
+        }
+        return out;
+    };
+    compared_run base, now;
+    base.name = "a";
+    now.name = "b";
+    rebuild_stats(log(600, 0), &base.requests);
+    rebuild_stats(log(600, 30), &now.requests);
+    base.duration_s = now.duration_s = 60;
+    const auto changes = compare_runs(base, now);
+    const metric_change& p99 = find(changes, "ttfa_p99");
+    BOOST_TEST(std::isfinite(p99.base));
+    BOOST_TEST(std::isinf(p99.now));
+    BOOST_TEST(change_verdict_name(p99.verdict) == "worse");
+    BOOST_TEST(std::isinf(find(changes, "ttfa_mean").now));
+    BOOST_TEST(change_verdict_name(find(changes, "ttfa_p50").verdict) == "within noise");
+    BOOST_TEST(gate_failure(parse_gate("ttfa_p99>+10%"), changes).has_value());
+    BOOST_TEST(!gate_failure(parse_gate("ttfa_p50>+10%"), changes).has_value());
+    // Both runs infinite at the p99: no change to judge there.
+    const auto both = compare_runs(now, now);
+    BOOST_TEST(change_verdict_name(find(both, "ttfa_p99").verdict) == "within noise");
+    BOOST_TEST(compare_json(now, now, both, {}).at("metrics").at("ttfa_p99").at("new") == "inf");
 }
 
 // What differs is said before the table: another target is the server under

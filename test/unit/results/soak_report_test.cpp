@@ -165,3 +165,29 @@ BOOST_AUTO_TEST_CASE(damaged_values_are_skipped_and_said) {
     const auto measured = std::count_if(ttft.begin(), ttft.end(), [](const trend_point& p) { return std::isfinite(p.value); });
     BOOST_TEST(measured == 19 - 2 - 2, "the windows after the warm-up but the two damaged ones");
 }
+
+// A window whose TTFA p99 never came (a request in it that never answered is infinitely
+// late) fails the soak whatever the finite windows' trend: it is named with how many.
+BOOST_AUTO_TEST_CASE(windows_whose_ttfa_p99_never_came_fail_the_soak) {
+    std::string text;
+    for (int i = 0; i < 30; ++i) {
+        const bool never = i >= 20;
+        json::object o{{"window", i},
+                       {"t_start_s", 60.0 * i},
+                       {"t_end_s", 60.0 * (i + 1)},
+                       {"achieved_rate", 10.0},
+                       {"error_rate", 0.0},
+                       {"ttft_ms", json::object{{"p50", 40.0}, {"p90", 50.0}, {"p99", 60.0}, {"max", 70.0}}},
+                       {"ttfa_ms", json::object{{"p50", 400.0},
+                                                {"p90", 500.0},
+                                                {"p99", never ? json::value("inf") : json::value(600.0)},
+                                                {"max", never ? json::value("inf") : json::value(700.0)},
+                                                {"never_answered", never ? 2 : 0}}}};
+        text += json::serialize(o) + "\n";
+    }
+    const soak_report r = judge_soak(parse_windows_jsonl(text), 2);
+    BOOST_TEST(r.changed, r.headline);
+    BOOST_TEST(r.headline.find("TTFA p99 infinite in 10 of 28 windows") != std::string::npos, r.headline);
+    const json::object j = soak_json(r);
+    BOOST_TEST(j.at("changed").as_bool());
+}

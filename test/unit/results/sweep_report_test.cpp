@@ -4,6 +4,7 @@
 #include "openloop/results/sweep_table.hpp"
 #include "run_fixtures.hpp"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,26 @@ BOOST_AUTO_TEST_CASE(a_stage_row_comes_from_the_typed_result) {
     BOOST_TEST_REQUIRE(r.slo_results.size() == 2u);
     BOOST_TEST(r.slo_results[1].pass);  // a lag SLO is judged from the lag histogram
     BOOST_TEST(r.verdict == "good");
+}
+
+// A sweep's TTFA SLO counts a request that never answered as infinitely late: a stage whose
+// p99 lands on one fails it, and its row keeps the infinity through sweep.json.
+BOOST_AUTO_TEST_CASE(a_ttfa_slo_fails_a_stage_whose_requests_never_answered) {
+    run_stats s = thinking_run(97, 3);
+    s.steady_window_s = 10;
+    s.steady_completed = 100;
+    const stage_row r = make_stage_row(0, 10, 0, make_run_result(s, open_loop()), false,
+                                       parse_slos({"ttfa_p95=5s", "ttfa_p99=5s"}), 0.95);
+    BOOST_TEST_REQUIRE(r.slo_results.size() == 2u);
+    BOOST_TEST(r.slo_results[0].pass);  // 97 of 100 answered by 100 ms
+    BOOST_TEST(!r.slo_results[1].pass);
+    BOOST_TEST(std::isinf(r.slo_results[1].observed.value()));
+    BOOST_TEST(!r.slo_pass);
+    BOOST_TEST(r.verdict == "slo_fail");
+    const stage_row back = stage_row_from_json(to_json(r));
+    BOOST_TEST(std::isinf(back.ttfa.p99.value()));
+    BOOST_TEST(back.ttfa.p95.value() == 100.0, boost::test_tools::tolerance(0.001));
+    BOOST_TEST(!back.slo_pass);
 }
 
 BOOST_AUTO_TEST_CASE(a_stored_row_reads_back_as_it_was_written) {

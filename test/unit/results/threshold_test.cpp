@@ -38,6 +38,20 @@ BOOST_AUTO_TEST_CASE(a_metric_without_samples_fails_its_threshold) {
     BOOST_TEST(why->find("no samples") != std::string::npos);
 }
 
+// A request that never answered (max_tokens spent thinking) is infinitely late: every TTFA
+// statistic at or past its rank is infinite, so a TTFA threshold there fails and says why.
+BOOST_AUTO_TEST_CASE(a_request_that_never_answered_fails_a_ttfa_threshold) {
+    const run_result r = make_run_result(run_fixtures::thinking_run(7, 3), run_fixtures::open_loop());
+    const auto p99 = threshold_failure(parse_threshold("ttfa_p99<5s"), r);
+    BOOST_TEST_REQUIRE(p99.has_value());
+    BOOST_TEST(*p99 == "ttfa_p99<5s: ttfa_p99 was infinite: 3 of 10 completed requests never answered");
+    BOOST_TEST(!threshold_failure(parse_threshold("ttfa_p70<5s"), r));  // the seventh answered, in 100 ms
+    BOOST_TEST(threshold_failure(parse_threshold("ttfa_p80<5s"), r).has_value());
+    BOOST_TEST(threshold_failure(parse_threshold("ttfa_max<5s"), r).has_value());
+    BOOST_TEST(threshold_failure(parse_threshold("ttfa_mean<5s"), r).has_value());
+    BOOST_TEST(!threshold_failure(parse_threshold("ttft_p99<5s"), r));  // their first token came
+}
+
 BOOST_AUTO_TEST_CASE(bad_thresholds_are_named) {
     for (const char* bad : {"ttft_p99", "ttft_p99<", "<1s", "latency_p99<1s", "ttft_p101<1s", "ttft_p99<soon",
                             "request_throughput>fast"})

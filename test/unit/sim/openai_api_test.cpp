@@ -193,6 +193,18 @@ event_writer chat_writer(reasoning_shape shape, int reasoning) {
     return w;
 }
 
+// The chunks of a 5-token answer that thinks 3, sent as steps of 2, 2 and 1 tokens.
+std::vector<boost::json::object> thinking_steps(reasoning_shape shape) {
+    auto w = chat_writer(shape, 3);
+    std::string out;
+    BOOST_TEST(!w.step(out, 2, 0, {}));
+    BOOST_TEST(w.step(out, 2, 2, {}));
+    BOOST_TEST(w.step(out, 1, 4, "length"));
+    auto cs = events(out);
+    BOOST_TEST_REQUIRE(cs.size() == 3u);
+    return cs;
+}
+
 // Each chat body is refused with 400, its message saying what was wrong.
 void refused(const sim_config& cfg, const std::vector<std::pair<std::string, std::string>>& bad) {
     for (const auto& [body, says] : bad) {
@@ -383,13 +395,7 @@ BOOST_AUTO_TEST_CASE(every_tool_call_needs_its_result) {
 // vLLM's current shape: thinking in delta.reasoning, the step that ends it one
 // chunk with both, usage with the reasoning tokens so far.
 BOOST_AUTO_TEST_CASE(thinking_streams_in_the_current_shape) {
-    auto w = chat_writer(reasoning_shape::reasoning, 3);
-    std::string out;
-    BOOST_TEST(!w.step(out, 2, 0, {}));
-    BOOST_TEST(w.step(out, 2, 2, {}));
-    BOOST_TEST(w.step(out, 1, 4, "length"));
-    const auto cs = events(out);
-    BOOST_TEST_REQUIRE(cs.size() == 3u);
+    const auto cs = thinking_steps(reasoning_shape::reasoning);
     BOOST_TEST(count_text_tokens(delta_of(cs[0]).at("reasoning").as_string()) == 2);
     BOOST_TEST(!delta_of(cs[0]).contains("content"));
     BOOST_TEST(count_text_tokens(delta_of(cs[1]).at("reasoning").as_string()) == 1);
@@ -440,13 +446,7 @@ BOOST_AUTO_TEST_CASE(thinking_streams_in_the_older_shape) {
 // A server without a reasoning parser: the thinking inside the content, <think> opening the
 // first of it and </think> closing the last when an answer follows; no usage details.
 BOOST_AUTO_TEST_CASE(thinking_streams_between_tags_in_the_content) {
-    auto w = chat_writer(reasoning_shape::think_tags, 3);
-    std::string out;
-    BOOST_TEST(!w.step(out, 2, 0, {}));
-    BOOST_TEST(w.step(out, 2, 2, {}));
-    BOOST_TEST(w.step(out, 1, 4, "length"));
-    const auto cs = events(out);
-    BOOST_TEST_REQUIRE(cs.size() == 3u);
+    const auto cs = thinking_steps(reasoning_shape::think_tags);
     const std::string first(delta_of(cs[0]).at("content").as_string());
     const std::string second(delta_of(cs[1]).at("content").as_string());
     BOOST_TEST(first.rfind("<think> ", 0) == 0u, first);
@@ -460,7 +460,7 @@ BOOST_AUTO_TEST_CASE(thinking_streams_between_tags_in_the_content) {
 
     auto cut = chat_writer(reasoning_shape::think_tags, 3);
     cut.answers = false;  // max_tokens ran out while it thought: no closing tag
-    out.clear();
+    std::string out;
     cut.step(out, 3, 0, "length");
     BOOST_TEST(std::string(delta_of(events(out).at(0)).at("content").as_string()).find("</think>") == std::string::npos);
 

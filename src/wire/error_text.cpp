@@ -51,6 +51,9 @@ std::string response_failure_message(error_class cls, std::string_view content_t
     if (!streamed && cls == error_class::bad_chunk)
         return said.empty() ? "the server answered 200 with an empty body, not a JSON answer"
                             : "the server answered 200 with a body that is not a whole JSON answer: " + said;
+    if (streamed && cls == error_class::bad_chunk)
+        return said.empty() ? "a stream event with no data, not a JSON chunk"
+                            : "a stream event that is not a JSON chunk: " + said;
     if (cls != error_class::no_content) return said;
     std::string what;
     if (!content_type.empty()) {

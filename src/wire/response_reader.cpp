@@ -135,7 +135,10 @@ bool response_reader::on_data(const sse_event& ev, std::int64_t t_ns, event& out
         done_ns_ = t_ns;
         return false;
     case chunk_kind::error: fail_in_stream(ev.data); return false;
-    case chunk_kind::malformed: stream_failure_ = error_class::bad_chunk; return false;
+    case chunk_kind::malformed:
+        stream_failure_ = error_class::bad_chunk;
+        keep_body(ev.data);  // for the message: the event's first bytes
+        return false;
     case chunk_kind::role_only:
     case chunk_kind::usage_only:
     case chunk_kind::empty: return false;

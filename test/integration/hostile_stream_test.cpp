@@ -284,15 +284,18 @@ BOOST_AUTO_TEST_CASE(usage_decreasing) {
 }
 
 // A million events that carry nothing, then the rest of a stream: the count
-// of tokens must not move, and the time they cost is bounded.
+// of tokens must not move, and the time they cost is bounded. said: the failure's
+// message, when one is expected.
 void million(const std::string& name, const std::string& input, const std::string& expected, std::string_view piece,
-             const std::string& rest) {
+             const std::string& rest, const std::string& said = "") {
     const std::string body = repeated(piece, 1'000'000) + rest;
     hostile::server srv([&body](connection& c, const request&) { return hostile::send_sse_chunked(c, body); });
     hostile_case k({suite, name, input, expected, "the run's bound; nothing kept per event", 20, small_rss_mib});
     k.run(srv.url(), {"--rate", "20", "--num-requests", "2"});
     k.expect_outcome(2);
     if (expected == "ok") k.check(summary_int(k, "total_output_tokens") == 6, "6 output tokens: the empty events count for none");
+    if (!said.empty())
+        k.check(k.first_message(expected) == said, "the message says '" + said + "', got '" + k.first_message(expected) + "'");
     k.server_saw(srv);
 }
 
@@ -315,5 +318,5 @@ BOOST_AUTO_TEST_CASE(million_empty_chunks) {
 BOOST_AUTO_TEST_CASE(million_empty_data) {
     million("million_empty_data",
             "200 SSE: 1,000,000 events `data: \\n\\n`, then a clean 3-token stream (an empty payload is not a chunk)",
-            "bad_chunk", "data: \n\n", three_chunks_then("3"));
+            "bad_chunk", "data: \n\n", three_chunks_then("3"), "a stream event with no data, not a JSON chunk");
 }

@@ -107,6 +107,11 @@ BOOST_AUTO_TEST_CASE(messages_of_failed_responses) {
                "the server answered 200 with text/html, not an SSE stream: <p>Sign in</p>");
     BOOST_TEST(response_failure_message(error_class::no_content, "", "") ==
                "the server answered 200 with no content chunk");
+    // A stream event that is no chunk: its first bytes, as one line.
+    BOOST_TEST(response_failure_message(error_class::bad_chunk, "text/event-stream", "{\"choices\": [tru", true) ==
+               "a stream event that is not a JSON chunk: {\"choices\": [tru");
+    BOOST_TEST(response_failure_message(error_class::bad_chunk, "text/event-stream", "", true) ==
+               "a stream event with no data, not a JSON chunk");
     BOOST_TEST(response_failure_message(error_class::http_4xx, "application/json",
                                         R"({"error":{"message":"Incorrect API key provided"}})") ==
                "Incorrect API key provided");

@@ -142,3 +142,37 @@ BOOST_AUTO_TEST_CASE(a_step_change_is_reported_as_a_change_point) {
     BOOST_TEST(number(cp, "after") / number(cp, "before") > 2.0, cp);
     BOOST_TEST((log.find("E2E p50") != std::string::npos && log.find("step up") != std::string::npos), log);
 }
+
+// The generator keeps nothing per request: after 10 N requests its RSS is
+// that after N, within what a retention of 1 KiB a request would add (8.8
+// MiB for N = 1,000) halved. Each soak takes the path of the llama-server
+// soak that grew by 6 KiB a request (issue 41): chat, 32 tokens one chunk
+// each, usage only in the last chunk, a new connection per request, the
+// server scraped and its process watched, the live endpoint serving, the
+// windows and report written. The RSS is the last window's (the soak's own
+// measure, taken once every event was read); closed loop, so that how many
+// requests are in flight (their memory is the generator's too) does not
+// depend on how fast a busy machine runs the soak.
+BOOST_AUTO_TEST_CASE(the_generator_keeps_nothing_per_request) {
+    temp_dir dir;
+    auto sim = openloop::start_sim(openloop_test::bin,
+                                   {"--preset", "firehose", "--quirk", "close-after-completion", "--quirk",
+                                    "ignore-stream-options", "--quirk", "always-usage", "--quirk", "usage-in-last-chunk"});
+    const auto rss_after = [&](int requests) {
+        const std::string out = dir.file("out" + std::to_string(requests));
+        const int rc = soak({"--target", sim.url, "--concurrency", "4", "--num-requests", std::to_string(requests),
+                             "--interval", "1s", "--input-len", "16", "--output-len", "32", "--ignore-eos",
+                             "--tokenizer", "words", "--scrape", sim.url + "/metrics", "--server-pid",
+                             std::to_string(sim.process.pid()), "--metrics-listen", "127.0.0.1:0", "--out", out},
+                            out + ".log");
+        BOOST_TEST(rc != 2, slurp(out + ".log.err"));
+        BOOST_TEST(read_json(out + "/summary.json").at("completed").to_number<int>() == requests);
+        const auto windows = read_jsonl(out + "/windows.jsonl");
+        BOOST_TEST_REQUIRE(!windows.empty());
+        return windows.back().at("generator").at("rss_mib").to_number<double>();
+    };
+    const double after_n = rss_after(1000);
+    const double after_10n = rss_after(10000);
+    BOOST_TEST_MESSAGE("generator RSS after 1,000 requests " << after_n << " MiB, after 10,000 " << after_10n << " MiB");
+    BOOST_TEST(after_10n - after_n < 4.4, after_n << " MiB after 1,000 requests, " << after_10n << " after 10,000");
+}

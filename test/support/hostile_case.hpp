@@ -338,7 +338,7 @@ private:
     std::vector<std::string> failures_;
 };
 
-// A small run's fixed cost is ~80 MiB (the 48 MiB event ring, the
+// A small run's fixed cost is ~25 MiB (the event ring's hot 6 MiB, the
 // histograms); a connection adds what its buffers hold.
 inline constexpr double small_rss_mib = 96;
 

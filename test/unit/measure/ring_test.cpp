@@ -1,6 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/ring.hpp"
+#include "sanitized.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -181,8 +182,9 @@ BOOST_AUTO_TEST_CASE(a_large_ring_holds_the_memory_of_what_it_holds_not_of_every
     spsc_ring<wide_event> ring(1u << 20);  // 48 MiB of slots
     const double built = resident_mib();
     BOOST_TEST(ring.hot_slots() == ring.capacity() / 8);
-    // Its hot eighth (6 MiB) is resident from the start; the rest only when used.
-    BOOST_TEST(built - empty < 8.0);
+    // Its hot eighth (6 MiB) is resident from the start, the rest only when
+    // used; ThreadSanitizer's shadow of what was written is 4 times as much.
+    BOOST_TEST(built - empty < (openloop_test::sanitized ? 5 * 6.0 : 6.0) + 2.0);
     // Three laps with a few events in the ring at a time: a ring that walked
     // every slot would hold all 48 MiB after the first.
     std::uint64_t next_in = 0, next_out = 0;
@@ -207,7 +209,8 @@ BOOST_AUTO_TEST_CASE(a_burst_into_the_cold_slots_is_handed_back_once_read) {
     BOOST_TEST(next_out == next_in);
     const double after = resident_mib() - built;
     BOOST_TEST_MESSAGE("a burst of half a ring: " << burst << " MiB resident more, " << after << " MiB once read");
-    BOOST_TEST(after < 1.0);
+    // AddressSanitizer keeps its shadow of the pages given back: an eighth of them.
+    BOOST_TEST(after < (openloop_test::sanitized ? 1.0 + burst / 8 : 1.0));
 }
 
 BOOST_AUTO_TEST_CASE(a_cold_part_is_written_again_only_after_it_was_read_whole) {

@@ -3,7 +3,8 @@
 // `openloop soak` against simulators that really misbehave, in compressed
 // time (1.2 s windows over 24 s): a leaking one must show growth at the rate
 // it leaks, a clean one none, a slowing one a latency trend, a step a change
-// point. Every soak is bounded by --duration.
+// point; and the generator's own memory after ten times the requests. Every
+// soak is bounded by --duration or --num-requests.
 
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
@@ -149,8 +150,8 @@ BOOST_AUTO_TEST_CASE(a_step_change_is_reported_as_a_change_point) {
 // soak that grew by 6 KiB a request (issue 41): chat, 32 tokens one chunk
 // each, usage only in the last chunk, a new connection per request, the
 // server scraped and its process watched, the live endpoint serving, the
-// windows and report written. The RSS is the last window's (the soak's own
-// measure, taken once every event was read); closed loop, so that how many
+// windows written. The RSS is the last window's (the soak's own measure,
+// taken once every event was read); closed loop, so that how many
 // requests are in flight (their memory is the generator's too) does not
 // depend on how fast a busy machine runs the soak.
 BOOST_AUTO_TEST_CASE(the_generator_keeps_nothing_per_request) {
@@ -165,7 +166,8 @@ BOOST_AUTO_TEST_CASE(the_generator_keeps_nothing_per_request) {
                              "--tokenizer", "words", "--scrape", sim.url + "/metrics", "--server-pid",
                              std::to_string(sim.process.pid()), "--metrics-listen", "127.0.0.1:0", "--out", out},
                             out + ".log");
-        BOOST_TEST(rc != 2, slurp(out + ".log.err"));
+        // Valid or not (the lag of a busy machine), flat or not: the RSS is read here.
+        BOOST_TEST((rc == 0 || rc == 3 || rc == 5), "exit " << rc << ": " << slurp(out + ".log.err"));
         BOOST_TEST(read_json(out + "/summary.json").at("completed").to_number<int>() == requests);
         const auto windows = read_jsonl(out + "/windows.jsonl");
         BOOST_TEST_REQUIRE(!windows.empty());

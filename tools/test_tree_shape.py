@@ -55,6 +55,20 @@ class TreeShapeTest(unittest.TestCase):
         self.assertIn("src/base/c.hpp:1: class big is 252 lines, over 250", r.stdout)
         self.assertNotIn("small", r.stdout)
 
+    def test_a_component_missing_from_the_map_is_named(self):
+        doc = "## `base/`\n\n| component | what it is |\n|---|---|\n| `quantity` | numbers |\n"
+        r = shape(self.tree({"docs/architecture.md": doc, "src/base/quantity.cpp": "", "include/openloop/base/quantity.hpp": "",
+                             "src/base/clock.cpp": ""}))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("src/base/clock.cpp: not on docs/architecture.md's map (a row `clock` under ## `base/`)", r.stdout)
+        self.assertNotIn("quantity", r.stdout)
+
+    def test_a_row_without_a_file_is_named(self):
+        doc = "## `tokenize/`\n\n| component | what it is |\n|---|---|\n| `models/bpe` | BPE |\n| `gone` | old |\n"
+        r = shape(self.tree({"docs/architecture.md": doc, "src/tokenize/models/bpe.cpp": ""}))
+        self.assertIn("docs/architecture.md:6: `gone` under `tokenize/` names no file", r.stdout)
+        self.assertNotIn("bpe", r.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()

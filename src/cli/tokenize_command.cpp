@@ -2,8 +2,8 @@
 
 #include "openloop/base/input_error.hpp"
 #include "openloop/cli/usage.hpp"
-#include "openloop/load/local_tokenizer.hpp"
-#include "openloop/load/utf8.hpp"
+#include "openloop/tokenize/local_tokenizer.hpp"
+#include "openloop/tokenize/text/utf8.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>

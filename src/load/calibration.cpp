@@ -2,8 +2,9 @@
 
 #include "openloop/base/input_error.hpp"
 #include "openloop/load/calibration_cache.hpp"
-#include "openloop/load/sentencepiece_counter.hpp"
+#include "openloop/load/tokenizer_choice.hpp"
 #include "openloop/load/usage_calibration.hpp"
+#include "openloop/tokenize/sentencepiece_counter.hpp"
 
 #include <boost/json.hpp>
 

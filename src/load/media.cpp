@@ -2,10 +2,12 @@
 
 #include "openloop/base/input_error.hpp"
 #include "openloop/base/quantity.hpp"
-#include "openloop/load/media_maker.hpp"
-#include "openloop/load/media_pool.hpp"
+#include "openloop/base/random.hpp"
 #include "openloop/load/text_file.hpp"
-#include "openloop/load/tokens.hpp"
+#include "openloop/media/base64.hpp"
+#include "openloop/media/media_header.hpp"
+#include "openloop/media/media_maker.hpp"
+#include "openloop/media/media_pool.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -22,7 +24,6 @@ constexpr std::uint64_t image_salt = 0x6d656469612d696dULL;  // "media-im"
 constexpr std::uint64_t audio_salt = 0x6d656469612d6175ULL;  // "media-au"
 
 request_rng index_rng(std::uint64_t seed, std::uint64_t index) { return request_rng(mix64(mix64(seed ^ plan_salt) ^ index)); }
-
 
 }  // namespace
 
@@ -124,11 +125,12 @@ std::vector<media_item> read_image_dir(const std::string& dir) {
         const std::size_t left = max_image_pool_bytes - held;
         const std::string limit = held == 0 ? image_pool_limit() : "what the files before it leave of " + image_pool_limit();
         const std::string bytes = read_regular_file(f.string(), left / 4 * 3, "--image-dir", limit);
-        const auto header = read_image_header(bytes);
-        if (!header) throw input_error("--image-dir: " + f.string() + ": not a JPEG or PNG image (no frame header or IHDR)");
+        std::string why;
+        const auto header = read_image_size(span_source(bytes), why);
+        if (!header) throw input_error("--image-dir: " + f.string() + ": not a JPEG or PNG image we can read (" + why + ")");
         media_item item;
-        item.width = header->width;
-        item.height = header->height;
+        item.width = static_cast<int>(header->width);
+        item.height = static_cast<int>(header->height);
         item.encoded_bytes = bytes.size();
         item.payload = data_url(image_mime(header->format), bytes);
         if (item.payload.size() > left)  // by its data URL's prefix

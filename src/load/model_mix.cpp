@@ -1,8 +1,8 @@
 #include "openloop/load/model_mix.hpp"
 
 #include "openloop/base/input_error.hpp"
+#include "openloop/base/random.hpp"
 #include "openloop/base/trim.hpp"
-#include "openloop/load/tokens.hpp"
 
 #include <charconv>
 #include <cmath>

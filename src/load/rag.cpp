@@ -1,8 +1,8 @@
 #include "openloop/load/rag.hpp"
 
 #include "openloop/base/input_error.hpp"
+#include "openloop/base/random.hpp"
 #include "openloop/load/length_dist.hpp"
-#include "openloop/load/tokens.hpp"
 #include "openloop/load/workload.hpp"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 #include "openloop/load/session.hpp"
 
 #include "openloop/base/quantity.hpp"
+#include "openloop/base/random.hpp"
 #include "openloop/load/length_dist.hpp"
-#include "openloop/load/tokens.hpp"
 
 #include <algorithm>
 #include <cmath>

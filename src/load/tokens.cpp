@@ -1,5 +1,7 @@
 #include "openloop/load/tokens.hpp"
 
+#include "openloop/base/random.hpp"
+
 #include <array>
 
 namespace openloop {

@@ -1,5 +1,6 @@
 #include "openloop/load/tools.hpp"
 
+#include "openloop/base/random.hpp"
 #include "openloop/load/tokens.hpp"
 #include "openloop/load/usage_probe.hpp"
 

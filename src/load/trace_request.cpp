@@ -1,6 +1,6 @@
 #include "openloop/load/trace_request.hpp"
 
-#include "openloop/load/tokens.hpp"
+#include "openloop/base/random.hpp"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
 #include "openloop/load/trace_sessions.hpp"
 
 #include "openloop/base/input_error.hpp"
-#include "openloop/load/tokenizer.hpp"
-#include "openloop/load/tokens.hpp"
+#include "openloop/base/random.hpp"
+#include "openloop/load/prompt_builder.hpp"
 
 #include <algorithm>
 #include <string>

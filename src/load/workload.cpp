@@ -2,9 +2,9 @@
 
 #include "openloop/base/input_error.hpp"
 #include "openloop/base/quantity.hpp"
+#include "openloop/base/random.hpp"
 #include "openloop/load/prompt_files.hpp"
 #include "openloop/load/rag.hpp"
-#include "openloop/load/tokens.hpp"
 #include "openloop/load/trace.hpp"
 #include "openloop/load/trace_sessions.hpp"
 

@@ -1,6 +1,6 @@
 #include "openloop/run/layer_options.hpp"
 
-#include "openloop/load/tokens.hpp"
+#include "openloop/base/random.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,5 +1,6 @@
 #include "openloop/run/session_loop.hpp"
 
+#include "openloop/base/random.hpp"
 #include "openloop/load/shard.hpp"
 #include "openloop/load/tokens.hpp"
 #include "openloop/measure/event.hpp"

@@ -1,7 +1,7 @@
 #include "openloop/sim/answer_plan.hpp"
 
+#include "openloop/base/random.hpp"
 #include "openloop/load/length_dist.hpp"
-#include "openloop/load/tokens.hpp"
 
 #include <boost/json.hpp>
 

@@ -1,6 +1,7 @@
 #include "openloop/sim/completion_handler.hpp"
 
 #include "openloop/base/clock.hpp"
+#include "openloop/base/random.hpp"
 #include "openloop/load/tokens.hpp"
 #include "openloop/sim/answer_plan.hpp"
 #include "openloop/sim/event_writer.hpp"

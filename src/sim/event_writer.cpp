@@ -1,5 +1,6 @@
 #include "openloop/sim/event_writer.hpp"
 
+#include "openloop/base/random.hpp"
 #include "openloop/load/tokens.hpp"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "openloop/sim/faults.hpp"
 
-#include "openloop/load/tokens.hpp"
+#include "openloop/base/random.hpp"
 
 #include <string>
 #include <utility>

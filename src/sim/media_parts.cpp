@@ -1,8 +1,8 @@
 #include "openloop/sim/media_parts.hpp"
 
-#include "openloop/load/tokens.hpp"
-#include "openloop/sim/base64_view.hpp"
-#include "openloop/sim/media_header.hpp"
+#include "openloop/base/random.hpp"
+#include "openloop/media/base64.hpp"
+#include "openloop/media/media_header.hpp"
 #include "openloop/sim/sim_tokenizer.hpp"
 
 #include <boost/json.hpp>
@@ -23,16 +23,6 @@ constexpr const char* supported_types =
 // Those of them the simulator has no reader for.
 constexpr std::string_view unserved_types[] = {"audio_embeds", "audio_url", "image_embeds", "image_pil",
                                                "input_image", "prompt_embeds", "video_url"};
-
-class base64_source final : public byte_source {
-public:
-    explicit base64_source(const base64_view& v) : v_(v) {}
-    std::size_t size() const override { return v_.size(); }
-    bool read(std::size_t offset, unsigned char* out, std::size_t n) const override { return v_.read(offset, out, n); }
-
-private:
-    const base64_view& v_;
-};
 
 // A hash of the encoded bytes, 8 characters at a time: equal media, equal placeholders.
 std::uint64_t content_hash(std::string_view text) {

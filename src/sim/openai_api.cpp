@@ -1,6 +1,6 @@
 #include "openloop/sim/openai_api.hpp"
 
-#include "openloop/load/tokens.hpp"
+#include "openloop/base/random.hpp"
 #include "openloop/sim/answer_plan.hpp"
 #include "openloop/sim/lora_slots.hpp"
 
@@ -17,8 +17,6 @@ namespace http = boost::beast::http;
 namespace json = boost::json;
 
 namespace {
-
-api_error bad_request(std::string message) { return {http::status::bad_request, "BadRequestError", std::move(message)}; }
 
 std::string text_of(const json::value& v) { return json::serialize(v); }
 

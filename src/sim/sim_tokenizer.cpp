@@ -1,7 +1,9 @@
 #include "openloop/sim/sim_tokenizer.hpp"
 
 #include "openloop/base/input_error.hpp"
-#include "openloop/load/tokenizer.hpp"
+#include "openloop/base/random.hpp"
+#include "openloop/load/prompt_builder.hpp"
+#include "openloop/load/tokenizer_choice.hpp"
 #include "openloop/load/tokens.hpp"
 #include "openloop/sim/media_parts.hpp"
 

@@ -18,8 +18,6 @@ namespace http = boost::beast::http;
 
 namespace {
 
-api_error bad_request(std::string message) { return {http::status::bad_request, "BadRequestError", std::move(message)}; }
-
 bool iequals(std::string_view a, std::string_view b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
                return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));

@@ -1,6 +1,6 @@
 #include "openloop/wire/request_writer.hpp"
 
-#include "openloop/load/tokens.hpp"
+#include "openloop/base/random.hpp"
 
 #include <charconv>
 

@@ -6,9 +6,9 @@
 
 #include "fuzz_input.hpp"
 
-#include "openloop/load/byte_level.hpp"
-#include "openloop/load/local_tokenizer.hpp"
-#include "openloop/load/utf8.hpp"
+#include "openloop/tokenize/local_tokenizer.hpp"
+#include "openloop/tokenize/text/byte_level.hpp"
+#include "openloop/tokenize/text/utf8.hpp"
 
 #include <boost/json.hpp>
 

@@ -9,7 +9,7 @@
 #include "fuzz_input.hpp"
 
 #include "openloop/base/input_error.hpp"
-#include "openloop/load/local_tokenizer.hpp"
+#include "openloop/tokenize/local_tokenizer.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -11,7 +11,8 @@
 // the server's log says its images and clips cost, request by request.
 
 #include "openloop/cli/child_process.hpp"
-#include "openloop/load/media_codec.hpp"
+#include "openloop/media/image_codec.hpp"
+#include "openloop/media/media_header.hpp"
 #include "openloop/sim/engine.hpp"
 #include "hostile_case.hpp"
 #include "run_files.hpp"
@@ -96,8 +97,9 @@ BOOST_AUTO_TEST_CASE(made_images_and_clips_reach_the_server_whole) {
         BOOST_TEST(parts[0].at("type") == "text");
         for (int j = 1; j <= 2; ++j) {
             const std::string bytes = image_bytes(parts[j], "image/jpeg");
-            const auto header = openloop::read_image_header(bytes);
-            BOOST_TEST_REQUIRE(header.has_value());
+            std::string err;
+            const auto header = openloop::read_image_size(openloop::span_source(bytes), err);
+            BOOST_TEST_REQUIRE(header.has_value(), err);
             BOOST_TEST(((header->width == 64 && header->height == 48) || (header->width == 40 && header->height == 40)));
             images.insert(bytes);
         }
@@ -144,8 +146,9 @@ BOOST_AUTO_TEST_CASE(megabyte_bodies_go_out_whole) {
         for (int j = 1; j <= 4; ++j) {
             const std::string bytes = image_bytes(parts[j], "image/png");
             BOOST_TEST(bytes.size() > 500'000u);
-            const auto header = openloop::read_image_header(bytes);
-            BOOST_TEST_REQUIRE(header.has_value());
+            std::string err;
+            const auto header = openloop::read_image_size(openloop::span_source(bytes), err);
+            BOOST_TEST_REQUIRE(header.has_value(), err);
             BOOST_TEST(header->width == 1024);
         }
     }

@@ -1,10 +1,11 @@
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/load/media_codec.hpp"
-#include "openloop/sim/engine.hpp"
-#include "openloop/measure/resource_usage.hpp"
 #include "openloop/cli/child_process.hpp"
 #include "openloop/load/tokens.hpp"
+#include "openloop/measure/resource_usage.hpp"
+#include "openloop/media/base64.hpp"
+#include "openloop/media/image_codec.hpp"
+#include "openloop/sim/engine.hpp"
 #include "test_http.hpp"
 #include "test_paths.hpp"
 

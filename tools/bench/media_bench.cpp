@@ -4,7 +4,8 @@
 // W x H written to DIR for the run against the simulator.
 
 #include "openloop/load/media.hpp"
-#include "openloop/load/media_maker.hpp"
+#include "openloop/media/base64.hpp"
+#include "openloop/media/media_maker.hpp"
 #include "openloop/run/request_builder.hpp"
 #include "openloop/run/runner.hpp"
 

@@ -5,9 +5,10 @@
 // a few sample prompts against the server's count. Socket-free: HTTP calls
 // go through the functions the caller gives, so it is tested with fakes.
 
-#include "openloop/load/local_tokenizer.hpp"
+#include "openloop/load/prompt_builder.hpp"
 #include "openloop/load/tokenize_endpoint.hpp"
-#include "openloop/load/tokenizer.hpp"
+#include "openloop/load/tokenizer_choice.hpp"
+#include "openloop/tokenize/local_tokenizer.hpp"
 
 #include <boost/json/object.hpp>
 

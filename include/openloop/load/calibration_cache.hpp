@@ -6,7 +6,7 @@
 // served with another tokenizer gets a cache of its own.
 
 #include "openloop/load/calibration.hpp"
-#include "openloop/load/tokenizer.hpp"
+#include "openloop/load/prompt_builder.hpp"
 
 #include <functional>
 

@@ -1,7 +1,8 @@
 #pragma once
 // Token counts drawn from a distribution, the same for a seed on every
-// platform: a request's own random stream and the distributions a length flag
-// spells. Pure.
+// platform (base/random.hpp): the distributions a length flag spells. Pure.
+
+#include "openloop/base/random.hpp"
 
 #include <cstdint>
 #include <random>
@@ -9,39 +10,6 @@
 #include <string_view>
 
 namespace openloop {
-
-// One request's own random stream (SplitMix64: one word of state), seeded
-// from the run's seed and the request's global index, so its lengths do not
-// depend on which requests were drawn before it (shard.hpp).
-class request_rng {
-public:
-    using result_type = std::uint64_t;
-    explicit request_rng(std::uint64_t seed) : state_(seed) {}
-    static constexpr result_type min() { return 0; }
-    static constexpr result_type max() { return ~result_type{0}; }
-    result_type operator()() {
-        std::uint64_t z = state_ += 0x9e3779b97f4a7c15ULL;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-
-private:
-    std::uint64_t state_;
-};
-
-// Uniform integer in [0, n) by multiply-shift; the bias is below 2^-32 for any
-// n that fits in 32 bits.
-template <class Rng>
-std::uint64_t below(Rng& rng, std::uint64_t n) {
-    return std::uint64_t((static_cast<unsigned __int128>(rng()) * n) >> 64);
-}
-
-// Uniform in [0, 1), and in (0, 1) (for a logarithm), from the top 53 bits.
-template <class Rng>
-double unit_interval(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-template <class Rng>
-double unit_open(Rng& rng) { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53; }
 
 // A distribution of token counts, parsed from a flag value:
 //   N                              always N

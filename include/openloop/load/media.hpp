@@ -5,7 +5,7 @@
 // made on the io thread.
 
 #include "openloop/load/length_dist.hpp"
-#include "openloop/load/media_codec.hpp"
+#include "openloop/media/image_codec.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -6,7 +6,7 @@
 // retrieved the same ones first. Popular documents are retrieved more often:
 // rank r (from 1) has weight 1 / r^zipf (0: all alike). Pure logic.
 
-#include "openloop/load/tokenizer.hpp"
+#include "openloop/load/prompt_builder.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -28,12 +28,4 @@ std::vector<std::uint64_t> text_token_ids(std::string_view text);
 // covers tokens [0, (k+1)*block_size), so equal hashes mean equal prefixes.
 std::vector<std::uint64_t> block_hashes(std::span<const std::uint64_t> tokens, int block_size);
 
-// splitmix64 step: cheap, well mixed, and reproducible across platforms.
-constexpr std::uint64_t mix64(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 }  // namespace openloop

@@ -4,8 +4,8 @@
 // the configuration and its seed, so a run can be reproduced exactly.
 
 #include "openloop/load/length_dist.hpp"
+#include "openloop/load/prompt_builder.hpp"
 #include "openloop/load/rag.hpp"
-#include "openloop/load/tokenizer.hpp"
 #include "openloop/load/trace_columns.hpp"
 
 #include <cstddef>

@@ -36,7 +36,7 @@ struct run_context {
     int max_concurrency = 0;          // closed-loop workers or --max-inflight; 0 none
     double lag_bound_ms = 1.0;
     double max_error_rate = 0.01;     // failed / ended above this fails the run (--max-error-rate)
-    std::string tokenizer = "words";  // how lengths in tokens became prompts (tokenizer.hpp)
+    std::string tokenizer = "words";  // how lengths in tokens became prompts (load/prompt_builder.hpp)
     // false: every answer was one JSON body (--no-stream, embeddings), so the
     // run has no TTFT, TPOT, ITL or ICL to report, only E2E.
     bool streamed = true;

@@ -4,21 +4,22 @@
 // thread and the results. `openloop run` is one call; a sweep is many.
 
 #include "openloop/load/arrival.hpp"
-#include "openloop/load/local_tokenizer.hpp"
 #include "openloop/load/media.hpp"
 #include "openloop/load/model_mix.hpp"
-#include "openloop/load/shard.hpp"
-#include "openloop/measure/reporter.hpp"
 #include "openloop/load/session.hpp"
+#include "openloop/load/shard.hpp"
+#include "openloop/load/tokenizer_choice.hpp"
 #include "openloop/load/tools.hpp"
 #include "openloop/load/workload.hpp"
+#include "openloop/measure/reporter.hpp"
 #include "openloop/results/run_result.hpp"
 #include "openloop/run/endpoint.hpp"
 #include "openloop/run/environment.hpp"
+#include "openloop/run/stage_end.hpp"
+#include "openloop/tokenize/local_tokenizer.hpp"
 #include "openloop/watch/server_watch.hpp"
 #include "openloop/wire/target.hpp"
 #include "openloop/wire/think_tags.hpp"
-#include "openloop/run/stage_end.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>

@@ -53,6 +53,9 @@ struct api_error {
     std::string message;
 };
 
+// A 400 that says message, as vLLM's BadRequestError does.
+inline api_error bad_request(std::string message) { return {boost::beast::http::status::bad_request, "BadRequestError", std::move(message)}; }
+
 // {"error": {"message", "type", "param", "code"}}, as vLLM answers.
 std::string error_body(const api_error& e);
 

@@ -7,7 +7,7 @@
 // token, and a chat prompt gets its template's role headers and end-of-turn
 // tokens. Pure functions: no sockets, no clocks.
 
-#include "openloop/load/local_tokenizer.hpp"
+#include "openloop/tokenize/local_tokenizer.hpp"
 
 #include <boost/json/fwd.hpp>
 

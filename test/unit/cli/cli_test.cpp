@@ -2,10 +2,11 @@
 
 #include "openloop/cli/report_command.hpp"
 #include "openloop/cli/run_command.hpp"
-#include "openloop/cli/soak_command.hpp"
 #include "openloop/cli/sim_command.hpp"
+#include "openloop/cli/soak_command.hpp"
 #include "openloop/cli/sweep_command.hpp"
 #include "openloop/cli/usage.hpp"
+#include "openloop/load/tokenizer_choice.hpp"
 #include "openloop/wire/client.hpp"
 #include "test_paths.hpp"
 

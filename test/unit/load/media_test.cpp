@@ -2,7 +2,7 @@
 
 #include "openloop/base/input_error.hpp"
 #include "openloop/load/media.hpp"
-#include "openloop/load/media_pool.hpp"
+#include "openloop/media/media_pool.hpp"
 
 #include <set>
 #include <string>

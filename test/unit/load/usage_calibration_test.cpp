@@ -3,6 +3,7 @@
 #include "openloop/base/input_error.hpp"
 #include "openloop/load/calibration.hpp"
 #include "openloop/load/calibration_cache.hpp"
+#include "openloop/load/tokenizer_choice.hpp"
 #include "openloop/load/usage_calibration.hpp"
 #include "openloop/load/usage_probe.hpp"
 #include "fake_subword.hpp"

@@ -1,7 +1,8 @@
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/sim/engine.hpp"
+#include "openloop/base/random.hpp"
 #include "openloop/load/tokens.hpp"
+#include "openloop/sim/engine.hpp"
 
 #include <cmath>
 #include <cstdint>

@@ -1,6 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/load/media_codec.hpp"
+#include "openloop/media/base64.hpp"
+#include "openloop/media/image_codec.hpp"
 #include "openloop/sim/openai_api.hpp"
 
 #include <boost/json.hpp>

@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "openloop/load/media_maker.hpp"
+#include "openloop/media/media_maker.hpp"
 #include "openloop/sim/transcription_form.hpp"
 
 #include <boost/json.hpp>

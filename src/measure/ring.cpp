@@ -1,6 +1,7 @@
 #include "openloop/measure/ring.hpp"
 
 #include <new>
+#include <vector>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -31,6 +32,15 @@ void ring_pages::release(std::size_t offset, std::size_t bytes) const noexcept {
     const std::size_t first = (offset + page - 1) / page * page;
     const std::size_t end = (offset + bytes) / page * page;
     if (end > first) madvise(static_cast<char*>(base_) + first, end - first, MADV_DONTNEED);
+}
+
+std::size_t ring_pages::resident_bytes() const {
+    const std::size_t page = page_size();
+    std::vector<unsigned char> in_core((bytes_ + page - 1) / page);
+    if (mincore(base_, bytes_, in_core.data()) != 0) return 0;
+    std::size_t pages = 0;
+    for (const unsigned char c : in_core) pages += c & 1u;
+    return pages * page;
 }
 
 }  // namespace openloop

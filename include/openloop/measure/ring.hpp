@@ -43,6 +43,9 @@ public:
     // read as zeros and are resident again once written. A refusal of the
     // kernel leaves them resident, which costs memory and nothing else.
     void release(std::size_t offset, std::size_t bytes) const noexcept;
+    // The bytes of these pages resident now (mincore): the ring's own memory,
+    // apart from what a sanitizer keeps beside it; 0 if the kernel will not say.
+    std::size_t resident_bytes() const;
 
 private:
     void* base_;
@@ -143,6 +146,8 @@ public:
     std::size_t hot_slots() const noexcept { return hot_; }
     // The cold slots handed back at a time (1 when none are).
     std::size_t release_part() const noexcept { return part_; }
+    // The ring's memory resident now, in bytes.
+    std::size_t resident_bytes() const { return pages_.resident_bytes(); }
 
 private:
     static std::size_t checked_capacity(std::size_t min_capacity) {

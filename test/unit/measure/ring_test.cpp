@@ -1,15 +1,11 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/measure/ring.hpp"
-#include "sanitized.hpp"
 
-#include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <stdexcept>
 #include <thread>
 
-#include <unistd.h>
 
 using openloop::spsc_ring;
 
@@ -93,15 +89,12 @@ BOOST_AUTO_TEST_CASE(full_ring_refuses_without_blocking) {
     for (int i = 0; i < 1024; ++i) {
         BOOST_TEST(ring.try_push(i));
     }
-    const auto start = std::chrono::steady_clock::now();
+    // One thread, no consumer: a push that waited for room would never return.
     int refused = 0;
     for (int i = 0; i < 100'000; ++i) {
         refused += ring.try_push(i) ? 0 : 1;
     }
-    const auto elapsed = std::chrono::steady_clock::now() - start;
     BOOST_TEST(refused == 100'000);
-    // 100k refusals in well under a second: each one returned at once.
-    BOOST_TEST(elapsed < std::chrono::seconds(1));
     int v = -1;
     BOOST_TEST(ring.try_pop(v));
     BOOST_TEST(v == 0);
@@ -150,13 +143,11 @@ struct wide_event {
     std::int64_t t_ns, v, a, b, kind;
 };
 
-double resident_mib() {
-    std::FILE* f = std::fopen("/proc/self/statm", "r");
-    long size = 0, resident = 0;
-    const int n = f ? std::fscanf(f, "%ld %ld", &size, &resident) : 0;
-    if (f) std::fclose(f);
-    BOOST_TEST_REQUIRE(n == 2);
-    return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1 << 20);
+// The ring's own pages resident (mincore), not the process's RSS: a
+// sanitizer's shadow of the pages written stays when they are given back.
+template <class T>
+double resident_mib(const spsc_ring<T>& ring) {
+    return static_cast<double>(ring.resident_bytes()) / (1 << 20);
 }
 
 // Pushes n events numbered from next_in, popping whenever `every` are in
@@ -178,39 +169,38 @@ std::uint64_t stream(spsc_ring<wide_event>& ring, std::uint64_t n, std::uint64_t
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_large_ring_holds_the_memory_of_what_it_holds_not_of_every_slot_it_passed) {
-    const double empty = resident_mib();
     spsc_ring<wide_event> ring(1u << 20);  // 48 MiB of slots
-    const double built = resident_mib();
+    const double built = resident_mib(ring);
     BOOST_TEST(ring.hot_slots() == ring.capacity() / 8);
-    // Its hot eighth (6 MiB) is resident from the start, the rest only when
-    // used; ThreadSanitizer's shadow of what was written is 4 times as much.
-    BOOST_TEST(built - empty < (openloop_test::sanitized ? 5 * 6.0 : 6.0) + 2.0);
+    // Its hot eighth (6 MiB) is resident from the start, the rest only when used.
+    BOOST_TEST(built >= 6.0);
+    BOOST_TEST(built < 6.5);
     // Three laps with a few events in the ring at a time: a ring that walked
     // every slot would hold all 48 MiB after the first.
     std::uint64_t next_in = 0, next_out = 0;
     BOOST_TEST(stream(ring, 3 * ring.capacity(), 8, next_in, next_out) == 0u);
     BOOST_TEST(next_out == next_in);
-    const double grown = resident_mib() - built;
-    BOOST_TEST_MESSAGE("a ring of 48 MiB: " << built - empty << " MiB resident once built, " << grown
+    const double grown = resident_mib(ring) - built;
+    BOOST_TEST_MESSAGE("a ring of 48 MiB: " << built << " MiB resident once built, " << grown
                                             << " MiB more after three laps");
-    BOOST_TEST(grown < 1.0);
+    BOOST_TEST(grown < 0.1);
 }
 
 BOOST_AUTO_TEST_CASE(a_burst_into_the_cold_slots_is_handed_back_once_read) {
     spsc_ring<wide_event> ring(1u << 20);
-    const double built = resident_mib();
+    const double built = resident_mib(ring);
     // Half the ring unread: the producer goes on past the hot slots.
     std::uint64_t next_in = 0, next_out = 0;
     BOOST_TEST(stream(ring, ring.capacity() / 2, 0, next_in, next_out) == 0u);
-    const double burst = resident_mib() - built;
-    BOOST_TEST(burst > 12.0);  // 18 MiB of cold slots
+    const double burst = resident_mib(ring) - built;
+    BOOST_TEST(burst > 17.0);  // 18 MiB of cold slots
     // Read, then a lap with the consumer keeping up: back in the hot slots.
     BOOST_TEST(stream(ring, ring.capacity(), 8, next_in, next_out) == 0u);
     BOOST_TEST(next_out == next_in);
-    const double after = resident_mib() - built;
+    const double after = resident_mib(ring) - built;
     BOOST_TEST_MESSAGE("a burst of half a ring: " << burst << " MiB resident more, " << after << " MiB once read");
-    // AddressSanitizer keeps its shadow of the pages given back: an eighth of them.
-    BOOST_TEST(after < (openloop_test::sanitized ? 1.0 + burst / 8 : 1.0));
+    // At most the one cold part (a 64th, 0.75 MiB) the consumer is reading.
+    BOOST_TEST(after < 0.8);
 }
 
 BOOST_AUTO_TEST_CASE(a_cold_part_is_written_again_only_after_it_was_read_whole) {

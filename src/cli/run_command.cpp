@@ -6,10 +6,10 @@
 #include "openloop/cli/signal_options.hpp"
 #include "openloop/cli/target.hpp"
 #include "openloop/cli/usage.hpp"
-#include "openloop/measure/resource_usage.hpp"
 #include "openloop/results/history.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/results/table.hpp"
+#include "openloop/run/prepare.hpp"
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
@@ -66,14 +66,9 @@ int finish_run(const run_command& cmd, const run_outcome& outcome) {
 }
 
 run_outcome run_parsed(run_command& cmd) {
-    if (cmd.options.insecure)
-        std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
-    // Kept alive for the run: a sim: target's simulator stops with it.
-    auto target = resolve_target(cmd);
-    cmd.options.target = target.url;
-    start_live_metrics(cmd.options);
-    raise_fd_limit();
-    return run_load(cmd.options);
+    const resolved_target target = settle_run(cmd, cmd.options);  // a sim: target's simulator stops with it
+    const run_plan plan = prepare_run(cmd.options);
+    return run_load(plan);
 }
 
 int run_exit_status(const run_outcome& outcome) {

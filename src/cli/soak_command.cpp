@@ -6,10 +6,10 @@
 #include "openloop/cli/signal_options.hpp"
 #include "openloop/cli/target.hpp"
 #include "openloop/cli/usage.hpp"
-#include "openloop/measure/resource_usage.hpp"
 #include "openloop/results/soak_report.hpp"
 #include "openloop/results/summary_json.hpp"
 #include "openloop/results/table.hpp"
+#include "openloop/run/prepare.hpp"
 #include "openloop/run/report_file.hpp"
 #include "openloop/run/result_dir.hpp"
 
@@ -106,18 +106,13 @@ int soak_main(const std::vector<std::string>& args) {
         return 0;
     }
     auto& o = cmd.run.options;
-    if (o.insecure)
-        std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
-    auto target = resolve_target(cmd.run);
-    o.target = target.url;
+    const resolved_target target = settle_run(cmd.run, o);
     // The simulator openloop started is a server we can watch without being told how.
     if (target.sim && !o.watch.enabled()) {
         o.watch.scrape_urls.push_back(target.sim->url + "/metrics");
         o.watch.server_pid = target.sim->process.pid();
     }
-    start_live_metrics(o);
-    raise_fd_limit();
-    const auto outcome = run_load(o);
+    const auto outcome = run_load(prepare_run(o));
     bool changed = false;
     const result_dir dir(o.out_dir);
     const std::string verdicts = write_soak_summary(dir, summary_json(outcome.result), cmd.warmup_windows, &changed);

@@ -7,13 +7,13 @@
 #include "openloop/cli/signal_options.hpp"
 #include "openloop/cli/target.hpp"
 #include "openloop/cli/usage.hpp"
-#include "openloop/measure/resource_usage.hpp"
 #include "openloop/base/json_text.hpp"
 #include "openloop/cli/endpoint_options.hpp"
 #include "openloop/results/slo.hpp"
 #include "openloop/results/sweep_json.hpp"
 #include "openloop/results/sweep_table.hpp"
 #include "openloop/results/sweep_threshold.hpp"
+#include "openloop/run/prepare.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -158,13 +158,8 @@ int sweep_main(const std::vector<std::string>& args) {
         std::cout << cmd.help_text;
         return 0;
     }
-    if (cmd.run.options.insecure)
-        std::cerr << "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n";
-    auto target = resolve_target(cmd.run);
-    cmd.options.base.target = target.url;
-    start_live_metrics(cmd.options.base);
-    raise_fd_limit();
-    const auto result = run_sweep(cmd.options);
+    const resolved_target target = settle_run(cmd.run, cmd.options.base);
+    const auto result = run_sweep(cmd.options, prepare_run(cmd.options.base));
     if (cmd.json) {
         std::cout << pretty_json(to_json(result.report)) << "\n";
     } else {

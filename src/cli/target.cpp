@@ -1,9 +1,12 @@
 #include "openloop/cli/target.hpp"
 
+#include "openloop/cli/signal_options.hpp"
 #include "openloop/cli/usage.hpp"
+#include "openloop/measure/resource_usage.hpp"
 #include "openloop/run/stop_signals.hpp"
 #include "openloop/sim/engine.hpp"
 
+#include <cstdio>
 #include <vector>
 
 namespace openloop {
@@ -29,6 +32,15 @@ resolved_target resolve_target(const run_command& cmd) {
     r.sim.emplace(start_sim(self_executable(), args));
     r.url = parse_target_url(r.sim->url);
     return r;
+}
+
+resolved_target settle_run(const run_command& cmd, run_options& o) {
+    if (o.insecure) std::fprintf(stderr, "openloop: warning: --insecure: the server's certificate and host name are NOT verified\n");
+    resolved_target target = resolve_target(cmd);
+    o.target = target.url;
+    start_live_metrics(o);
+    raise_fd_limit();
+    return target;
 }
 
 }  // namespace openloop

@@ -7,9 +7,8 @@ namespace openloop {
 
 namespace net = boost::asio;
 
-closed_loop::closed_loop(const run_options& o, net::io_context& io, client& cl, workload& w,
-                         request_builder& requests, scheduler_host& host)
-    : o_(o), bounds_(bounds_of(o)), client_(cl), workload_(w), requests_(requests), host_(host), timer_(io) {}
+closed_loop::closed_loop(const run_plan& plan, net::io_context& io, client& cl, request_builder& requests, scheduler_host& host)
+    : o_(plan.options()), bounds_(bounds_of(o_)), client_(cl), workload_(plan.load()), requests_(requests), host_(host), timer_(io) {}
 
 void closed_loop::start(steady::time_point origin) {
     origin_ = origin;

@@ -34,7 +34,7 @@ client_options client_options_for(const run_options& o) {
     return co;
 }
 
-body_options body_options_for(const run_options& o) {
+body_options body_options_for(const run_options& o, std::shared_ptr<const media_set> media) {
     body_options b;
     b.endpoint = o.endpoint;
     b.stream = o.stream;
@@ -50,11 +50,11 @@ body_options body_options_for(const run_options& o) {
     }
     b.response_format = o.response_format;
     b.reasoning_effort = o.reasoning_effort;
-    b.media = o.media.set;
+    b.media = std::move(media);
     return b;
 }
 
-reporter_options reporter_options_for(const run_options& o) {
+reporter_options reporter_options_for(const run_options& o, const model_mix& models, const session_plan* sessions) {
     reporter_options ro;
     ro.out_dir = o.out_dir;
     ro.progress = o.progress;
@@ -62,15 +62,15 @@ reporter_options reporter_options_for(const run_options& o) {
     ro.chunk_gaps = o.log_chunk_gaps;
     ro.slo = o.slo;
     ro.steady_throughput = o.steady_throughput;
-    ro.session_stride = o.sessions ? o.sessions->stride() : 0;
+    ro.session_stride = sessions ? sessions->stride() : 0;
     ro.generates = o.endpoint != endpoint_kind::embeddings;
     ro.soak_window = o.soak_window;
     ro.window_lines = o.window_lines;
     ro.live = o.live.get();
     ro.live_label = o.live_label.empty() ? "run" : o.live_label;
     // Per-model output only in a mixed run; bucket labels for the media breakdown and log.
-    if (o.models.mixed())
-        for (const model_share& m : o.models.models()) ro.model_names.push_back(m.name);
+    if (models.mixed())
+        for (const model_share& m : models.models()) ro.model_names.push_back(m.name);
     for (const image_bucket& b : o.media.image_sizes) ro.bucket_labels.push_back(b.label());
     // Any media asked (made images, --image-dir, clips): the breakdown counts the run's requests
     // from the first, text-only ones included, not from its first media event.

@@ -11,9 +11,9 @@ namespace openloop {
 
 namespace net = boost::asio;
 
-open_loop::open_loop(const run_options& o, net::io_context& io, client& cl, workload& w, request_builder& requests,
+open_loop::open_loop(const run_plan& plan, net::io_context& io, client& cl, request_builder& requests,
                      scheduler_host& host)
-    : o_(o), bounds_(bounds_of(o)), io_(io), client_(cl), workload_(w), requests_(requests), host_(host), timer_(io) {}
+    : o_(plan.options()), bounds_(bounds_of(o_)), io_(io), client_(cl), workload_(plan.load()), requests_(requests), host_(host), timer_(io) {}
 
 void open_loop::start(steady::time_point origin) {
     origin_ = origin;

@@ -1,5 +1,7 @@
 #include "openloop/run/run_description.hpp"
 
+#include "openloop/load/session.hpp"
+#include "openloop/load/workload.hpp"
 #include "openloop/run/environment.hpp"
 
 #include <cstdio>
@@ -47,13 +49,16 @@ boost::json::object media_description(const boost::json::object& config, const m
 
 }  // namespace
 
-run_context describe_run(const run_options& o, const std::string& target, const std::string& model,
-                         const std::string& tokenizer, double offered_rate, double trace_speed) {
+run_context describe_run(const run_plan& plan, double offered_rate) {
+    const run_options& o = plan.options();
+    const preparation& prepared = plan.prepared();
+    const session_plan* sessions = plan.sessions();
+    const double trace_speed = plan.load().trace_details().speed;
     run_context ctx;
     ctx.config = o.config;
-    ctx.config["model"] = model;
+    ctx.config["model"] = prepared.model;
     ctx.environment = environment_info();
-    ctx.target = o.target_label.empty() ? target : o.target_label;
+    ctx.target = o.target_label.empty() ? plan.client().target.display() : o.target_label;
     ctx.mode = o.concurrency > 0 ? "closed-loop" : "open-loop";
     const bool trace = !o.workload.trace_file.empty() && !o.workload.trace_lengths_only;
     // A shard offers its share of the schedule's rate; a trace's rate is measured, its share already.
@@ -63,7 +68,7 @@ run_context describe_run(const run_options& o, const std::string& target, const 
     char words[160];
     if (o.concurrency > 0) {
         std::snprintf(words, sizeof words, "%d workers back to back", o.concurrency);
-    } else if (trace && o.sessions && o.sessions->traced_count() > 0) {
+    } else if (trace && sessions && sessions->traced_count() > 0) {
         std::snprintf(words, sizeof words, "trace replay x%g", trace_speed);  // its turns follow their answers
     } else if (trace) {
         std::snprintf(words, sizeof words, "trace replay x%g, %.3g req/s offered", trace_speed, ctx.request_rate);
@@ -76,13 +81,13 @@ run_context describe_run(const run_options& o, const std::string& target, const 
         std::snprintf(words, sizeof words, "%s %g req/s", std::string(to_string(o.arrival.kind)).c_str(), o.arrival.rate);
     }
     ctx.arrival = words;
-    if (o.sessions) {
+    if (sessions) {
         // The schedule is of sessions; their turns follow their answers, so no request rate is offered as such.
         ctx.mode = "sessions";
         ctx.request_rate = 0;
         std::string text = ctx.arrival;
         if (const auto at = text.find(" req/s"); at != std::string::npos) text.replace(at, 6, " sessions/s");
-        ctx.arrival = text + ", " + o.sessions->describe();
+        ctx.arrival = text + ", " + sessions->describe();
     }
     if (o.shard.sharded()) ctx.shard = std::to_string(o.shard.index) + "/" + std::to_string(o.shard.count);
     ctx.clock.start_at_ns = o.start_at_ns;
@@ -93,9 +98,9 @@ run_context describe_run(const run_options& o, const std::string& target, const 
     ctx.headline = o.headline;
     ctx.lag_bound_ms = o.lag_bound_ms;
     ctx.max_error_rate = o.max_error_rate;
-    ctx.tokenizer = tokenizer;
+    ctx.tokenizer = prepared.tokenizer;
     ctx.streamed = streams(o);
-    ctx.model_mix = model_mix_text(o.models);
+    ctx.model_mix = model_mix_text(prepared.models);
     ctx.media = media_description(o.config, o.media);
     return ctx;
 }

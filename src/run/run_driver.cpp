@@ -15,17 +15,15 @@ namespace openloop {
 
 namespace net = boost::asio;
 
-run_driver::run_driver(const run_options& o, const client_options& co, net::io_context& io, client& cl, workload& w,
-                       net::signal_set& signals)
-    : o_(o), io_(io), client_(cl), workload_(w), requests_(o, co), grace_(io), signals_(signals) {}
+run_driver::run_driver(const run_plan& plan, net::io_context& io, client& cl, net::signal_set& signals)
+    : plan_(plan), o_(plan.options()), io_(io), client_(cl), requests_(plan), grace_(io), signals_(signals) {}
 
 void run_driver::stop_before_start() {
     stopping_ = true;
     interrupted_ = true;
 }
 
-void run_driver::start(std::string model, const start_clock& clock) {
-    requests_.set_model(std::move(model));
+void run_driver::start(const start_clock& clock) {
     const auto origin = steady::time_point(std::chrono::nanoseconds(clock.origin_steady_ns));
     client_.on_end([this](finished_request& f) { request_ended(f); });
     signals_.async_wait([this](const boost::system::error_code& ec, int) { on_signal(ec); });
@@ -52,9 +50,9 @@ void run_driver::start(std::string model, const start_clock& clock) {
 // loop (--concurrency) or the open loop.
 std::unique_ptr<scheduler> run_driver::make_scheduler() {
     scheduler_host& host = *this;
-    if (o_.sessions) return std::make_unique<session_loop>(o_, io_, client_, workload_, requests_, host);
-    if (o_.concurrency > 0) return std::make_unique<closed_loop>(o_, io_, client_, workload_, requests_, host);
-    return std::make_unique<open_loop>(o_, io_, client_, workload_, requests_, host);
+    if (plan_.sessions()) return std::make_unique<session_loop>(plan_, io_, client_, requests_, host);
+    if (o_.concurrency > 0) return std::make_unique<closed_loop>(plan_, io_, client_, requests_, host);
+    return std::make_unique<open_loop>(plan_, io_, client_, requests_, host);
 }
 
 void run_driver::stop(stop_cause cause) {

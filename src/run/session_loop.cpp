@@ -23,10 +23,11 @@ constexpr std::uint64_t tool_salt = 0x510e527fade682d1ULL;
 
 }  // namespace
 
-session_loop::session_loop(const run_options& o, boost::asio::io_context& io, client& cl, workload& w,
-                           request_builder& requests, scheduler_host& host)
-    : o_(o), bounds_(bounds_of(o)), plan_(*o.sessions), io_(io), client_(cl), workload_(w), requests_(requests),
-      host_(host), timer_(io) {}
+session_loop::session_loop(const run_plan& plan, boost::asio::io_context& io, client& cl, request_builder& requests,
+                           scheduler_host& host)
+    : o_(plan.options()), bounds_(bounds_of(o_)), plan_(*plan.sessions()),
+      tools_prompt_tokens_(plan.prepared().tools_prompt_tokens), io_(io), client_(cl), workload_(plan.load()),
+      requests_(requests), host_(host), timer_(io) {}
 
 void session_loop::start(steady::time_point origin) {
     origin_ = origin;
@@ -175,7 +176,7 @@ prepared_request session_loop::prepare(slot& s, chain& c, int repeated) {
     prepared_request p = requests_.build(spec_, plan_.request_index(c.id, c.sent++), static_cast<std::int64_t>(c.id));
     spec_.history = nullptr;
     const int added = spec_.input_tokens - repeated;
-    p.input_tokens = static_cast<int>(c.history_tokens + added) + o_.tools_prompt_tokens;
+    p.input_tokens = static_cast<int>(c.history_tokens + added) + tools_prompt_tokens_;
     c.history_tokens += added + spec_.max_tokens;
     c.asked = spec_.max_tokens;
     p.answer = &s.answer;

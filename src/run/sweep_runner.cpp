@@ -6,6 +6,7 @@
 #include "openloop/results/sweep_table.hpp"
 #include "openloop/run/report_file.hpp"
 #include "openloop/run/result_dir.hpp"
+#include "openloop/run/run_plan.hpp"
 #include "openloop/run/shard_barrier.hpp"
 #include "openloop/run/sweep_plan.hpp"
 
@@ -30,7 +31,7 @@ bool cool_down(double seconds) {
 
 }  // namespace
 
-sweep_result run_sweep(const sweep_options& opt) {
+sweep_result run_sweep(const sweep_options& opt, const run_plan& prepared) {
     const bool closed = !opt.concurrency.empty();
     const std::uint64_t min_samples = stage_min_samples(opt);
     std::filesystem::path out(opt.out_dir);
@@ -87,7 +88,7 @@ sweep_result run_sweep(const sweep_options& opt) {
             std::fprintf(stderr, "stage %zu: %.3g req/s, at least %.0f s and %llu requests, after %.0f s warm-up\n", index,
                          rate, o.duration_s, static_cast<unsigned long long>(o.num_requests), warmup);
         }
-        run_outcome outcome = run_load(o);
+        run_outcome outcome = run_load(prepared.with_options(o));
         std::string row_dir = dir;
         if (shard.sharded()) {
             // The stage is judged on every shard's part merged: the same rows on every shard.

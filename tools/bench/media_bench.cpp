@@ -7,6 +7,7 @@
 #include "openloop/media/base64.hpp"
 #include "openloop/media/media_maker.hpp"
 #include "openloop/run/request_builder.hpp"
+#include "openloop/run/run_plan.hpp"
 #include "openloop/run/runner.hpp"
 
 #include <chrono>
@@ -47,16 +48,16 @@ double ready_per_second(int images) {
     run_options o;
     o.target = parse_target_url("http://127.0.0.1:8000");
     o.model = "m";
+    auto prepared = std::make_shared<preparation>();
+    prepared->model = "m";
+    prepared->models = model_mix("m");
     if (images > 0) {
         o.media.images = length_dist::fixed(images);
         o.media.image_sizes = {image_bucket{1024, 768, 1}};
-        o.media.set = std::make_shared<const media_set>(o.media, 1, 64 / images);
+        prepared->media = std::make_shared<const media_set>(o.media, 1, 64 / images);
     }
-    client_options co;
-    co.target = o.target;
-    co.path = "/v1/chat/completions";
-    request_builder builder(o, co);
-    builder.set_model("m");
+    const run_plan plan(o, prepared);
+    request_builder builder(plan);
     request_spec spec;
     for (int i = 0; i < 512; ++i) spec.prompt += "word ";
     spec.input_tokens = 512;

@@ -19,4 +19,9 @@ struct resolved_target {
 // Throws usage_error for an unknown preset, std::runtime_error when the simulator does not start.
 resolved_target resolve_target(const run_command& cmd);
 
+// What run, sweep and soak settle in o before their run is prepared (run/prepare.hpp):
+// the target (keep the result: a sim: target's simulator lives as long), --metrics-listen's
+// endpoint, the descriptor limit; --insecure said on stderr. Throws as resolve_target.
+resolved_target settle_run(const run_command& cmd, run_options& o);
+
 }  // namespace openloop

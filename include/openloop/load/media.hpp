@@ -37,8 +37,6 @@ struct media_config {
     int audios = 0;                     // clips per request
     length_dist audio_seconds = length_dist::fixed(5);
     bool raw_audio = false;             // clips as their WAV bytes (a transcription's form), not base64
-    // Made by the run's setup (run/runner) before its schedule, from the fields above.
-    std::shared_ptr<const media_set> set;
 
     bool wanted() const { return images.has_value() || audios > 0; }
 };

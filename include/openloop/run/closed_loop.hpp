@@ -5,6 +5,7 @@
 #include "openloop/base/executor.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/run/request_builder.hpp"
+#include "openloop/run/run_plan.hpp"
 #include "openloop/run/scheduler.hpp"
 
 #include <boost/asio.hpp>
@@ -13,7 +14,7 @@ namespace openloop {
 
 class closed_loop final : public scheduler {
 public:
-    closed_loop(const run_options& o, boost::asio::io_context& io, client& cl, workload& w, request_builder& requests,
+    closed_loop(const run_plan& plan, boost::asio::io_context& io, client& cl, request_builder& requests,
                 scheduler_host& host);
 
     void start(steady::time_point origin) override;
@@ -23,10 +24,10 @@ private:
     boost::asio::awaitable<void> worker();
     void worker_ended();
 
-    const run_options& o_;
+    const run_options& o_;  // the plan's
     const schedule_bounds bounds_;
     client& client_;
-    workload& workload_;
+    workload& workload_;  // the plan's
     request_builder& requests_;
     scheduler_host& host_;
     steady_timer timer_;  // until the origin

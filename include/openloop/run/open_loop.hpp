@@ -8,6 +8,7 @@
 #include "openloop/load/arrival.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/run/request_builder.hpp"
+#include "openloop/run/run_plan.hpp"
 #include "openloop/run/scheduler.hpp"
 #include "openloop/run/send_queue.hpp"
 
@@ -17,7 +18,7 @@ namespace openloop {
 
 class open_loop final : public scheduler {
 public:
-    open_loop(const run_options& o, boost::asio::io_context& io, client& cl, workload& w, request_builder& requests,
+    open_loop(const run_plan& plan, boost::asio::io_context& io, client& cl, request_builder& requests,
               scheduler_host& host);
 
     void start(steady::time_point origin) override;
@@ -32,11 +33,11 @@ private:
     void release_waiting();
     void drop_waiting();
 
-    const run_options& o_;
+    const run_options& o_;  // the plan's
     const schedule_bounds bounds_;
     boost::asio::io_context& io_;
     client& client_;
-    workload& workload_;
+    workload& workload_;  // the plan's
     request_builder& requests_;
     scheduler_host& host_;
     steady_timer timer_;

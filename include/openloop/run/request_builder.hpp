@@ -17,14 +17,13 @@
 
 namespace openloop {
 
-struct run_options;
+class run_plan;
 
 class request_builder {
 public:
     // Builds the body's fixed parts now: a bad --extra-body fails before the run starts.
-    request_builder(const run_options& o, const client_options& co);
+    explicit request_builder(const run_plan& plan);
 
-    void set_model(std::string model) { model_ = std::move(model); }
     // The --model entry of the request with this global index (0 when the run has one model).
     std::uint8_t model_of(std::uint64_t index) const;
     // Fills spec.media first (the run's media set picks it from the index).
@@ -39,10 +38,8 @@ private:
     // Its images and clips counted, and its images' bucket (-1: several, or files).
     void set_media_shape(prepared_request& p, const request_spec& spec) const;
 
-    const run_options& o_;
-    const client_options& co_;
+    const run_plan& plan_;
     const request_body body_;
-    std::string model_;  // the run's one model, or the mix's first (its entries name the others)
     std::string body_text_;  // each request's body before it joins its headers: the memory is reused
     static constexpr std::size_t max_spare_bytes = 256;
     std::vector<std::string> spare_bytes_;

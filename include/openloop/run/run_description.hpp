@@ -4,15 +4,13 @@
 // `openloop report` to rebuild an unfinished run) and completes after.
 
 #include "openloop/results/run_context.hpp"
-#include "openloop/run/runner.hpp"
+#include "openloop/run/run_plan.hpp"
 
 #include <string>
 
 namespace openloop {
 
 // offered_rate: what a trace replay offered, measured; 0 before the run.
-// trace_speed: the speed a replay applies (--trace-speed, or what --rate made it).
-run_context describe_run(const run_options& o, const std::string& target, const std::string& model,
-                         const std::string& tokenizer, double offered_rate, double trace_speed);
+run_context describe_run(const run_plan& plan, double offered_rate);
 
 }  // namespace openloop

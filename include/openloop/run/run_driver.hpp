@@ -10,6 +10,7 @@
 #include "openloop/load/workload.hpp"
 #include "openloop/run/fail_fast.hpp"
 #include "openloop/run/request_builder.hpp"
+#include "openloop/run/run_plan.hpp"
 #include "openloop/run/runner.hpp"
 #include "openloop/run/scheduler.hpp"
 #include "openloop/run/stage_end.hpp"
@@ -29,13 +30,12 @@ class run_driver final : private scheduler_host {
 public:
     // signals: the run's SIGINT/SIGTERM set, made before its setup so no signal is lost.
     // Throws std::runtime_error for a bad --extra-body (request_body.hpp).
-    run_driver(const run_options& o, const client_options& co, boost::asio::io_context& io, client& cl, workload& w,
-               boost::asio::signal_set& signals);
+    run_driver(const run_plan& plan, boost::asio::io_context& io, client& cl, boost::asio::signal_set& signals);
 
     // A signal stopped the setup: start() sends nothing and the run ends at once, interrupted.
     void stop_before_start();
     // The schedule starts at clock's origin (start_clock.hpp); io.run() then runs the run.
-    void start(std::string model, const start_clock& clock);
+    void start(const start_clock& clock);
 
     bool interrupted() const { return interrupted_; }
     bool overloaded() const { return overloaded_; }
@@ -68,10 +68,10 @@ private:
     void maybe_finish();
     void on_signal(const boost::system::error_code& ec);
 
-    const run_options& o_;
+    const run_plan& plan_;
+    const run_options& o_;  // the plan's
     boost::asio::io_context& io_;
     client& client_;
-    workload& workload_;
     request_builder requests_;
     steady_timer grace_;  // Ctrl-C's grace, or the drain's limit
     boost::asio::signal_set& signals_;

@@ -73,15 +73,12 @@ struct run_options {
     std::string system_prompt;
     // --tools and the tool loop's flags (load/tools.hpp); count 0: no tools.
     tool_config tools;
-    // The tools' share of every prompt as the server counts it, learned before the schedule
-    // (two max_tokens-1 requests, run_load): part of each request's intended input tokens.
-    int tools_prompt_tokens = 0;
     boost::json::value response_format;  // --response-format, OpenAI's object; null: not sent
     std::string reasoning_effort;        // --reasoning-effort; empty: not sent
     reasoning_parser thinking_parser = reasoning_parser::auto_detect;  // --reasoning-parser: <think> in the content
     // --turns / --conversations with --think-time: each arrival starts a multi-turn session
-    // (load/session.hpp), planned once by cli/ (or by run_load for a trace's sessions); null:
-    // single requests.
+    // (load/session.hpp), planned once by cli/; null: single requests (or a trace's conversations,
+    // run_plan.hpp).
     std::shared_ptr<const session_plan> sessions;
     // A --trace whose rows carry session ids replays them as sessions (trace_sessions.hpp);
     // false: each row a single request, as a sweep's stages send.
@@ -163,11 +160,11 @@ struct run_outcome {
 // Whether the run's answers are SSE streams: not with --no-stream, never for embeddings.
 inline bool streams(const run_options& o) { return o.stream && o.endpoint != endpoint_kind::embeddings; }
 
-// Runs to completion (or interruption) on the calling thread. The options were
-// checked by cli/; what only the run finds throws: input_error for a bad input
-// file (a prompt file, a trace and what its rows ask), std::runtime_error for
-// setup problems (a server that cannot be reached, an --out that cannot be made).
-// A SIGINT or SIGTERM from its start on ends it as interrupted, results written.
-run_outcome run_load(const run_options& options);
+class run_plan;
+// Runs a prepared run (prepare.hpp) to completion (or interruption) on the
+// calling thread; std::runtime_error for what only the run finds (an --out that
+// cannot be made). A SIGINT or SIGTERM from its start on ends it as interrupted,
+// results written; a plan interrupted before its schedule sends nothing.
+run_outcome run_load(const run_plan& plan);
 
 }  // namespace openloop

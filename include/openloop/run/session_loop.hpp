@@ -14,6 +14,7 @@
 #include "openloop/load/session.hpp"
 #include "openloop/load/workload.hpp"
 #include "openloop/run/request_builder.hpp"
+#include "openloop/run/run_plan.hpp"
 #include "openloop/run/scheduler.hpp"
 #include "openloop/wire/chunk.hpp"
 
@@ -27,8 +28,8 @@ namespace openloop {
 
 class session_loop final : public scheduler {
 public:
-    session_loop(const run_options& o, boost::asio::io_context& io, client& cl, workload& w,
-                 request_builder& requests, scheduler_host& host);
+    session_loop(const run_plan& plan, boost::asio::io_context& io, client& cl, request_builder& requests,
+                 scheduler_host& host);
 
     // Tells the host arrivals_over() once the last session arrived with some still going.
     void start(steady::time_point origin) override;
@@ -71,12 +72,13 @@ private:
     slot& take_slot();
     void maybe_done();
 
-    const run_options& o_;
+    const run_options& o_;  // the plan's
     const schedule_bounds bounds_;
-    const session_plan& plan_;  // the run options' (o_)
+    const session_plan& plan_;  // the run plan's
+    const int tools_prompt_tokens_;  // in every turn's intended input
     boost::asio::io_context& io_;
     client& client_;
-    workload& workload_;
+    workload& workload_;  // the run plan's
     request_builder& requests_;
     scheduler_host& host_;
     steady_timer timer_;

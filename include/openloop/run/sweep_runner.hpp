@@ -6,6 +6,7 @@
 
 #include "openloop/results/slo.hpp"
 #include "openloop/results/sweep_report.hpp"
+#include "openloop/run/run_plan.hpp"
 #include "openloop/run/runner.hpp"
 
 #include <cstdint>
@@ -47,8 +48,10 @@ struct sweep_result {
     std::string shards_lost;    // sharded: a shard did not finish a stage in time (the sweep stopped there)
 };
 
-// Runs every stage against options.base.target (already resolved); writes each
-// stage's results under out_dir/stage-NN and the sweep report beside them.
-sweep_result run_sweep(const sweep_options& options);
+// Runs every stage against options.base.target (already resolved), each on the
+// sweep's one preparation (prepare.hpp: made from options.base) with the stage's
+// options (sweep_plan.hpp); writes each stage's results under out_dir/stage-NN
+// and the sweep report beside them.
+sweep_result run_sweep(const sweep_options& options, const run_plan& prepared);
 
 }  // namespace openloop

@@ -24,7 +24,6 @@ BOOST_AUTO_TEST_CASE(media_flags_fill_the_media_config) {
     BOOST_TEST(o.media.audios == 2);
     BOOST_TEST(o.media.audio_seconds.max() == 4);
     BOOST_TEST(o.media.wanted());
-    BOOST_TEST(!o.media.set);  // made by the run's setup, not by cli/
     BOOST_TEST(o.config.at("images") == "uniform:1:3");  // summary.json's config
 }
 

@@ -1,11 +1,65 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/load/session.hpp"
+#include "openloop/load/workload.hpp"
 #include "openloop/run/layer_options.hpp"
+#include "openloop/run/run_plan.hpp"
 
 #include <cstdlib>
 
 using namespace openloop;
+
+// A run's plan and each layer's options, which the plan makes once from the
+// options and what preparation found.
+
+namespace {
+
+std::shared_ptr<preparation> prepared_mix() {
+    auto p = std::make_shared<preparation>();
+    p->model = "a";
+    p->models = model_mix::parse("a=3,b=1");
+    p->tokenizer = "words";
+    p->tools_prompt_tokens = 42;
+    return p;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_plan_gives_each_layer_what_preparation_found) {
+    run_options o;
+    o.out_dir = "first";
+    const auto p = prepared_mix();
+    const run_plan plan(o, p);
+    BOOST_TEST(&plan.prepared() == p.get());
+    BOOST_TEST(!plan.interrupted());
+    BOOST_TEST(plan.sessions() == nullptr);
+    BOOST_TEST(plan.reporter().out_dir == "first");
+    // The server's model mix reaches the reporter, not the options' (empty here).
+    BOOST_TEST(plan.reporter().model_names == (std::vector<std::string>{"a", "b"}));
+    BOOST_TEST(plan.api_base() == "/v1");
+
+    // A sweep's stage: its own options and layers, the same preparation, a workload of its own.
+    run_options stage = o;
+    stage.out_dir = "stage-2";
+    stage.sessions = std::make_shared<const session_plan>([] {
+        session_config c;
+        c.turns = "uniform:2:4";
+        return c;
+    }());
+    const run_plan second = plan.with_options(stage);
+    BOOST_TEST(&second.prepared() == p.get());
+    BOOST_TEST(second.reporter().out_dir == "stage-2");
+    BOOST_TEST(plan.reporter().out_dir == "first");  // the first plan is unchanged
+    BOOST_TEST(&second.load() != &plan.load());
+    BOOST_TEST_REQUIRE(second.sessions() != nullptr);
+    BOOST_TEST(second.reporter().session_stride == 4);
+}
+
+BOOST_AUTO_TEST_CASE(a_plan_whose_preparation_was_interrupted_says_so) {
+    auto p = prepared_mix();
+    p->interrupted = "interrupted before the schedule";
+    BOOST_TEST(run_plan(run_options{}, p).interrupted());
+}
 
 BOOST_AUTO_TEST_CASE(the_client_sends_to_the_endpoint_with_the_key_as_a_bearer_token) {
     run_options o;
@@ -50,7 +104,7 @@ BOOST_AUTO_TEST_CASE(the_reporter_gets_what_the_run_decides) {
     o.steady_throughput = true;
     o.soak_window = std::chrono::seconds(60);
     o.window_lines = true;
-    reporter_options ro = reporter_options_for(o);
+    reporter_options ro = reporter_options_for(o, model_mix("m"), nullptr);
     BOOST_TEST(ro.out_dir == "out");
     BOOST_TEST(ro.progress);
     BOOST_TEST(ro.request_id_prefix == "x-");
@@ -63,13 +117,16 @@ BOOST_AUTO_TEST_CASE(the_reporter_gets_what_the_run_decides) {
     BOOST_TEST(ro.session_stride == 0);
     BOOST_TEST(ro.live == nullptr);
 
+    BOOST_TEST(ro.model_names.empty());  // one model: no per-model output
+
     o.endpoint = endpoint_kind::embeddings;
     session_config sessions;
     sessions.turns = "uniform:2:6";
-    o.sessions = std::make_shared<const session_plan>(sessions);
-    ro = reporter_options_for(o);
+    const session_plan plan(sessions);
+    ro = reporter_options_for(o, model_mix::parse("a=3,b=1"), &plan);
     BOOST_TEST(!ro.generates);  // embeddings generate nothing
     BOOST_TEST(ro.session_stride == 6);  // turn k of session s is request s * 6 + k
+    BOOST_TEST(ro.model_names == (std::vector<std::string>{"a", "b"}));
 }
 
 BOOST_AUTO_TEST_CASE(the_bodies_get_the_endpoint_sampling_and_extra_body) {
@@ -81,7 +138,7 @@ BOOST_AUTO_TEST_CASE(the_bodies_get_the_endpoint_sampling_and_extra_body) {
     o.sampling_seed = -1;
     o.continuous_usage = false;
     o.extra_body["top_p"] = 0.9;
-    const body_options b = body_options_for(o);
+    const body_options b = body_options_for(o, nullptr);
     BOOST_TEST((b.endpoint == endpoint_kind::completions));
     BOOST_TEST(!b.stream);
     BOOST_TEST(b.ignore_eos);

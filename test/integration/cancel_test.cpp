@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "hostile_tokenizers.hpp"
+#include "proc_events.hpp"
 #include "openloop/cli/child_process.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
@@ -64,7 +65,9 @@ struct silent_listener {
             ::connect(f, reinterpret_cast<sockaddr*>(&a), sizeof a);
             fillers.push_back(f);
         }
-        std::this_thread::sleep_for(100ms);
+        // Full once the kernel holds a filler's SYN unanswered.
+        BOOST_TEST_REQUIRE(proc_events::wait_until([&] { return proc_events::connects_hanging_to(port) > 0; }, 10s),
+                           "no connect to the full backlog hangs");
     }
 
     // True when one more connect does not complete within the wait.
@@ -83,50 +86,6 @@ struct silent_listener {
         return !connected;
     }
 };
-
-// Runs openloop against url with a 1 s grace, interrupts it after 1.5 s
-// (twice, with a grace of a minute, when twice is set), and checks it ended
-// within 1 s more than the grace with every request cancelled.
-void interrupted_run_ends_within_grace(const std::string& url, const std::vector<std::string>& extra,
-                                       bool twice = false) {
-    temp_dir dir;
-    std::vector<std::string> argv{openloop_test::bin, "run", "--target", url, "--model", "m", "--tokenizer", "words",
-                                  "--rate", "5", "--arrival", "constant", "--duration", "30s", "--input-len", "8", "--output-len", "8",
-                                  "--grace", twice ? "60s" : "1s", "--spare-connections", "0", "--progress", "off",
-                                  "--out", dir.file("out")};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    openloop::child_process p(argv);
-    // Its start-up (a loaded machine's, a sanitized build's) takes what it takes: the
-    // schedule starts once run.json is written, and 1.2 s of it at 5 req/s sends 6.
-    const auto launched = std::chrono::steady_clock::now();
-    while (!std::filesystem::exists(dir.file("out/run.json")) && p.running() &&
-           std::chrono::steady_clock::now() - launched < 20s)
-        std::this_thread::sleep_for(20ms);
-    std::this_thread::sleep_for(1200ms);
-    BOOST_TEST_REQUIRE(p.running());
-    kill(p.pid(), SIGINT);
-    if (twice) {
-        std::this_thread::sleep_for(200ms);
-        kill(p.pid(), SIGINT);
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    while (p.running() && std::chrono::steady_clock::now() - t0 < 8s) std::this_thread::sleep_for(20ms);
-    const auto took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    BOOST_TEST_MESSAGE(url << ": ended " << took << " s after SIGINT");
-    BOOST_TEST_REQUIRE(!p.running(), "still running 8 s after SIGINT");
-    BOOST_TEST(took < 2.0, "took " << took << " s; grace is 1 s, or the second Ctrl-C aborts");
-    BOOST_TEST(p.stop() == 130);
-
-    const auto summary = read_json(dir.file("out/summary.json"));
-    BOOST_TEST(summary.at("partial").as_bool());
-    const auto requests = read_jsonl(dir.file("out/requests.jsonl"));
-    BOOST_TEST(requests.size() >= 3u);
-    for (const auto& r : requests) {
-        BOOST_TEST(r.at("status").as_string() == "failed");
-        BOOST_TEST(r.at("error").as_string() == "cancelled", r.at("id").as_string() << ": " << r.at("error").as_string());
-    }
-    BOOST_TEST(summary.at("errors").as_object().at("cancelled").to_number<std::size_t>() == requests.size());
-}
 
 // Whether signal sig waits in process pid's shared pending set (/proc/PID/status ShdPnd, a
 // hexadecimal mask, bit sig - 1). kill() has queued a held signal there by the time it returns.
@@ -189,6 +148,49 @@ struct logged_run {
     }
 };
 
+// Runs openloop against the listener (scheme http or https) with a 1 s grace, interrupts it
+// once three requests are sent (twice, with a grace of a minute, when twice is set: the second
+// once openloop has said it took the first), and checks it ended within 1 s more than the grace
+// with every request cancelled. Sent is what openloop's live metrics count, however long a
+// loaded machine took to start it (connections opened ahead of their requests make the
+// kernel's view of connects and handshakes no count of requests).
+void interrupted_run_ends_within_grace(const silent_listener& l, const std::string& scheme,
+                                       const std::vector<std::string>& extra, bool twice = false) {
+    const unsigned short metrics = free_port();
+    std::vector<std::string> args{"--model", "m", "--tokenizer", "words", "--rate", "5", "--arrival", "constant",
+                                  "--duration", "30s", "--input-len", "8", "--output-len", "8", "--grace",
+                                  twice ? "60s" : "1s", "--spare-connections", "0", "--metrics-listen",
+                                  "127.0.0.1:" + std::to_string(metrics)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    logged_run r(scheme + "://127.0.0.1:" + std::to_string(l.port), args);
+    BOOST_TEST_REQUIRE(proc_events::wait_until(
+                           [&] { return scraped(metrics, "openloop_requests_started_total") >= 3 || !r.p.running(); }, 60s,
+                           100ms),
+                       "fewer than three requests sent after 60 s: " << r.stderr_text());
+    BOOST_TEST_REQUIRE(r.p.running(), r.stderr_text());
+    kill(r.p.pid(), SIGINT);
+    if (twice) {
+        // Two signals before the first is taken are one pending signal: wait for its words.
+        BOOST_TEST_REQUIRE(r.wait_for("openloop: stopping;", 30s), r.stderr_text());
+        kill(r.p.pid(), SIGINT);
+    }
+    const double took = r.wait_end(8s);
+    BOOST_TEST_MESSAGE(l.port << ": ended " << took << " s after SIGINT");
+    BOOST_TEST_REQUIRE(!r.p.running(), "still running 8 s after SIGINT");
+    BOOST_TEST(took < 2.0, "took " << took << " s; grace is 1 s, or the second Ctrl-C aborts");
+    BOOST_TEST(r.p.stop() == 130);
+
+    const auto summary = read_json(r.dir.file("out/summary.json"));
+    BOOST_TEST(summary.at("partial").as_bool());
+    const auto requests = read_jsonl(r.dir.file("out/requests.jsonl"));
+    BOOST_TEST(requests.size() >= 3u);
+    for (const auto& q : requests) {
+        BOOST_TEST(q.at("status").as_string() == "failed");
+        BOOST_TEST(q.at("error").as_string() == "cancelled", q.at("id").as_string() << ": " << q.at("error").as_string());
+    }
+    BOOST_TEST(summary.at("errors").as_object().at("cancelled").to_number<std::size_t>() == requests.size());
+}
+
 }  // namespace
 
 // Requests stuck in TCP connect are cancelled when the grace period ends.
@@ -196,27 +198,27 @@ BOOST_AUTO_TEST_CASE(grace_cancels_connects) {
     silent_listener l(0);
     l.fill(2);
     BOOST_TEST_REQUIRE(l.connects_hang(300ms), "connects to a full backlog completed; the test needs them to hang");
-    interrupted_run_ends_within_grace("http://127.0.0.1:" + std::to_string(l.port), {});
+    interrupted_run_ends_within_grace(l, "http", {});
 }
 
 // Requests stuck in the TLS handshake (the server took the connection and
 // never answers the ClientHello) are cancelled too.
 BOOST_AUTO_TEST_CASE(grace_cancels_tls_handshakes) {
     silent_listener l(64);
-    interrupted_run_ends_within_grace("https://127.0.0.1:" + std::to_string(l.port), {"--insecure"});
+    interrupted_run_ends_within_grace(l, "https", {"--insecure"});
 }
 
 // Requests written to a server that never answers are cancelled while they
 // wait for the response headers.
 BOOST_AUTO_TEST_CASE(grace_cancels_reads) {
     silent_listener l(64);
-    interrupted_run_ends_within_grace("http://127.0.0.1:" + std::to_string(l.port), {});
+    interrupted_run_ends_within_grace(l, "http", {});
 }
 
 // A second Ctrl-C aborts at once, whatever the grace.
 BOOST_AUTO_TEST_CASE(second_sigint_cancels_at_once) {
     silent_listener l(64);
-    interrupted_run_ends_within_grace("https://127.0.0.1:" + std::to_string(l.port), {"--insecure"}, true);
+    interrupted_run_ends_within_grace(l, "https", {"--insecure"}, true);
 }
 
 // The tokenizer probe of a server that took the connection and never answers:
@@ -328,9 +330,12 @@ BOOST_AUTO_TEST_CASE(sigint_in_the_drain_ends_the_run) {
     logged_run r("http://127.0.0.1:" + std::to_string(l.port),
                  {"--model", "m", "--tokenizer", "words", "--rate", "20", "--num-requests", "3", "--drain", "60s",
                   "--grace", "1s", "--spare-connections", "0"});
-    // Three sends at 20 req/s are over within a second of the start; the drain lasts a minute.
-    std::this_thread::sleep_for(openloop_test::sanitized ? 5000ms : 2500ms);
-    BOOST_TEST_REQUIRE(r.p.running());
+    // Signalled once the listener holds all three requests unread: the schedule is over (the
+    // last send follows the schedule's end on the one io thread), and the drain lasts a minute.
+    BOOST_TEST_REQUIRE(proc_events::wait_until([&] { return proc_events::requests_waiting_at(l.port) >= 3 || !r.p.running(); },
+                                               60s),
+                       "the listener never held three requests: " << r.stderr_text());
+    BOOST_TEST_REQUIRE(r.p.running(), r.stderr_text());
     kill(r.p.pid(), SIGINT);
     const double took = r.wait_end(8s);
     BOOST_TEST_REQUIRE(!r.p.running(), "still running 8 s after SIGINT");

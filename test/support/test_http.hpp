@@ -107,6 +107,14 @@ inline response get(unsigned short port, const std::string& target) {
     return request(port, o);
 }
 
+// The value of the unlabelled sample `name` served on port's /metrics (Prometheus text); -1 when
+// nothing answered or the sample is absent.
+inline double scraped(unsigned short port, const std::string& name) {
+    const response r = get(port, "/metrics");
+    const auto at = r.body.find("\n" + name + " ");
+    return r.status != 200 || at == std::string::npos ? -1 : std::strtod(r.body.c_str() + at + name.size() + 2, nullptr);
+}
+
 inline response post(unsigned short port, const std::string& target, const std::string& body,
                      std::map<std::string, std::string> headers = {}) {
     request_options o;

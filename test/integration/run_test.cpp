@@ -3,6 +3,7 @@
 
 #include "openloop/measure/event.hpp"
 #include "openloop/cli/child_process.hpp"
+#include "proc_events.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
 #include "test_paths.hpp"
@@ -93,8 +94,10 @@ BOOST_AUTO_TEST_CASE(faults_end_in_their_error_classes) {
     BOOST_TEST_REQUIRE(rc == 4, slurp(dir.file("run.log")));
     // The table's first line (after what setup printed on stderr) names the breach.
     BOOST_TEST(slurp(dir.file("run.log")).find("\nINVALID: error rate") != std::string::npos, slurp(dir.file("run.log")));
-    // Requests the client gave up on (timeouts) are logged when the server ends them.
-    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    // Requests the client gave up on (timeouts) are logged when the server ends them: stopped
+    // once it has logged all 400.
+    BOOST_TEST(proc_events::wait_until([&] { return proc_events::lines_in(sim_log) >= 400; }, std::chrono::seconds(30)),
+               proc_events::lines_in(sim_log) << " of 400 requests in the simulator's log after 30 s");
     sim.process.stop();
 
     std::map<std::string, std::string> fault_of;
@@ -184,10 +187,16 @@ BOOST_AUTO_TEST_CASE(tls_with_and_without_the_ca) {
 // Ctrl-C stops sending, lets in-flight requests finish, and writes partial results.
 BOOST_AUTO_TEST_CASE(sigint_writes_partial_results) {
     temp_dir dir;
+    const unsigned short metrics = free_port();
     openloop::child_process p({openloop_test::bin, "run", "--target", "sim:cpu-small", "--rate", "4", "--duration", "60s",
                                "--input-len", "32", "--output-len", "16", "--ignore-eos", "--progress", "off",
-                               "--out", dir.file("out")});
-    std::this_thread::sleep_for(std::chrono::seconds(3));
+                               "--metrics-listen", "127.0.0.1:" + std::to_string(metrics), "--out", dir.file("out")});
+    // Interrupted once five requests completed, as its live metrics count them, however long
+    // a loaded machine took to start the run and its simulator.
+    BOOST_TEST_REQUIRE(proc_events::wait_until(
+        [&] { return scraped(metrics, "openloop_requests_completed_total") >= 5 || !p.running(); },
+        std::chrono::seconds(60), std::chrono::milliseconds(100)));
+    BOOST_TEST_REQUIRE(p.running());
     kill(p.pid(), SIGINT);
     const auto t0 = std::chrono::steady_clock::now();
     while (p.running() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20))

@@ -6,6 +6,7 @@
 // connection errors, then recovery, and the soak goes on to its end.
 
 #include "openloop/cli/child_process.hpp"
+#include "proc_events.hpp"
 #include "run_files.hpp"
 #include "test_http.hpp"
 #include "test_paths.hpp"
@@ -108,10 +109,22 @@ BOOST_AUTO_TEST_CASE(a_server_restart_is_a_window_of_errors_then_recovery) {
                                   "--duration", "24s", "--interval", "2s", "--input-len", "16", "--output-len", "8",
                                   "--connect-timeout", "1s", "--progress", "off", "--lag-bound", "250ms", "--out",
                                   dir.file("out")});
-    std::this_thread::sleep_for(7s);
+    // The server dies once three healthy windows are written, and comes back once a window has
+    // counted the connects it refused: what the soak saw, not what a loaded machine's clock
+    // guessed it saw (the soak's own start takes what it takes).
+    const std::string windows_file = dir.file("out/windows.jsonl");
+    BOOST_TEST_REQUIRE(proc_events::wait_until([&] { return proc_events::lines_in(windows_file) >= 3 || !soak.running(); },
+                                               60s, 100ms),
+                       "three windows were not written in 60 s");
     ::kill(sim->pid(), SIGKILL);
     sim->stop();
-    std::this_thread::sleep_for(4s);
+    BOOST_TEST_REQUIRE(proc_events::wait_until(
+                           [&] {
+                               const std::string text = slurp(windows_file);
+                               return text.find("\"connect\"", 0) != std::string::npos || !soak.running();
+                           },
+                           60s, 100ms),
+                       "no window counted a refused connect in 60 s");
     sim = std::make_unique<openloop::child_process>(sim_args);
     BOOST_TEST_REQUIRE(sim->read_line(10s).find("listening on") != std::string::npos);
     // The soak runs to its own end (24 s and the drain), however many requests failed.

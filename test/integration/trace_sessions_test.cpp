@@ -163,8 +163,10 @@ BOOST_AUTO_TEST_CASE(a_session_trace_names_what_it_cannot_do) {
         BOOST_TEST(log.find(trace + ": its rows carry session ids") != std::string::npos, log);
         BOOST_TEST(log.find(words) != std::string::npos, log);
     }
-    // A sweep's stages are judged on single requests at their rates: the rows go as such.
-    openloop_cli({"sweep", "--target", "sim:cpu-small", "--trace", trace, "--trace-columns", columns, "--rates", "2",
+    // A sweep's stages are judged on single requests at their rates: the rows go as such. The
+    // firehose answers at once: a stage lasts 20 of its E2Es at least, and cpu-small's 2 s E2Es
+    // held this one stage 40 s.
+    openloop_cli({"sweep", "--target", "sim:firehose", "--trace", trace, "--trace-columns", columns, "--rates", "2",
                   "--duration", "2s", "--min-samples", "8", "--warmup", "0", "--cooldown", "0", "--stage-extension",
                   "1", "--out", dir.file("sweep")},
                  dir.file("sweep.log"));

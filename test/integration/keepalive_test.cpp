@@ -12,6 +12,11 @@
 // after 5 s). A request written on a connection the server has closed is the
 // generator's mistake, never the server's failure: at low rates, longer than
 // the server's keep-alive timeout, nothing may fail.
+//
+// The first two cases run a 5 s server timeout against the default 4 s idle
+// budget scaled by a fifth: a 1 s timeout, a 0.8 s budget, rates and
+// durations to match. Every gap keeps its place between budget and timeout,
+// and the cases wait out a fifth of the idle time (they took 40 s and 54 s).
 
 namespace json = boost::json;
 using namespace test_http;
@@ -24,18 +29,24 @@ int run(std::vector<std::string> args, const std::string& log) {
     return run_openloop(args, log);
 }
 
+// The server's keep-alive timeout, and the idle budget that stands for the default 4 s against 5 s.
+constexpr double timeout_s = 1.0;
+constexpr const char* budget = "800ms";
+
 std::uint64_t count(const json::object& s, const char* key) { return s.at(key).to_number<std::uint64_t>(); }
 
-// Constant arrivals at each rate for longer than a 5 s keep-alive timeout:
-// every request must complete, and nothing may have needed a retry that the
-// idle budget should have prevented.
+// Constant arrivals for more than twice the keep-alive timeout, one gap
+// between requests as long as it and two shorter than the budget: every
+// request must complete, and nothing may have needed a retry that the idle
+// budget should have prevented.
 void low_rates_lose_nothing(const std::string& url, const std::string& model, const temp_dir& dir) {
-    for (const double rate : {0.2, 0.5, 1.0}) {
+    for (const double gap : {1.0, 0.4, 0.2}) {  // between requests, in timeouts
+        const double rate = 1.0 / (gap * timeout_s);
         const std::string name = "rate-" + std::to_string(rate);
-        const double duration = std::max(12.0, 3.0 / rate + 1.0);
+        const double duration = timeout_s * std::max(2.4, 3.0 * gap + 0.2);
         const int rc = run({"--target", url, "--model", model, "--arrival", "constant", "--rate", std::to_string(rate),
-                            "--duration", std::to_string(duration) + "s", "--input-len", "32", "--output-len", "8",
-                            "--ignore-eos", "--out", dir.file(name)},
+                            "--duration", std::to_string(duration) + "s", "--keep-alive-idle", budget, "--input-len",
+                            "32", "--output-len", "8", "--ignore-eos", "--out", dir.file(name)},
                            dir.file(name + ".log"));
         BOOST_TEST_REQUIRE(rc == 0, "rate " << rate << ": " << slurp(dir.file(name + ".log")));
         const auto s = read_json(dir.file(name + "/summary.json"));
@@ -49,24 +60,26 @@ void low_rates_lose_nothing(const std::string& url, const std::string& model, co
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(simulator_with_five_second_keep_alive) {
+BOOST_AUTO_TEST_CASE(simulator_with_one_second_keep_alive) {
     temp_dir dir;
-    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--keep-alive-timeout", "5s"});
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "firehose", "--keep-alive-timeout",
+                                                        std::to_string(timeout_s) + "s"});
     low_rates_lose_nothing(sim.url, "openloop-sim", dir);
 }
 
 BOOST_AUTO_TEST_CASE(uvicorn_with_vllm_keep_alive) {
     temp_dir dir;
     auto server = openloop::start_server({"/usr/bin/python3", std::string(openloop_test::source_dir) + "/test/servers/vllm_uvicorn.py",
-                                          "--port", "0", "--timeout-keep-alive", "5"},
+                                          "--port", "0", "--timeout-keep-alive", std::to_string(timeout_s)},
                                          std::chrono::seconds(30));
     low_rates_lose_nothing(server.url, "vllm-uvicorn", dir);
 
     // Without an idle budget the client meets the server's own closes, right
-    // at its 5 s timeout: detected before the write or retried, never lost.
-    const int rc = run({"--target", server.url, "--model", "vllm-uvicorn", "--arrival", "constant", "--rate", "0.2",
-                        "--duration", "16s", "--keep-alive-idle", "0", "--input-len", "32", "--output-len", "8",
-                        "--ignore-eos", "--out", dir.file("no-budget")},
+    // at its timeout: detected before the write or retried, never lost.
+    const int rc = run({"--target", server.url, "--model", "vllm-uvicorn", "--arrival", "constant", "--rate",
+                        std::to_string(1.0 / timeout_s), "--duration", std::to_string(3.2 * timeout_s) + "s",
+                        "--keep-alive-idle", "0", "--input-len", "32", "--output-len", "8", "--ignore-eos", "--out",
+                        dir.file("no-budget")},
                        dir.file("no-budget.log"));
     BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("no-budget.log")));
     const auto s = read_json(dir.file("no-budget/summary.json"));

@@ -53,7 +53,7 @@ set(OPENLOOP_IT_PCH ${OPENLOOP_UNIT_PCH} <boost/asio.hpp> <boost/asio/ssl.hpp> <
 # Integration tests that spend their time waiting on the clock, on paths the
 # others cover, are built in plain trees only: it_sweep (4 minutes of
 # open-loop stages, which it_run and the others cover), it_replay_on_time (a
-# minute of trace at 1x on it_mooncake_replay's path), it_soak (100 s of
+# minute of trace at 6x on it_mooncake_replay's path), it_soak (100 s of
 # windows; it_soak_crash runs a soak's path), it_k8s_manifests (the pods'
 # commands are run, merge and sweep, which it_shard covers) and it_report_html
 # (chromium reading report.html: the page's code is unit_html_report's, which

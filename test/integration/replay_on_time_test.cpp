@@ -1,6 +1,8 @@
-// The first minute of Mooncake's conversation trace replayed at 1x against the
+// The first minute of Mooncake's conversation trace replayed against the
 // simulator: 162 requests in 20 groups that share one millisecond (up to 16,
-// with prompts of 10k+ tokens). Bodies are built ahead of their send time, the
+// with prompts of 10k+ tokens). At 6x: the groups, 3 s apart in the trace,
+// leave 0.5 s apart, still each alone on the wire and with slack to build
+// the next; at 1x the case waited a minute for the same sends. Bodies are built ahead of their send time, the
 // connections they need are opened ahead, every request due is spawned before
 // any runs, and each writes its headers before any writes its body: a group
 // starts on the wire together, one header write apart (~0.02 ms), not one
@@ -71,15 +73,16 @@ BOOST_AUTO_TEST_CASE(mooncake_groups_leave_together) {
     BOOST_TEST_REQUIRE(trace_groups.size() == 20u);
 
     // A simulator with a cost model far from its limits (and no prefix cache
-    // to search), so what is measured is the generator.
+    // to search), so what is measured is the generator; its steps short
+    // enough that a group's longest answer (929 tokens) ends before the next.
     const auto sim_log = dir.file("sim.jsonl");
-    auto sim = openloop::start_sim(openloop_test::bin, {"--log", sim_log, "--step-base-ms", "2", "--prefill-token-ms", "0.0005",
+    auto sim = openloop::start_sim(openloop_test::bin, {"--log", sim_log, "--step-base-ms", "0.25", "--prefill-token-ms", "0.0005",
                                                   "--decode-seq-ms", "0.01", "--kv-token-ms", "0", "--max-batched-tokens",
                                                   "100000000", "--max-model-len", "10000000", "--kv-capacity-tokens",
                                                   "10000000000", "--max-num-seqs", "100000", "--tokens-per-chunk", "4",
                                                   "--prefix-cache", "false"});
     const std::string cmd = std::string(openloop_test::bin) + " run --progress off --target " + sim.url + " --trace " + trace +
-                            " --ignore-eos --out " + dir.file("out") + " > " + dir.file("run.log") + " 2>&1";
+                            " --trace-speed 6 --ignore-eos --out " + dir.file("out") + " > " + dir.file("run.log") + " 2>&1";
     const int rc = std::system(cmd.c_str());
     BOOST_TEST_REQUIRE(WIFEXITED(rc));
     // 0, or 3 (INVALID) when a preemption pushed the lag p99 past 1 ms: see above.
@@ -107,7 +110,7 @@ BOOST_AUTO_TEST_CASE(mooncake_groups_leave_together) {
         body_bytes[id] = o.at("body_bytes").to_number<std::size_t>();
         BOOST_TEST(arrival[id] <= whole[id]);
     }
-    // At 1x, requests sharing a trace timestamp share one intended send time.
+    // Requests sharing a trace timestamp share one intended send time.
     std::map<std::int64_t, group> groups;
     for (const auto& r : read_jsonl(dir.file("out/requests.jsonl"))) {
         const std::string id(r.at("id").as_string());

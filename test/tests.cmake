@@ -51,7 +51,7 @@ set(OPENLOOP_IT_PCH ${OPENLOOP_UNIT_PCH} <boost/asio.hpp> <boost/asio/ssl.hpp> <
 # beside it (ctest label "alone"); tools/check lets the next tree's build go on
 # beside it at nice 19, which the simulator's timers do not notice.
 # Integration tests that spend their time waiting on the clock, on paths the
-# others cover, are built in plain trees only: it_sweep (4 minutes of
+# others cover, are built in plain trees only: it_sweep (3 minutes of
 # open-loop stages, which it_run and the others cover), it_replay_on_time (a
 # minute of trace at 6x on it_mooncake_replay's path), it_soak (100 s of
 # windows; it_soak_crash runs a soak's path), it_k8s_manifests (the pods'

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace openloop::hf {
 
@@ -32,6 +33,19 @@ std::int64_t get_int(const boost::json::object& o, std::string_view key, const s
 double get_double(const boost::json::object& o, std::string_view key, const std::string& path, double fallback);
 // A required array member.
 const boost::json::array& get_array(const boost::json::object& o, std::string_view key, const std::string& path);
+
+// A Sequence stage's list at key, each entry made by make(entry, its path);
+// the entries make returns null for (a no-op stage) left out.
+template <class Make>
+auto make_each(const boost::json::object& o, std::string_view key, const std::string& path, Make make) {
+    const boost::json::array& list = get_array(o, key, path);
+    std::vector<decltype(make(list[0], path))> stages;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        auto stage = make(list[i], path + "." + std::string(key) + "[" + std::to_string(i) + "]");
+        if (stage) stages.push_back(std::move(stage));
+    }
+    return stages;
+}
 
 // The "type" member; an error when absent.
 std::string type_of(const boost::json::object& o, const std::string& path);

@@ -166,13 +166,8 @@ private:
 
 class decoder_sequence final : public decoder {
 public:
-    decoder_sequence(const json::object& o, const std::string& path) {
-        const json::array& list = get_array(o, "decoders", path);
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            auto d = make_decoder(list[i], path + ".decoders[" + std::to_string(i) + "]");
-            if (d) stages_.push_back(std::move(d));
-        }
-    }
+    decoder_sequence(const json::object& o, const std::string& path)
+        : stages_(make_each(o, "decoders", path, make_decoder)) {}
     void apply(std::vector<std::string>& tokens) const override {
         for (const auto& d : stages_) d->apply(tokens);
     }

@@ -125,13 +125,8 @@ private:
 
 class normalizer_sequence final : public normalizer {
 public:
-    normalizer_sequence(const json::object& o, const std::string& path) {
-        const json::array& list = get_array(o, "normalizers", path);
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            auto n = make_normalizer(list[i], path + ".normalizers[" + std::to_string(i) + "]");
-            if (n) stages_.push_back(std::move(n));
-        }
-    }
+    normalizer_sequence(const json::object& o, const std::string& path)
+        : stages_(make_each(o, "normalizers", path, make_normalizer)) {}
     void apply(std::string& text, std::size_t limit) const override {
         for (const auto& n : stages_) n->apply(text, limit);
     }

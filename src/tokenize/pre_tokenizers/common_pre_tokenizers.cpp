@@ -168,13 +168,8 @@ private:
 
 class pre_tokenizer_sequence final : public pre_tokenizer {
 public:
-    pre_tokenizer_sequence(const json::object& o, const std::string& path) {
-        const json::array& list = get_array(o, "pretokenizers", path);
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            auto p = make_pre_tokenizer(list[i], path + ".pretokenizers[" + std::to_string(i) + "]");
-            if (p) stages_.push_back(std::move(p));
-        }
-    }
+    pre_tokenizer_sequence(const json::object& o, const std::string& path)
+        : stages_(make_each(o, "pretokenizers", path, make_pre_tokenizer)) {}
     void split(std::vector<piece>& pieces) const override {
         for (const auto& s : stages_) s->split(pieces);
     }

@@ -4,7 +4,7 @@
 // Multi-turn sessions against the simulator with its prefix cache: every
 // later turn carries the conversation exactly as it went (the simulator's
 // own log of what it read and wrote), the server finds more of it cached
-// turn by turn and answers faster per prompt token than without its cache;
+// turn by turn and answers sooner than its whole history could be prefilled;
 // the sessions keep their Poisson arrivals while the turns inside follow
 // their answers by the think time.
 
@@ -18,7 +18,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <map>
 #include <mutex>
 
@@ -29,43 +28,29 @@ namespace {
 
 std::int64_t num(const json::value& v) { return v.is_null() ? -1 : v.to_number<std::int64_t>(); }
 
-const std::vector<std::string> conversation_load = {
-    "--rate", "2", "--num-requests", "10", "--turns", "6", "--think-time", "50ms", "--input-len", "800",
-    "--output-len", "24", "--ignore-eos", "--seed", "5"};
-
-// One sessions run against a fresh h100-8b simulator (prefix cache on or off); its summary.
-// The conversations against a simulator of their own; the run's exit status
-// (no assertion here: it may run on a thread of its own).
-int conversation_rc(const temp_dir& dir, const std::string& name, bool cache) {
-    const std::string sim_log = dir.file(name + "-sim.jsonl");
-    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--prefix-cache", cache ? "true" : "false",
-                                                  "--log", sim_log, "--log-content"});
-    std::vector<std::string> args = {"--target", sim.url, "--out", dir.file(name)};
-    args.insert(args.end(), conversation_load.begin(), conversation_load.end());
-    const int rc = run_openloop(args, dir.file(name + ".log"));
-    sim.process.stop();
-    return rc;
-}
-
-json::object conversation_summary(const temp_dir& dir, const std::string& name, int rc) {
-    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file(name + ".log")));
-    return read_json(dir.file(name) + "/summary.json");
-}
+// A prompt token costs this much to prefill (--prefill-token-ms below; the h100-8b preset
+// has 0.035): enough that a whole turn-6 history takes some 300 ms to prefill, so a
+// cached answer stays clear of that bound however late the machine runs it.
+constexpr double prefill_token_ms = 0.06;
 
 const json::object& turn(const json::object& summary, std::size_t k) {
     return summary.at("sessions").at("by_turn").as_array().at(k - 1).as_object();
 }
 
-double p50(const json::object& row, const char* family) { return row.at(family).at("p50").to_number<double>(); }
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(later_turns_carry_the_exact_history_and_find_it_cached) {
     temp_dir dir;
-    // With the cache and without it at once, so whatever else loads the machine (cases run side
-    // by side) loads both alike: run one after the other, their TTFTs differed by the load too.
-    auto without_cache = std::async(std::launch::async, conversation_rc, std::cref(dir), std::string("uncached"), false);
-    const json::object summary = conversation_summary(dir, "cached", conversation_rc(dir, "cached", true));
+    auto sim = openloop::start_sim(openloop_test::bin, {"--preset", "h100-8b", "--prefill-token-ms",
+                                                        std::to_string(prefill_token_ms), "--log",
+                                                        dir.file("sim.jsonl"), "--log-content"});
+    const int rc = run_openloop({"--target", sim.url, "--out", dir.file("out"), "--rate", "2", "--num-requests", "10",
+                                 "--turns", "6", "--think-time", "50ms", "--input-len", "800", "--output-len", "24",
+                                 "--ignore-eos", "--seed", "5"},
+                                dir.file("run.log"));
+    sim.process.stop();
+    BOOST_TEST_REQUIRE(rc == 0, slurp(dir.file("run.log")));
+    const json::object summary = read_json(dir.file("out") + "/summary.json");
     const json::object& sessions = summary.at("sessions").as_object();
     BOOST_TEST(sessions.at("started").as_int64() == 10);
     BOOST_TEST(sessions.at("completed").as_int64() == 10);
@@ -90,7 +75,7 @@ BOOST_AUTO_TEST_CASE(later_turns_carry_the_exact_history_and_find_it_cached) {
     // What the simulator read: turn k's messages are turn k - 1's, its answer as the server
     // wrote it, and one new user message; the prompt it counted is all of that.
     std::map<std::int64_t, std::map<std::int64_t, json::object>> by_session;
-    for (auto& line : read_jsonl(dir.file("cached-sim.jsonl"))) {
+    for (auto& line : read_jsonl(dir.file("sim.jsonl"))) {
         const std::string id(line.at("request_id").as_string());
         const std::int64_t index = std::stoll(id.substr(id.rfind('-') + 1));
         by_session[index / 6][index % 6 + 1] = std::move(line);
@@ -115,33 +100,28 @@ BOOST_AUTO_TEST_CASE(later_turns_carry_the_exact_history_and_find_it_cached) {
         }
     }
     // Every turn's length was the one intended, as the server counted it.
-    for (const auto& r : read_jsonl(dir.file("cached") + "/requests.jsonl")) {
+    for (const auto& r : read_jsonl(dir.file("out") + "/requests.jsonl")) {
         BOOST_TEST(num(r.at("prompt_tokens")) == num(r.at("input_tokens")));
         BOOST_TEST(num(r.at("output_tokens")) == 24);
     }
 
     // By the last turn a sixth of the prompt is new: the server found all of the turn before's
-    // prompt cached, to a 16-token block (its answer was decoded, not prefilled). What that saves
-    // in time is judged against the run without the cache below, which shared the machine with
-    // this one. Within one run, turn 6 and turn 1 meet different traffic (turn 6 shares the
-    // engine's steps with other sessions' later turns, and the simulator handles a history six
-    // times as long), which under a sanitized build on a loaded machine weighed as much as the
-    // saving: turn 6's TTFT per prompt token came out 0.57 of turn 1's (0.25 unloaded).
+    // prompt cached, to a 16-token block (its answer was decoded, not prefilled).
     BOOST_TEST(turn(summary, 6).at("mean_cached_tokens").to_number<double>() >=
                turn(summary, 5).at("mean_prompt_tokens").to_number<double>() - 16);
 
-    // Without the cache the long histories are prefilled anew: the last turn's TTFT is several times the cached one's.
-    const json::object uncached = conversation_summary(dir, "uncached", without_cache.get());
-    BOOST_TEST(turn(uncached, 6).at("mean_cached_tokens").to_number<double>() == 0.0);
-    BOOST_TEST(p50(turn(uncached, 6), "ttft_ms") > 2 * p50(turn(summary, 6), "ttft_ms"));
-    // Each later prompt is longer, but only its new part is computed. Judged against the same turn
-    // without the cache (unloaded, 6 to 10 times slower), not against the cached run's first turn:
-    // turn 2 computes as much as turn 1, its per-token figure is only half of turn 1's, and a
-    // session overlapping another's prefill on a loaded machine once took that margin.
-    for (std::size_t k = 2; k <= 6; ++k)
-        BOOST_TEST(p50(turn(summary, k), "ttft_per_prompt_token_ms") <
-                       p50(turn(uncached, k), "ttft_per_prompt_token_ms"),
-                   "turn " << k);
+    // And the answers show it: the fastest last turn came back sooner than any server could
+    // prefill its whole history (a step never ends before its cost), some 55 ms of prefill
+    // against 300. A bound, not a race against a twin run without the cache: lateness on a
+    // loaded machine only adds time, and here it would have to delay all ten last turns by
+    // some 200 ms each. Two runs compared while the machine was loaded met different moments
+    // of its load: on CI (sanitized build, a build beside) the cached run's turn-6 TTFT p50
+    // once came out 454 ms against the uncached run's 362.
+    double fastest_last_turn = 1e9;
+    for (const auto& r : read_jsonl(dir.file("out") + "/requests.jsonl"))
+        if (r.at("turn").as_int64() == 6) fastest_last_turn = std::min(fastest_last_turn, r.at("ttft_ms").to_number<double>());
+    const double whole_prefill_ms = turn(summary, 6).at("mean_prompt_tokens").to_number<double>() * prefill_token_ms;
+    BOOST_TEST(fastest_last_turn < whole_prefill_ms);
 }
 
 BOOST_AUTO_TEST_CASE(sessions_keep_their_arrivals_while_turns_follow_answers) {

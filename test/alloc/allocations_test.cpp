@@ -26,6 +26,8 @@
 #include <fstream>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(it_allocations)
+
 using namespace test_http;
 
 namespace {
@@ -135,3 +137,5 @@ BOOST_AUTO_TEST_CASE(nothing_per_request_with_images) {
     BOOST_TEST(per_request < 0.25);         // as without images
     BOOST_TEST(closed_per_request < 0.05);  // as without images
 }
+
+BOOST_AUTO_TEST_SUITE_END()

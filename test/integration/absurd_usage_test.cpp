@@ -12,6 +12,8 @@
 
 #include <chrono>
 
+BOOST_AUTO_TEST_SUITE(it_absurd_usage)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -44,3 +46,5 @@ BOOST_AUTO_TEST_CASE(absurd_continuous_usage_is_not_believed) {
     }
     BOOST_TEST(slurp(dir.file("run.log")).find("bad usage") != std::string::npos);  // the table
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -20,6 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+BOOST_AUTO_TEST_SUITE(it_bad_input)
+
 using namespace test_http;
 
 namespace {
@@ -380,3 +382,5 @@ BOOST_AUTO_TEST_CASE(sim_flags) {
         {{"sim", "--port", "0", "--tls-cert", garbage}, "--tls-cert and --tls-key go together"},
     });
 }
+
+BOOST_AUTO_TEST_SUITE_END()

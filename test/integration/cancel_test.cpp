@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+BOOST_AUTO_TEST_SUITE(it_cancel)
+
 using namespace test_http;
 using namespace std::chrono_literals;
 
@@ -365,3 +367,5 @@ BOOST_AUTO_TEST_CASE(never_answering_server_ends_within_the_default_bounds) {
     const auto summary = read_json(r.dir.file("out/summary.json"));
     BOOST_TEST(summary.at("errors").as_object().at("cancelled_at_end").to_number<std::size_t>() == 2u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

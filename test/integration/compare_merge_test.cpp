@@ -21,6 +21,8 @@
 #include <tuple>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_compare_merge)
+
 namespace json = boost::json;
 using namespace test_http;
 using namespace std::chrono_literals;
@@ -335,3 +337,5 @@ BOOST_AUTO_TEST_CASE(compare_says_what_differs_and_refuses_gates_across_workload
     BOOST_TEST(j.at("workloads_differ").as_bool());
     BOOST_TEST(j.at("allow_mismatch").as_bool());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

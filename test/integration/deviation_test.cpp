@@ -6,6 +6,8 @@
 
 #include <fstream>
 
+BOOST_AUTO_TEST_SUITE(it_deviation)
+
 // Real servers deviate from the OpenAI stream shape. The simulator reproduces
 // each deviation (--quirk) and the client must count tokens and time exactly
 // as it does for the canonical shape.
@@ -99,3 +101,5 @@ BOOST_AUTO_TEST_CASE(bad_request_status_is_classified_either_way) {
     BOOST_TEST(as_500.summary.at("errors").as_object().at("http_5xx").to_number<int>() == 20);
     BOOST_TEST(as_500.summary.at("http_status").as_object().at("500").to_number<int>() == 20);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -17,6 +17,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+BOOST_AUTO_TEST_SUITE(it_drain)
+
 using namespace test_http;
 using namespace std::chrono_literals;
 
@@ -156,3 +158,5 @@ BOOST_AUTO_TEST_CASE(default_drain_ends_a_run_against_a_silent_server) {
     BOOST_TEST(r.took_s < 2 + 10 + 1.5, "took " << r.took_s << " s; duration 2 s, default drain 10 s");
     all_cancelled_at_end(r);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

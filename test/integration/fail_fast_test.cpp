@@ -16,6 +16,8 @@
 #include <chrono>
 #include <filesystem>
 
+BOOST_AUTO_TEST_SUITE(it_fail_fast)
+
 namespace json = boost::json;
 using namespace test_http;
 using steady = std::chrono::steady_clock;
@@ -166,3 +168,5 @@ BOOST_AUTO_TEST_CASE(a_message_quoting_the_api_key_has_it_redacted) {
     BOOST_TEST(messages_for(summary, "http_4xx", 404)->at("messages").as_array()[0].as_string() ==
                "The model `[redacted]` does not exist.");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_hostile_sim)
+
 using hostile::hostile_case;
 using hostile::small_rss_mib;
 
@@ -115,3 +117,5 @@ BOOST_AUTO_TEST_CASE(quirk_absurd_usage) {
                   "bad_usage; output counted by chunks", {"--quirk", "absurd-usage"}, {}},
                  {"bad_usage"});
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(it_hostile_stream)
+
 using namespace std::chrono_literals;
 using hostile::connection;
 using hostile::hostile_case;
@@ -320,3 +322,5 @@ BOOST_AUTO_TEST_CASE(million_empty_data) {
             "200 SSE: 1,000,000 events `data: \\n\\n`, then a clean 3-token stream (an empty payload is not a chunk)",
             "bad_chunk", "data: \n\n", three_chunks_then("3"), "a stream event with no data, not a JSON chunk");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_hostile_tokenizer)
+
 using hostile::hostile_case;
 using hostile::small_rss_mib;
 using hostile::operator+;
@@ -111,3 +113,5 @@ BOOST_AUTO_TEST_CASE(sigint_while_a_large_vocabulary_loads) {
     k.check(srv.connections() == 0, "nothing reached the server (" + std::to_string(srv.connections()) + " connections)");
     k.server_saw(srv);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(it_hostile_wire)
+
 using namespace std::chrono_literals;
 using hostile::connection;
 using hostile::hostile_case;
@@ -409,3 +411,5 @@ BOOST_AUTO_TEST_CASE(out_of_descriptors) {
             "the verdict names openloop's own limit");
     k.server_saw(srv);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

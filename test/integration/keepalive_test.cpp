@@ -8,6 +8,8 @@
 #include <cmath>
 #include <fstream>
 
+BOOST_AUTO_TEST_SUITE(it_keepalive)
+
 // Real servers close idle keep-alive connections (uvicorn and cpp-httplib
 // after 5 s). A request written on a connection the server has closed is the
 // generator's mistake, never the server's failure: at low rates, longer than
@@ -141,3 +143,5 @@ BOOST_AUTO_TEST_CASE(server_closing_after_every_answer_loses_nothing) {
     BOOST_TEST(count(s, "completed") == 300u);
     BOOST_TEST_MESSAGE("retried after close: " << count(s, "retried_stale"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -27,6 +27,8 @@
 
 #include <sys/stat.h>
 
+BOOST_AUTO_TEST_SUITE(it_media)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -376,3 +378,5 @@ BOOST_AUTO_TEST_CASE(uvicorn_counts_each_requests_images_and_audio) {
         BOOST_TEST(json_int(r.at("media_tokens")) == (photo ? 18 * 21 + 2 : 20 * 4 + 2));  // as against the sim
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -16,6 +16,8 @@
 
 #include <sys/socket.h>
 
+BOOST_AUTO_TEST_SUITE(it_metrics_endpoint)
+
 using namespace test_http;
 using namespace std::chrono_literals;
 using openloop::metrics_endpoint;
@@ -240,3 +242,5 @@ BOOST_AUTO_TEST_CASE(destructor_stops_with_a_client_connected) {
     BOOST_TEST(c->closed_by_server());
     BOOST_TEST(refuses_connections(port));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_model_mix)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -194,3 +196,5 @@ BOOST_AUTO_TEST_CASE(the_vllm_drop_in_sends_each_request_to_one_of_the_lora_modu
     BOOST_TEST(counts.size() == 2u);  // a and b, never the base
     BOOST_TEST(counts["a"] + counts["b"] == 60);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

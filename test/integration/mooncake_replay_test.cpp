@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_mooncake_replay)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -170,3 +172,5 @@ BOOST_AUTO_TEST_CASE(a_mooncake_replay_reports_exact_inputs_and_the_reuse_the_se
     BOOST_TEST(off <= 5u);
     BOOST_TEST(std::abs(static_cast<double>(cached) / static_cast<double>(expected) - 1) <= 0.01);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -5,6 +5,8 @@
 #include "test_http.hpp"
 #include "test_paths.hpp"
 
+BOOST_AUTO_TEST_SUITE(it_no_stream)
+
 
 namespace json = boost::json;
 using namespace test_http;
@@ -150,3 +152,5 @@ BOOST_AUTO_TEST_CASE(flags_that_make_no_sense_are_usage_errors) {
     refused({"run", "--endpoint", "responses", "--no-continuous-usage"}, "a Responses stream has no stream options");
     refused({"run", "--endpoint", "anthropic"}, "--endpoint must be chat, completions, responses, embeddings or transcriptions");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

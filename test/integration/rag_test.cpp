@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_rag)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -67,3 +69,5 @@ BOOST_AUTO_TEST_CASE(documents_retrieved_before_are_found_in_the_cache) {
     }
     BOOST_TEST(found_documents >= 10);  // popular documents come first often
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -17,6 +17,8 @@
 #include <filesystem>
 #include <map>
 
+BOOST_AUTO_TEST_SUITE(it_reasoning)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -307,3 +309,5 @@ BOOST_AUTO_TEST_CASE(a_server_that_cannot_stream_tools_is_named) {
     BOOST_TEST(summary.at("error_messages").at(0).at("messages").at(0).as_string() ==
                "Cannot use tools with stream");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -32,6 +32,8 @@
 #include <map>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_replay_on_time)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -160,3 +162,5 @@ BOOST_AUTO_TEST_CASE(mooncake_groups_leave_together) {
     }
     BOOST_TEST(judged >= 15);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -21,6 +21,8 @@
 #include <thread>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_report_html)
+
 namespace json = boost::json;
 namespace fs = std::filesystem;
 using namespace test_http;
@@ -315,3 +317,5 @@ BOOST_AUTO_TEST_CASE(the_live_page_grows_while_the_run_runs) {
     BOOST_TEST(label(chart(seen, "rates"), "x_label") == "time (s)");
     run.stop();
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <map>
 
+BOOST_AUTO_TEST_SUITE(it_responses)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -126,3 +128,5 @@ BOOST_AUTO_TEST_CASE(the_simulator_serves_responses_and_refuses_bad_bodies) {
                "input: field required");
     BOOST_TEST(get(sim.port, "/v1/responses").status == 405);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

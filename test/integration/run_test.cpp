@@ -14,6 +14,8 @@
 #include <fstream>
 #include <thread>
 
+BOOST_AUTO_TEST_SUITE(it_run)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -294,3 +296,5 @@ BOOST_AUTO_TEST_CASE(report_rebuilds_an_unreadable_summary) {
                         "/summary.json is unreadable (not a JSON object): nothing to rebuild it from") != std::string::npos,
                log);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_scenario_files)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -68,3 +70,5 @@ BOOST_AUTO_TEST_CASE(each_scenario_runs_and_leads_with_its_metric) {
         }
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

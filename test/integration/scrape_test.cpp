@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 
+BOOST_AUTO_TEST_SUITE(it_scrape)
+
 using namespace openloop;
 
 namespace {
@@ -172,3 +174,5 @@ BOOST_AUTO_TEST_CASE(https_verified_and_unverified) {
     BOOST_TEST(!b.ok);
     BOOST_TEST(b.error.find("TLS setup") != std::string::npos, b.error);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -21,6 +21,8 @@
 #include <map>
 #include <mutex>
 
+BOOST_AUTO_TEST_SUITE(it_session)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -546,3 +548,5 @@ BOOST_AUTO_TEST_CASE(a_system_prompt_leads_every_turn_and_counts_once) {
     }
     BOOST_TEST(logged == requests);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -22,6 +22,8 @@
 #include <tuple>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_shard)
+
 namespace json = boost::json;
 using namespace test_http;
 using namespace std::chrono_literals;
@@ -238,3 +240,5 @@ BOOST_AUTO_TEST_CASE(a_sharded_sweep_whose_other_shard_never_comes_stops_at_the_
     BOOST_TEST(slurp(dir.file("again.log")).find("already holds a sharded sweep's files") != std::string::npos,
                slurp(dir.file("again.log")));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <thread>
 
+BOOST_AUTO_TEST_SUITE(it_sim_api)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -694,3 +696,5 @@ BOOST_AUTO_TEST_CASE(uvicorn_counts_images_alike) {
     const auto bad = post(server.port, "/v1/chat/completions", image_chat(0, R"({"type":"hologram"})"));
     BOOST_TEST(bad.status == 400);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+BOOST_AUTO_TEST_SUITE(it_sim_fault)
+
 namespace json = boost::json;
 using namespace test_http;
 using openloop::fault;
@@ -89,3 +91,5 @@ BOOST_AUTO_TEST_CASE(fault_draws_are_reproducible_and_bounded) {
     openloop::fault_config none;
     for (std::uint64_t i = 0; i < 1000; ++i) BOOST_TEST((openloop::pick_fault(none, 1, i) == fault::none));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

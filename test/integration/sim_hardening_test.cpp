@@ -20,6 +20,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+BOOST_AUTO_TEST_SUITE(it_sim_hardening)
+
 namespace json = boost::json;
 using namespace test_http;
 using namespace std::chrono_literals;
@@ -171,3 +173,5 @@ BOOST_AUTO_TEST_CASE(out_of_descriptors_the_accept_loop_backs_off_and_recovers,
     BOOST_TEST(r.status == 200, r.body);
     BOOST_TEST(metric_now(sim.port, "openloop_sim_accept_pauses_total") > 0);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_sim_misbehave)
+
 using namespace test_http;
 using steady = std::chrono::steady_clock;
 
@@ -100,3 +102,5 @@ BOOST_AUTO_TEST_CASE(the_step_time_creeps_with_the_hours) {
     BOOST_TEST(ratio >= 1.8, "E2E " << first.total_ms << " → " << later.total_ms << " ms");
     BOOST_TEST(ratio <= 3.6, "E2E " << first.total_ms << " → " << later.total_ms << " ms");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <thread>
 
+BOOST_AUTO_TEST_SUITE(it_sim_queue)
+
 using namespace test_http;
 
 namespace {
@@ -63,3 +65,5 @@ BOOST_AUTO_TEST_CASE(cpu_small_queues_above_capacity) {
     BOOST_TEST(ok.load() == total);
     BOOST_TEST(metric(sim.port, "vllm:num_requests_waiting") == 0);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_soak_crash)
+
 namespace json = boost::json;
 using namespace test_http;
 using namespace std::chrono_literals;
@@ -207,3 +209,5 @@ BOOST_AUTO_TEST_CASE(a_runs_summary_holds_what_the_server_counted_before_and_aft
     BOOST_TEST(s.at("scrapes").as_array()[0].at("failures").to_number<int>() == 0);
     BOOST_TEST(s.at("server_rss_mib").at("after").to_number<double>() > 1.0);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

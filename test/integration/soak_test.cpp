@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_soak)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -178,3 +180,5 @@ BOOST_AUTO_TEST_CASE(the_generator_keeps_nothing_per_request) {
     BOOST_TEST_MESSAGE("generator RSS after 1,000 requests " << after_n << " MiB, after 10,000 " << after_10n << " MiB");
     BOOST_TEST(after_10n - after_n < 4.4, after_n << " MiB after 1,000 requests, " << after_10n << " after 10,000");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

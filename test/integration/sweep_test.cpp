@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_sweep)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -43,14 +45,14 @@ json::object sweep(const temp_dir& dir, const std::string& name, const std::stri
 }
 
 void expect_knee_near_prediction(const json::object& sweep, const std::string& preset, int input, int output) {
-    const auto predicted = ::predicted(preset, input, output);
+    const auto capacity = predicted(preset, input, output);
     const auto& knee = sweep.at("knees").as_object().at("saturation").as_object();
     BOOST_TEST_REQUIRE(knee.at("found").as_bool(), knee.at("explanation").as_string());
     const double rate = knee.at("rate").to_number<double>();
     BOOST_TEST_MESSAGE(preset << " " << input << "/" << output << ": saturation knee " << rate << " req/s, predicted "
-                              << predicted << " (" << knee.at("explanation").as_string() << ")");
-    BOOST_TEST(rate >= 0.9 * predicted);
-    BOOST_TEST(rate <= 1.1 * predicted);
+                              << capacity << " (" << knee.at("explanation").as_string() << ")");
+    BOOST_TEST(rate >= 0.9 * capacity);
+    BOOST_TEST(rate <= 1.1 * capacity);
 }
 
 // The stage numbers of the table rows whose knee cell (the last) names the mark.
@@ -276,3 +278,5 @@ BOOST_AUTO_TEST_CASE(a_stage_cut_by_sigterm_is_reported_cut_and_never_judged) {
     BOOST_TEST(sweep_json.at("stages").at(0).at("offered_rate").to_number<double>() == 4.0);
     BOOST_TEST(!sweep_json.at("knees").at("saturation").at("found").as_bool());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -11,6 +11,8 @@
 
 #include <fstream>
 
+BOOST_AUTO_TEST_SUITE(it_tokenize)
+
 using namespace test_http;
 
 namespace {
@@ -92,3 +94,5 @@ BOOST_AUTO_TEST_CASE(a_split_regex_that_backtracks_is_named) {
     BOOST_TEST(o.log.find(tok + ": pre_tokenizer.pattern.Regex regex /(a+)+$/") != std::string::npos, o.log);
     BOOST_TEST(o.log.find("match limit") != std::string::npos, o.log);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

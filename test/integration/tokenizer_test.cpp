@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+BOOST_AUTO_TEST_SUITE(it_tokenizer)
+
 // Exact input lengths against a server whose tokenizer is not one word per
 // token (the simulator's subword mode: 1-3 tokens a word, BOS, a chat
 // template): the server's usage.prompt_tokens must equal the intended length.
@@ -308,3 +310,5 @@ BOOST_AUTO_TEST_CASE(a_system_prompt_counts_in_the_templates_share) {
     const int share = std::stoi(label.substr(label.find(" + ") + 3));
     BOOST_TEST(share > 40, label);  // the system prompt's 35 words and Llama 3's headers
 }
+
+BOOST_AUTO_TEST_SUITE_END()

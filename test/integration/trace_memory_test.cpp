@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_trace_memory)
+
 using namespace test_http;
 
 namespace {
@@ -89,3 +91,5 @@ BOOST_AUTO_TEST_CASE(a_selection_of_a_long_trace_costs_what_it_selects) {
     BOOST_TEST(windowed.peak_rss_mib < small.peak_rss_mib + margin);
     BOOST_TEST(unordered.peak_rss_mib < small.peak_rss_mib + margin);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <fstream>
 
+BOOST_AUTO_TEST_SUITE(it_trace_select)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -136,3 +138,5 @@ BOOST_AUTO_TEST_CASE(skipped_rows_are_refused_or_reported_with_their_lines) {
     BOOST_TEST(std::string(f.at("first_skipped_row").as_string()).find("log.csv:14") != std::string::npos);
     BOOST_TEST(read_json(dir.file("out/summary.json")).at("completed").to_number<std::int64_t>() == 12);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

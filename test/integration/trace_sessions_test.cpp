@@ -17,6 +17,8 @@
 #include <fstream>
 #include <map>
 
+BOOST_AUTO_TEST_SUITE(it_trace_sessions)
+
 namespace json = boost::json;
 using namespace test_http;
 
@@ -175,3 +177,5 @@ BOOST_AUTO_TEST_CASE(a_session_trace_names_what_it_cannot_do) {
     BOOST_TEST(read_json(stage + "/summary.json").at("mode").as_string() == "open-loop");
     BOOST_TEST(!std::filesystem::exists(stage + "/sessions.jsonl"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(it_vllm_dropin)
+
 namespace json = boost::json;
 using namespace test_http;
 using namespace std::chrono_literals;
@@ -348,3 +350,5 @@ BOOST_AUTO_TEST_CASE(burstgpt_gives_the_lengths_and_the_rate_the_times) {
         }
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

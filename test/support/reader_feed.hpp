@@ -5,6 +5,7 @@
 // <boost/test/unit_test.hpp>.
 
 #include "openloop/wire/response_reader.hpp"
+#include "printing.hpp"
 
 #include <algorithm>
 #include <ostream>
@@ -13,10 +14,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-namespace openloop {
-inline std::ostream& operator<<(std::ostream& os, error_class c) { return os << error_class_name(c); }
-}  // namespace openloop
 
 namespace reader_feed {
 

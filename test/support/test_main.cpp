@@ -8,7 +8,7 @@
 
 namespace {
 
-// Reports name the executable (unit_slo, it_sweep), as the module names did.
+// Reports name the executable (integration_tests; it_sweep where each test file has its own).
 struct module_named_for_the_binary {
     module_named_for_the_binary() {
         auto& master = boost::unit_test::framework::master_test_suite();

@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_fifo)
+
 using openloop::fifo;
 
 BOOST_AUTO_TEST_CASE(keeps_order_across_the_ring_s_end_and_through_growth) {
@@ -37,3 +39,5 @@ BOOST_AUTO_TEST_CASE(moves_what_it_holds_and_clear_lets_it_go) {
     BOOST_TEST(*q.pop() == "a");
     BOOST_TEST(*q.pop() == "b");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -11,6 +11,8 @@
 #include <string>
 #include <unistd.h>
 
+BOOST_AUTO_TEST_SUITE(unit_json_text)
+
 using namespace openloop;
 
 namespace {
@@ -60,3 +62,5 @@ BOOST_AUTO_TEST_CASE(write_json_file_writes_the_pretty_text) {
     BOOST_TEST(text.str().find("\n  \"duration\": 2.0,\n") != std::string::npos, text.str());
     BOOST_TEST(!std::filesystem::exists(path + ".tmp"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

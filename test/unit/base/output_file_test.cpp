@@ -14,6 +14,8 @@
 
 #include <unistd.h>
 
+BOOST_AUTO_TEST_SUITE(unit_output_file)
+
 using namespace openloop;
 namespace fs = std::filesystem;
 
@@ -97,3 +99,5 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_written_is_named) {
         BOOST_TEST(std::string(e.what()).find(s.out("missing/summary.json")) != std::string::npos, e.what());
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -5,6 +5,8 @@
 #include <functional>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_quantity)
+
 using namespace openloop;
 
 namespace {
@@ -117,3 +119,5 @@ BOOST_AUTO_TEST_CASE(fractions) {
         }
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

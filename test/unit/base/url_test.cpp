@@ -1,12 +1,11 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/base/url.hpp"
+#include "printing.hpp"
 
 #include <ostream>
 
-namespace openloop {
-inline std::ostream& operator<<(std::ostream& os, url_fault f) { return os << static_cast<int>(f); }
-}  // namespace openloop
+BOOST_AUTO_TEST_SUITE(unit_url)
 
 using namespace openloop;
 
@@ -84,3 +83,5 @@ BOOST_AUTO_TEST_CASE(credentials_are_redacted) {
     BOOST_TEST(redact_userinfo("http://h/a@b") == "http://h/a@b");
     BOOST_TEST(redact_userinfo("http://h") == "http://h");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

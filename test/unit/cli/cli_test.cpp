@@ -16,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 
+BOOST_AUTO_TEST_SUITE(unit_cli)
+
 using namespace openloop;
 
 namespace {
@@ -442,3 +444,5 @@ BOOST_AUTO_TEST_CASE(a_system_prompt_is_text_or_a_file) {
     BOOST_TEST(says(run_error({"--system-prompt", "@" + big}), "is over 1 MiB"));
     std::remove(big.c_str());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

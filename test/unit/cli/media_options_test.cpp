@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_media_options)
+
 using namespace openloop;
 
 BOOST_AUTO_TEST_CASE(media_flags_fill_the_media_config) {
@@ -74,3 +76,5 @@ BOOST_AUTO_TEST_CASE(bad_media_flags_are_named) {
         }
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

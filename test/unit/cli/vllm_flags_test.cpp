@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_vllm_flags)
+
 using namespace openloop;
 using args = std::vector<std::string>;
 
@@ -232,3 +234,5 @@ BOOST_AUTO_TEST_CASE(lora_modules_become_an_equal_weight_model_mix) {
     BOOST_TEST(value(tr({"--lora-modules", "sql=/loras/sql", "chat"}), "--model") == "sql,chat");
     BOOST_TEST(value(tr({"--model", "m", "--served-model-name", "s"}), "--model") == "s");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

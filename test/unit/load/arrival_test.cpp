@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_arrival)
+
 using namespace openloop;
 
 namespace {
@@ -310,3 +312,5 @@ BOOST_AUTO_TEST_CASE(bad_params_throw) {
     params.profile = {{INFINITY, 1, 2}};
     BOOST_CHECK_THROW(arrival_process{params}, std::invalid_argument);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_conversations)
+
 using namespace openloop;
 
 namespace {
@@ -86,3 +88,5 @@ BOOST_AUTO_TEST_CASE(errors_name_the_file_and_line) {
                std::string::npos);
     for (const auto& p : {bad_line, no_messages, unanswered}) std::remove(p.c_str());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_csv_reader)
+
 using namespace openloop;
 
 namespace {
@@ -76,3 +78,5 @@ BOOST_AUTO_TEST_CASE(quoted_line_breaks_and_errors) {
     BOOST_REQUIRE_EQUAL(open.size(), 3u);
     BOOST_TEST(open[2].error == "a quoted field opened on line 3 never closes");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

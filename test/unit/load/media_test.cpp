@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_media)
+
 using namespace openloop;
 
 BOOST_AUTO_TEST_CASE(image_sizes_are_weighted_buckets) {
@@ -157,3 +159,5 @@ BOOST_AUTO_TEST_CASE(a_pool_never_holds_more_than_its_budget) {
     const auto big = make_media_pool(10, 100, sized);
     BOOST_TEST(big.size() == 1u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

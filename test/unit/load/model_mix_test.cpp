@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_model_mix)
+
 using namespace openloop;
 
 namespace {
@@ -89,3 +91,5 @@ BOOST_AUTO_TEST_CASE(a_pick_depends_on_index_and_seed_only) {
     BOOST_TEST(other_seed > 600);
     BOOST_TEST(other_seed < 900);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -12,6 +12,8 @@
 
 #include <map>
 
+BOOST_AUTO_TEST_SUITE(unit_prompt_builder)
+
 using namespace openloop;
 namespace json = boost::json;
 
@@ -384,3 +386,5 @@ BOOST_AUTO_TEST_CASE(no_tokenize_endpoint_is_an_error_only_when_asked_for) {
     r.chat = true;
     BOOST_CHECK_THROW(calibrate_tokenizer(r, none, get), std::runtime_error);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

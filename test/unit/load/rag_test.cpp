@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_rag)
+
 using namespace openloop;
 
 namespace {
@@ -128,3 +130,5 @@ BOOST_AUTO_TEST_CASE(the_workload_builds_rag_prompts_with_input_len_as_the_quest
     wc.prefix_len = 5;
     BOOST_CHECK_THROW(workload{wc}, input_error);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -6,6 +6,8 @@
 #include <set>
 #include <stdexcept>
 
+BOOST_AUTO_TEST_SUITE(unit_session)
+
 using namespace openloop;
 
 BOOST_AUTO_TEST_CASE(turns_follow_the_distribution_and_are_a_function_of_the_session) {
@@ -131,3 +133,5 @@ BOOST_AUTO_TEST_CASE(tool_steps_widen_the_request_index_stride) {
     config.tool_steps = -1;
     BOOST_CHECK_THROW(session_plan{config}, std::invalid_argument);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -10,6 +10,8 @@
 #include <tuple>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_shard)
+
 using namespace openloop;
 
 namespace {
@@ -113,3 +115,5 @@ BOOST_AUTO_TEST_CASE(a_trace_row_belongs_to_one_shard) {
     std::sort(seen.begin(), seen.end());
     BOOST_TEST(seen == (std::vector<std::uint64_t>{0, 1, 2, 3, 4, 5, 6}));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -5,6 +5,8 @@
 
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_trace_columns)
+
 using namespace openloop;
 
 namespace {
@@ -75,3 +77,5 @@ BOOST_AUTO_TEST_CASE(formats_are_presets) {
     BOOST_TEST((parse_trace_format("burstgpt") == trace_format::burstgpt));
     BOOST_CHECK_THROW(parse_trace_format("columns"), input_error);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

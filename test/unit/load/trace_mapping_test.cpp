@@ -3,6 +3,7 @@
 #include "openloop/base/input_error.hpp"
 #include "openloop/load/trace.hpp"
 #include "trace_samples.hpp"
+#include "printing.hpp"
 
 #include <boost/json.hpp>
 
@@ -14,14 +15,9 @@
 #include <string>
 #include <vector>
 
-using namespace openloop;
+BOOST_AUTO_TEST_SUITE(unit_trace_mapping)
 
-namespace openloop {
-std::ostream& operator<<(std::ostream& os, const trace_entry& e) {
-    return os << "{at_ns=" << e.at_ns << " in=" << e.input_tokens << " out=" << e.output_tokens
-              << " blocks=" << e.hash_ids.size() << " session=" << e.session << "}";
-}
-}  // namespace openloop
+using namespace openloop;
 
 namespace {
 
@@ -322,3 +318,5 @@ BOOST_AUTO_TEST_CASE(window_count_and_rate_selection) {
     BOOST_CHECK_THROW(pick_trace(t.entries, sel), std::invalid_argument);
     BOOST_TEST(trace_mean_rate({}) == 0.0);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,7 @@
 #include "openloop/load/trace.hpp"
 #include "test_http.hpp"
 #include "trace_samples.hpp"
+#include "printing.hpp"
 
 #include <cstdint>
 #include <fstream>
@@ -15,14 +16,10 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_trace_reading)
+
 using namespace openloop;
 using trace_samples::error_of;
-
-namespace openloop {
-std::ostream& operator<<(std::ostream& os, const trace_entry& e) {
-    return os << "{at_ns=" << e.at_ns << " in=" << e.input_tokens << " out=" << e.output_tokens << "}";
-}
-}  // namespace openloop
 
 namespace {
 
@@ -162,3 +159,5 @@ BOOST_AUTO_TEST_CASE(a_mapped_file_reads_as_its_text) {
     const auto message = error_of([&] { load_trace(dir.file("empty.jsonl")); });
     BOOST_TEST(message.find("empty.jsonl: cannot detect the trace format") != std::string::npos, message);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -6,6 +6,8 @@
 
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_trace_reuse)
+
 using namespace openloop;
 
 namespace {
@@ -66,3 +68,5 @@ BOOST_AUTO_TEST_CASE(prefix_blocks_grow_as_requests_complete) {
     BOOST_TEST(seen.reusable(b) == 2048);
     BOOST_TEST(seen.reusable(a) == 1024);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_trace_sessions)
+
 using namespace openloop;
 
 namespace {
@@ -93,3 +95,5 @@ BOOST_AUTO_TEST_CASE(a_plan_of_trace_sessions_has_their_turns) {
     BOOST_TEST(plan.recorded(0) == nullptr);
     BOOST_TEST(plan.describe() == "the trace's 2 sessions, up to 3 turns");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

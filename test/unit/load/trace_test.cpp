@@ -6,6 +6,7 @@
 #include "openloop/load/tokens.hpp"
 #include "openloop/load/trace.hpp"
 #include "trace_samples.hpp"
+#include "printing.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -16,16 +17,9 @@
 #include <limits>
 #include <vector>
 
-using namespace openloop;
+BOOST_AUTO_TEST_SUITE(unit_trace)
 
-namespace openloop {
-// Lets Boost.Test print entries that differ.
-std::ostream& operator<<(std::ostream& os, const trace_entry& e) {
-    os << "{at_ns=" << e.at_ns << " in=" << e.input_tokens << " out=" << e.output_tokens << " blocks=" << e.hash_ids.size()
-       << "}";
-    return os;
-}
-}  // namespace openloop
+using namespace openloop;
 
 namespace {
 
@@ -370,3 +364,5 @@ BOOST_AUTO_TEST_CASE(scaling_windowing_and_limits) {
     });
     BOOST_TEST(minute.size() == std::size_t(n));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_trace_values)
+
 using namespace openloop;
 
 namespace {
@@ -116,3 +118,5 @@ BOOST_AUTO_TEST_CASE(token_counts_and_block_ids) {
         BOOST_TEST(std::string(e.what()).find("field \"hash_ids\"") != std::string::npos, e.what());
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

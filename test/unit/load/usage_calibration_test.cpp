@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 
+BOOST_AUTO_TEST_SUITE(unit_usage_calibration)
+
 // Lengths for servers without a tokenize endpoint: the probes' request and
 // answer, and the usage, local and auto calibrations against fake servers
 // that count with a known tokenizer and template.
@@ -369,3 +371,5 @@ BOOST_AUTO_TEST_CASE(a_system_prompt_counts_in_the_templates_share) {
     BOOST_TEST(words.builder.append(text, ids, 20, 1) == 20);
     BOOST_TEST(count_text_tokens(text) == 12);  // 20 tokens, 8 of them the system prompt's words
 }
+
+BOOST_AUTO_TEST_SUITE_END()

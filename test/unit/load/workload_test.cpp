@@ -19,6 +19,8 @@
 
 #include <unistd.h>
 
+BOOST_AUTO_TEST_SUITE(unit_workload)
+
 using namespace openloop;
 
 namespace {
@@ -540,3 +542,5 @@ BOOST_AUTO_TEST_CASE(requests_below_the_builders_floor_are_named) {
     prefixed.set_prompt_builder(templated);
     BOOST_TEST(contains(prefixed.below_floor(0), "--prefix-len 12 is fewer than the 30 tokens"), prefixed.below_floor(0));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -4,6 +4,8 @@
 
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_error_messages)
+
 using namespace openloop;
 
 BOOST_AUTO_TEST_CASE(keeps_the_first_distinct_messages_per_kind) {
@@ -46,3 +48,5 @@ BOOST_AUTO_TEST_CASE(messages_are_one_printable_line) {
     m.note(error_class::connect, 0, "\n\n");
     BOOST_TEST(m.find(error_class::connect, 0)->messages.empty());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

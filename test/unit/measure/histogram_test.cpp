@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_histogram)
+
 using openloop::histogram;
 
 namespace {
@@ -442,3 +444,5 @@ BOOST_AUTO_TEST_CASE(infinite_samples_sort_last) {
     broken["infinite"] = 4;
     BOOST_CHECK_THROW(histogram::from_json(broken), std::invalid_argument);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

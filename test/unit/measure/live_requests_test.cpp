@@ -4,6 +4,8 @@
 
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_live_requests)
+
 using namespace openloop;
 
 BOOST_AUTO_TEST_CASE(a_started_request_is_found_until_it_ends) {
@@ -47,3 +49,5 @@ BOOST_AUTO_TEST_CASE(take_all_hands_out_what_is_left_in_index_order) {
     BOOST_TEST(order == (std::vector<std::uint64_t>{10, 20, 30}), boost::test_tools::per_element());
     BOOST_TEST(live.size() == 0u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -3,6 +3,8 @@
 #include "openloop/measure/media_stats.hpp"
 #include "openloop/measure/request_metrics.hpp"
 
+BOOST_AUTO_TEST_SUITE(unit_media_stats)
+
 using namespace openloop;
 
 namespace {
@@ -85,3 +87,5 @@ BOOST_AUTO_TEST_CASE(many_images_share_the_last_row) {
     BOOST_TEST(m.by_images.back().label == std::to_string(max_image_rows) + "+");
     BOOST_TEST(m.by_bucket.front().label == "?");  // an index past the labels given
 }
+
+BOOST_AUTO_TEST_SUITE_END()

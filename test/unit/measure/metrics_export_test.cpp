@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_metrics_export)
+
 using namespace openloop;
 
 namespace {
@@ -342,3 +344,5 @@ BOOST_AUTO_TEST_CASE(empty_run_is_valid_text) {
 BOOST_AUTO_TEST_CASE(null_stats_is_refused) {
     BOOST_CHECK_THROW(format_live_metrics(live_view{}), std::invalid_argument);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -4,6 +4,8 @@
 
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_progress_line)
+
 using namespace openloop;
 using namespace std::chrono_literals;
 
@@ -46,3 +48,5 @@ BOOST_AUTO_TEST_CASE(print_writes_the_line_and_remembers_it) {
     std::fclose(out);
     BOOST_TEST(std::string(buf, n).find("done 4") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -6,6 +6,8 @@
 
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_replay_fidelity)
+
 using namespace openloop;
 
 namespace {
@@ -123,3 +125,5 @@ BOOST_AUTO_TEST_CASE(without_a_trace_only_lengths_are_kept) {
     const std::vector<trace_entry> none;
     BOOST_TEST(!replay_fidelity(&none).replay());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

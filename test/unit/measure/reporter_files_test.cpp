@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_reporter_files)
+
 using namespace openloop;
 using namespace reporter_test;
 
@@ -173,3 +175,5 @@ BOOST_AUTO_TEST_CASE(an_unwritable_out_dir_is_an_error_naming_it) {
         BOOST_TEST(std::string(e.what()).find(o.out_dir) != std::string::npos);
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

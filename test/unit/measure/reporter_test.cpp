@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_reporter)
+
 using namespace openloop;
 using namespace reporter_test;
 
@@ -293,3 +295,5 @@ BOOST_AUTO_TEST_CASE(max_inflight_counts_overlapping_requests) {
     BOOST_TEST(s.max_inflight == 3u);
     BOOST_TEST(s.completed == 4u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

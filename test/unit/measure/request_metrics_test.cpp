@@ -4,6 +4,8 @@
 
 #include "openloop/measure/request_metrics.hpp"
 
+BOOST_AUTO_TEST_SUITE(unit_request_metrics)
+
 using namespace openloop;
 
 namespace {
@@ -140,3 +142,5 @@ BOOST_AUTO_TEST_CASE(usage_the_reader_distrusted_falls_back_to_chunks) {
     BOOST_TEST(m.bad_usage);
     BOOST_TEST(m.output_tokens == 3);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <thread>
 
+BOOST_AUTO_TEST_SUITE(unit_ring)
+
 
 using openloop::spsc_ring;
 
@@ -268,3 +270,5 @@ BOOST_AUTO_TEST_CASE(two_threads_on_a_ring_that_hands_pages_back_deliver_every_v
     BOOST_TEST(wrong == 0u);
     BOOST_TEST(!ring.try_pop(v));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

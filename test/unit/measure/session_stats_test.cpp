@@ -4,6 +4,8 @@
 #include "openloop/measure/session_stats.hpp"
 #include "openloop/results/session_report.hpp"
 
+BOOST_AUTO_TEST_SUITE(unit_session_stats)
+
 using namespace openloop;
 
 BOOST_AUTO_TEST_CASE(turns_are_read_from_the_index_and_capped) {
@@ -76,3 +78,5 @@ BOOST_AUTO_TEST_CASE(agent_steps_count_output_and_tool_calls) {
     BOOST_TEST(s.turns[1].with_output == 1u);
     BOOST_TEST(s.turns[1].mean_output_tokens() == 100.0);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -15,6 +15,8 @@
 
 #include <unistd.h>
 
+BOOST_AUTO_TEST_SUITE(unit_window_log)
+
 using namespace openloop;
 namespace fs = std::filesystem;
 namespace json = boost::json;
@@ -251,3 +253,5 @@ BOOST_AUTO_TEST_CASE(a_window_counts_a_request_that_never_answered_as_infinitely
     BOOST_TEST(near(std::stod(cells.at("ttfa_p50_ms")), 100.0));
     log.close();
 }
+
+BOOST_AUTO_TEST_SUITE_END()

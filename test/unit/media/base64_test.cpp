@@ -5,6 +5,8 @@
 
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_base64)
+
 using namespace openloop;
 
 namespace {
@@ -59,3 +61,4 @@ BOOST_AUTO_TEST_CASE(base64_read_on_demand) {
     BOOST_TEST(s->height == 120);
 }
 
+BOOST_AUTO_TEST_SUITE_END()

@@ -6,6 +6,8 @@
 
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_image_codec)
+
 using namespace openloop;
 
 BOOST_AUTO_TEST_CASE(encoded_images_declare_the_size_they_were_made_at) {
@@ -62,3 +64,5 @@ BOOST_AUTO_TEST_CASE(a_clip_is_a_16_khz_mono_pcm16_wav) {
     for (std::size_t i = 44; i < wav.size(); i += 2) loud += std::abs(static_cast<std::int16_t>(u16(i))) > 1000;
     BOOST_TEST(loud > 1000);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_media_header)
+
 using namespace openloop;
 
 namespace {
@@ -122,3 +124,5 @@ BOOST_AUTO_TEST_CASE(wav_length_from_its_chunks) {
     BOOST_TEST(!read_wav(span_source(std::string("ID3\x03....")), err).has_value());
     BOOST_TEST(err.find("not a WAV") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <random>
 
+BOOST_AUTO_TEST_SUITE(unit_arrival_shape)
+
 using namespace openloop;
 
 namespace {
@@ -69,3 +71,5 @@ BOOST_AUTO_TEST_CASE(only_an_open_loop_without_queued_requests_is_judged) {
     s.queued = 1;  // --max-concurrency sent it when a slot freed
     BOOST_TEST(!arrival_shape_applies(s, "open-loop"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,8 @@
 #include <random>
 #include <stdexcept>
 
+BOOST_AUTO_TEST_SUITE(unit_compare)
+
 using namespace openloop;
 namespace json = boost::json;
 
@@ -267,3 +269,5 @@ BOOST_AUTO_TEST_CASE(mixed_runs_are_compared_model_by_model) {
     BOOST_CHECK_THROW(parse_gate("ttft_p50{model=}>+20%"), std::invalid_argument);
     BOOST_CHECK_THROW(parse_gate("ttft_p50{model=a>+20%"), std::invalid_argument);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

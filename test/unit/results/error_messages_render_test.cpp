@@ -7,6 +7,8 @@
 
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_error_messages_render)
+
 using namespace openloop;
 using namespace run_fixtures;
 
@@ -66,3 +68,5 @@ BOOST_AUTO_TEST_CASE(messages_in_the_summary_and_under_the_tally) {
     BOOST_TEST(line.size() == 120u);
     BOOST_TEST(line.substr(117) == "...");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_fidelity)
+
 using namespace openloop;
 using namespace run_fixtures;
 
@@ -140,3 +142,5 @@ BOOST_AUTO_TEST_CASE(a_run_without_a_trace_keeps_only_the_length_sections) {
     BOOST_TEST(table.find("refused by the server: 2 (400: maximum context length is 4096 tokens)") != std::string::npos, table);
     BOOST_TEST(table.find("prefix reuse") == std::string::npos, table);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -26,6 +26,8 @@
 #include <unistd.h>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_golden_mixed)
+
 using namespace openloop;
 
 namespace {
@@ -125,3 +127,5 @@ BOOST_AUTO_TEST_CASE(a_mixed_run_with_media_renders_exactly_as_before) {
             BOOST_TEST(again.at(model).at(key) == ran.at(model).at(key), model << " " << key);
     std::filesystem::remove_all(out_dir);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

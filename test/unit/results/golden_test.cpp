@@ -23,6 +23,8 @@
 #include <unistd.h>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_golden)
+
 using namespace openloop;
 
 namespace {
@@ -118,3 +120,5 @@ BOOST_AUTO_TEST_CASE(a_recorded_run_renders_exactly_as_before) {
     compare_or_record("requests.jsonl", golden::slurp(out_dir / "requests.jsonl"));
     std::filesystem::remove_all(out_dir);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

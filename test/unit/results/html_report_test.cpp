@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_html_report)
+
 using namespace openloop;
 namespace json = boost::json;
 
@@ -292,3 +294,5 @@ BOOST_AUTO_TEST_CASE(a_sessions_run_is_drawn_by_turn) {
     BOOST_TEST(page.find("data-series=\"TTFT p99\" data-points=\"2\"") != std::string::npos);  // turn 3 has none
     BOOST_TEST(page.find("<td>3+</td>") != std::string::npos, "the last row holds the later turns too");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_knee_grid)
+
 using namespace openloop;
 
 namespace {
@@ -211,3 +213,5 @@ BOOST_AUTO_TEST_CASE(every_knee_lies_within_ten_percent_of_capacity) {
         }
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

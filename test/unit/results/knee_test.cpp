@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_knee)
+
 using namespace openloop;
 
 namespace {
@@ -411,5 +413,7 @@ BOOST_AUTO_TEST_CASE(stops_at_the_bounds) {
     BOOST_CHECK_THROW(rate_planner({.factor = 1}), std::invalid_argument);
     BOOST_CHECK_THROW(rate_planner({.precision = 0}), std::invalid_argument);
 }
+
+BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE_END()

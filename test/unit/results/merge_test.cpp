@@ -4,6 +4,8 @@
 
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_merge)
+
 using namespace openloop;
 
 namespace {
@@ -164,3 +166,5 @@ BOOST_AUTO_TEST_CASE(shards_of_a_mixed_run_merge_by_model_and_media) {
     BOOST_TEST(media.at("body_bytes").at("total").as_int64() == 102'000);
     BOOST_TEST(media.at("ttft_by_images").as_array().size() == 2u);  // base's 4 text-only in row 0
 }
+
+BOOST_AUTO_TEST_SUITE_END()

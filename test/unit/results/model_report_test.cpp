@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_model_report)
+
 using namespace openloop;
 
 namespace {
@@ -142,3 +144,5 @@ BOOST_AUTO_TEST_CASE(a_rebuilt_runs_models_come_back_in_the_mixs_order) {
     BOOST_TEST(r.stats.by_model[1].name == "chat-lora");
     BOOST_TEST(r.stats.by_model[2].name == "stray");  // not in the mix: last
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_queue_trend)
+
 using namespace openloop;
 
 namespace {
@@ -100,3 +102,5 @@ BOOST_AUTO_TEST_CASE(a_steady_queue_excludes_overload_only_with_a_rate_and_a_lon
     const std::vector<double> short_window(flat.begin(), flat.begin() + 30);  // 3 s: 1 request, inside the noise
     BOOST_TEST(!judge_queue(short_window, 0.1, 0.5, o).overload_excluded);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

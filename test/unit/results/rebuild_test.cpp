@@ -16,6 +16,8 @@
 #include <fstream>
 #include <sstream>
 
+BOOST_AUTO_TEST_SUITE(unit_rebuild)
+
 using namespace openloop;
 namespace json = boost::json;
 
@@ -120,3 +122,5 @@ BOOST_AUTO_TEST_CASE(a_stage_view_rebuilds_the_send_window_and_the_queue) {
     // In flight at 0, 100, ... 600 ms.
     BOOST_TEST(s.inflight_samples == (std::vector<std::uint32_t>{1, 2, 3, 3, 3, 2, 1}), "");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

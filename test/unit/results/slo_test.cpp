@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_slo)
+
 using namespace openloop;
 
 namespace {
@@ -230,3 +232,5 @@ BOOST_AUTO_TEST_CASE(parses_precision_and_concurrency) {
         }
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

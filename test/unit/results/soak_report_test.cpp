@@ -14,6 +14,8 @@
 #include <random>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_soak_report)
+
 using namespace openloop;
 namespace json = boost::json;
 
@@ -191,3 +193,5 @@ BOOST_AUTO_TEST_CASE(windows_whose_ttfa_p99_never_came_fail_the_soak) {
     const json::object j = soak_json(r);
     BOOST_TEST(j.at("changed").as_bool());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

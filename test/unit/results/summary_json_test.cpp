@@ -9,6 +9,8 @@
 #include <string>
 #include <thread>
 
+BOOST_AUTO_TEST_SUITE(unit_summary_json)
+
 using namespace openloop;
 using namespace run_fixtures;
 
@@ -197,3 +199,5 @@ BOOST_AUTO_TEST_CASE(an_unreadable_summary_is_named_with_why) {
     BOOST_TEST(summary_problem(boost::json::serialize(overflowing)).value_or("") ==
                "histograms.e2el: histogram JSON: field 'counts' sums past 2^64");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

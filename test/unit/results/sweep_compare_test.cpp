@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_sweep_compare)
+
 using namespace openloop;
 namespace json = boost::json;
 
@@ -122,3 +124,5 @@ BOOST_AUTO_TEST_CASE(sweeps_of_other_workloads_are_told_apart) {
     BOOST_TEST(j.at("workloads_differ").as_bool());
     BOOST_TEST(j.at("allow_mismatch").as_bool());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

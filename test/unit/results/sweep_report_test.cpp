@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_sweep_report)
+
 using namespace openloop;
 using namespace run_fixtures;
 
@@ -240,3 +242,5 @@ BOOST_AUTO_TEST_CASE(a_cut_stage_is_shown_as_cut_and_never_judged) {
     note_interrupted(found, cut);
     BOOST_TEST(found.knees.saturation.explanation == before);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_table)
+
 using namespace openloop;
 using namespace run_fixtures;
 
@@ -65,3 +67,5 @@ BOOST_AUTO_TEST_CASE(the_error_rate_line_leaves_own_cancellations_out) {
                    std::string::npos,
                table);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

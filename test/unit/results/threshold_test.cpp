@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 
+BOOST_AUTO_TEST_SUITE(unit_threshold)
+
 using namespace openloop;
 
 namespace {
@@ -79,3 +81,5 @@ BOOST_AUTO_TEST_CASE(a_history_row_has_a_value_per_column) {
     BOOST_TEST(header.rfind("date,label,target", 0) == 0u);
     BOOST_TEST(row.back() == '\n');
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_trend)
+
 using namespace openloop;
 
 namespace {
@@ -243,3 +245,5 @@ BOOST_AUTO_TEST_CASE(rejects_bad_options) {
     o.max_points = 5;
     BOOST_CHECK_THROW(estimate_slope(v, o), std::invalid_argument);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

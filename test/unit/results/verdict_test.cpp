@@ -5,6 +5,8 @@
 
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_verdict)
+
 using namespace openloop;
 using namespace run_fixtures;
 
@@ -162,3 +164,5 @@ BOOST_AUTO_TEST_CASE(out_of_descriptors_is_the_generators_failure) {
     BOOST_TEST(v.reasons[0] ==
                "5 requests never reached the server: openloop ran out of file descriptors (fd_limit: raise its hard limit, ulimit -Hn)");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

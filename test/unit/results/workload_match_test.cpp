@@ -4,6 +4,8 @@
 
 #include <boost/json.hpp>
 
+BOOST_AUTO_TEST_SUITE(unit_workload_match)
+
 using namespace openloop;
 namespace json = boost::json;
 
@@ -120,3 +122,5 @@ BOOST_AUTO_TEST_CASE(tools_response_format_and_reasoning_effort_are_the_workload
     no_tools.config["max-tool-steps"] = 8;
     BOOST_TEST(run_differences(described(), no_tools).empty());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

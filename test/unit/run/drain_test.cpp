@@ -2,6 +2,8 @@
 
 #include "openloop/run/drain.hpp"
 
+BOOST_AUTO_TEST_SUITE(unit_drain)
+
 using openloop::default_drain_s;
 
 BOOST_AUTO_TEST_CASE(a_multiple_of_the_longest_e2e) {
@@ -22,3 +24,5 @@ BOOST_AUTO_TEST_CASE(nothing_ended_uses_the_first_send_age) {
     BOOST_TEST(default_drain_s(std::nullopt, 3600.0) == 300.0);
     BOOST_TEST(default_drain_s(std::nullopt, -1.0) == 10.0);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

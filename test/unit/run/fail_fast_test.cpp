@@ -1,12 +1,11 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/run/fail_fast.hpp"
+#include "printing.hpp"
 
 #include <ostream>
 
-namespace openloop {
-inline std::ostream& operator<<(std::ostream& os, error_class c) { return os << error_class_name(c); }
-}  // namespace openloop
+BOOST_AUTO_TEST_SUITE(unit_fail_fast)
 
 using namespace openloop;
 
@@ -67,3 +66,5 @@ BOOST_AUTO_TEST_CASE(the_reason_quotes_the_server) {
     BOOST_TEST(fail_fast_reason(error_class::http_3xx, 301, m) ==
                "stopping early: the first 8 requests all failed with HTTP 301: \"redirected to /v1/\"");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

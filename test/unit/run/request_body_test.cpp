@@ -11,6 +11,8 @@
 
 #include <stdexcept>
 
+BOOST_AUTO_TEST_SUITE(unit_request_body)
+
 using namespace openloop;
 namespace json = boost::json;
 
@@ -400,3 +402,5 @@ BOOST_AUTO_TEST_CASE(a_system_prompt_leads_every_chat_requests_messages) {
     BOOST_TEST(json::serialize(messages[0]) == system);
     BOOST_TEST(messages[1].at("content").as_array().size() == 2u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

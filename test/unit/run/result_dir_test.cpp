@@ -11,6 +11,8 @@
 
 #include <unistd.h>
 
+BOOST_AUTO_TEST_SUITE(unit_result_dir)
+
 using namespace openloop;
 namespace fs = std::filesystem;
 namespace json = boost::json;
@@ -163,3 +165,5 @@ BOOST_AUTO_TEST_CASE(stage_directories_are_named_by_index_and_rate_or_concurrenc
     BOOST_TEST(stage_dir_name(12, 40, 0) == "stage-12-40ps");
     BOOST_TEST(stage_dir_name(0, 1, 8) == "stage-00-c8");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

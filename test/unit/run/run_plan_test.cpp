@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 
+BOOST_AUTO_TEST_SUITE(unit_run_plan)
+
 using namespace openloop;
 
 // A run's plan and each layer's options, which the plan makes once from the
@@ -147,3 +149,5 @@ BOOST_AUTO_TEST_CASE(the_bodies_get_the_endpoint_sampling_and_extra_body) {
     BOOST_TEST(!b.continuous_usage);
     BOOST_TEST(b.extra_body.at("top_p") == 0.9);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,18 +1,14 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/run/send_queue.hpp"
+#include "printing.hpp"
 
 #include <ostream>
 #include <string>
 
-using namespace openloop;
+BOOST_AUTO_TEST_SUITE(unit_send_queue)
 
-namespace openloop {
-std::ostream& operator<<(std::ostream& os, send_step s) {
-    const char* names[] = {"send", "prepare", "spin", "wait", "done"};
-    return os << names[static_cast<int>(s)];
-}
-}  // namespace openloop
+using namespace openloop;
 
 namespace {
 
@@ -167,3 +163,5 @@ BOOST_AUTO_TEST_CASE(counts_what_is_due_soon) {
     BOOST_TEST(q.due_before(1000 * ms) == 4u);
     BOOST_TEST(q.due_before(2000 * ms) == 5u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

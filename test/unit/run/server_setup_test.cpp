@@ -11,6 +11,8 @@
 
 #include <unistd.h>
 
+BOOST_AUTO_TEST_SUITE(unit_server_setup)
+
 using namespace std::chrono_literals;
 using openloop::setup_call_limit;
 
@@ -50,3 +52,5 @@ BOOST_AUTO_TEST_CASE(a_step_before_the_run_is_stopped_by_the_first_signal) {
                                                   "testing"),
                       std::invalid_argument);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <random>
 
+BOOST_AUTO_TEST_SUITE(unit_stage_end)
+
 using namespace openloop;
 
 namespace {
@@ -78,3 +80,5 @@ BOOST_AUTO_TEST_CASE(a_wandering_queue_runs_to_the_cap_undecided) {
     BOOST_TEST(t < 20.2);
     BOOST_TEST(!end.decided());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <stdexcept>
 
+BOOST_AUTO_TEST_SUITE(unit_start_clock)
+
 using namespace openloop;
 
 namespace {
@@ -57,3 +59,5 @@ BOOST_AUTO_TEST_CASE(on_the_wall_clock_instant) {
     BOOST_TEST(late.late_ns == 3 * s / 2);
     BOOST_TEST(late.origin_wall_ns() == t0 + 3 * s / 2);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,8 @@
 
 #include <filesystem>
 
+BOOST_AUTO_TEST_SUITE(unit_sweep_plan)
+
 using namespace openloop;
 
 namespace {
@@ -118,3 +120,5 @@ BOOST_AUTO_TEST_CASE(warm_up_grows_after_a_good_stage_only) {
     BOOST_TEST(next_warmup_s(s, 15, true, 100) == 60.0);  // at most a minute
     BOOST_TEST(next_warmup_s(s, 15, false, 100) == 15.0);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_embeddings_api)
+
 using namespace openloop;
 namespace http = boost::beast::http;
 namespace json = boost::json;
@@ -101,3 +103,5 @@ BOOST_AUTO_TEST_CASE(the_answer_is_a_list_of_unit_vectors_with_usage) {
     // The same inputs give the same vectors.
     BOOST_TEST(embedding_response("openloop-sim", 1733000000, r) == embedding_response("openloop-sim", 1733000000, r));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -9,6 +9,8 @@
 #include <limits>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_engine)
+
 using namespace openloop;
 
 namespace {
@@ -484,3 +486,5 @@ BOOST_AUTO_TEST_CASE(cached_media_is_not_encoded_again) {
     eng.add(late);
     BOOST_TEST(eng.step().encoded_items == 1);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

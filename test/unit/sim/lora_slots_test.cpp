@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_lora_slots)
+
 using namespace openloop;
 
 namespace {
@@ -99,3 +101,5 @@ BOOST_AUTO_TEST_CASE(a_request_of_one_adapter_too_many_waits_and_others_pass_it)
     for (auto d : rest) with_load += d >= 5'000'000;
     BOOST_TEST(with_load == 1);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

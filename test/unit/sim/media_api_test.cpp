@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_media_api)
+
 using namespace openloop;
 namespace http = boost::beast::http;
 
@@ -157,3 +159,5 @@ BOOST_AUTO_TEST_CASE(bad_parts_are_400s) {
     for (int i = 0; i < 5; ++i) many += (i ? "," : "") + png_part(1024, 768, static_cast<char>(i));
     BOOST_TEST(rejected(chat(many)).find("However, your request has 5008 input tokens") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

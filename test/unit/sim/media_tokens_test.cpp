@@ -4,6 +4,8 @@
 
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_media_tokens)
+
 using namespace openloop;
 
 // Expected sizes worked by hand from Qwen's smart_resize: sides rounded to
@@ -70,3 +72,5 @@ BOOST_AUTO_TEST_CASE(audio_tokens_per_second) {
     r.audio_tokens_per_s = 50;
     BOOST_TEST(audio_tokens(r, 0.1) == 5 + 2);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

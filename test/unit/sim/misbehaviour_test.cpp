@@ -3,6 +3,8 @@
 #include "openloop/measure/resource_usage.hpp"
 #include "openloop/sim/misbehaviour.hpp"
 
+BOOST_AUTO_TEST_SUITE(unit_misbehaviour)
+
 using namespace openloop;
 
 BOOST_AUTO_TEST_CASE(a_well_behaved_server_keeps_its_step_time) {
@@ -50,3 +52,5 @@ BOOST_AUTO_TEST_CASE(the_leak_is_resident_and_bounded) {
     BOOST_TEST(store.leak(0));  // no leak asked: nothing kept, nothing refused
     BOOST_TEST(store.refused() == 2);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_openai_api)
+
 using namespace openloop;
 namespace http = boost::beast::http;
 
@@ -548,3 +550,5 @@ BOOST_AUTO_TEST_CASE(non_streamed_thinking_and_tool_calls) {
     BOOST_TEST(body.at("choices").at(0).at("finish_reason").as_string() == "tool_calls");
     BOOST_TEST(!body.at("usage").as_object().contains("completion_tokens_details"));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,8 @@
 
 #include <boost/json.hpp>
 
+BOOST_AUTO_TEST_SUITE(unit_responses_api)
+
 // The simulator's POST /v1/responses: what a body asks, counted as chat
 // messages are, vLLM's 400s, and the stream and body it writes, read back
 // by the response reader as openloop reads a real server's.
@@ -199,3 +201,5 @@ BOOST_AUTO_TEST_CASE(thinking_comes_first_as_a_reasoning_item) {
     BOOST_TEST(cut.at("output").at(0).at("type").as_string() == "reasoning");
     BOOST_TEST(cut.at("status").as_string() == "incomplete");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

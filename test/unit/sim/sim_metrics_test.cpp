@@ -4,6 +4,8 @@
 
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_sim_metrics)
+
 using namespace openloop;
 
 BOOST_AUTO_TEST_CASE(metrics_text_under_vllm_names) {
@@ -25,3 +27,5 @@ BOOST_AUTO_TEST_CASE(metrics_text_under_vllm_names) {
     }
     BOOST_TEST(text.find("kind=\"none\"") == std::string::npos);  // no fault is not a fault kind
 }
+
+BOOST_AUTO_TEST_SUITE_END()

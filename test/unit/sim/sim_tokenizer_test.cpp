@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_sim_tokenizer)
+
 using namespace openloop;
 namespace json = boost::json;
 
@@ -201,3 +203,5 @@ BOOST_AUTO_TEST_CASE(tools_come_first_and_are_shared) {
                                    true);
     BOOST_TEST(schema.size() == 2u);  // the schema's JSON is one word, then "q"
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_transcription_form)
+
 using namespace openloop;
 namespace http = boost::beast::http;
 
@@ -106,3 +108,5 @@ BOOST_AUTO_TEST_CASE(a_whole_answer_is_text_and_the_clips_seconds) {
     BOOST_TEST(v.at("usage").at("type").as_string() == "duration");
     BOOST_TEST(v.at("usage").at("seconds").as_int64() == 5);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,8 @@
 
 #include <boost/json.hpp>
 
+BOOST_AUTO_TEST_SUITE(unit_hf_stages)
+
 using namespace openloop;
 using strings = std::vector<std::string>;
 
@@ -145,3 +147,5 @@ BOOST_AUTO_TEST_CASE(bad_stage_fields_are_named) {
     }
     BOOST_CHECK_THROW(normalize(R"({"type": "Strip", "strip_left": 1})", "x"), std::runtime_error);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 
+BOOST_AUTO_TEST_SUITE(unit_hf_tokenizer)
+
 using namespace openloop;
 using ids = std::vector<std::int32_t>;
 
@@ -288,3 +290,5 @@ BOOST_AUTO_TEST_CASE(a_load_stops_once_its_stop_is_asked) {
     BOOST_CHECK_THROW(load_tiktoken(dir.write("aGVsbG8= 0\n", "cl100k_base.tiktoken"), stop.get_token()), step_stopped);
     BOOST_TEST(load_hf_tokenizer(dir.write(byte_level_json()), std::stop_source().get_token())->vocab_size() == 17u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -7,11 +7,16 @@
 
 #include <fstream>
 
-using namespace openloop;
-
 #ifdef OPENLOOP_HAVE_SENTENCEPIECE
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
+#endif
+
+BOOST_AUTO_TEST_SUITE(unit_sentencepiece_counter)
+
+using namespace openloop;
+
+#ifdef OPENLOOP_HAVE_SENTENCEPIECE
 
 namespace {
 
@@ -82,3 +87,5 @@ BOOST_AUTO_TEST_CASE(without_sentencepiece_the_error_says_what_to_install) {
 }
 
 #endif
+
+BOOST_AUTO_TEST_SUITE_END()

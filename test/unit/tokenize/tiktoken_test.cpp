@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 
+BOOST_AUTO_TEST_SUITE(unit_tiktoken)
+
 using namespace openloop;
 using ids = std::vector<std::int32_t>;
 
@@ -121,3 +123,5 @@ BOOST_AUTO_TEST_CASE(regex_dialects_define_whitespace_and_digits_as_their_langua
     BOOST_TEST(matches("[^\\p{L}]+", regex_dialect::javascript, "\U00031350!") == "[!]");
     BOOST_CHECK_THROW(unicode_regex("(", regex_dialect::rust, "test"), std::runtime_error);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_tokenizer_data)
+
 using namespace openloop::hf;
 
 namespace {
@@ -166,3 +168,5 @@ BOOST_AUTO_TEST_CASE(load_hf_tokenizer_reads_both_folders_whole) {
     const ids words{2, 73, 90, 72, 88, 66, 80, 72, 58, 85, 80, 50, 54, 291, 87, 50, 52, 3};
     BOOST_TEST(bert->decode(words, true) == "multiple spaces tab");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

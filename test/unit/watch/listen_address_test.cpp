@@ -5,6 +5,8 @@
 
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_listen_address)
+
 using openloop::parse_listen_address;
 
 BOOST_AUTO_TEST_CASE(loopback_and_all_interfaces) {
@@ -46,3 +48,5 @@ BOOST_AUTO_TEST_CASE(bad_addresses_name_the_flag_and_the_value) {
         }
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

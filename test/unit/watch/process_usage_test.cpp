@@ -8,6 +8,8 @@
 
 #include <unistd.h>
 
+BOOST_AUTO_TEST_SUITE(unit_process_usage)
+
 using namespace openloop;
 
 BOOST_AUTO_TEST_CASE(self_has_memory_and_its_cpu_grows) {
@@ -48,3 +50,5 @@ BOOST_AUTO_TEST_CASE(a_pid_that_does_not_exist) {
     BOOST_TEST(u.cpu_seconds == -1.0);
     BOOST_TEST(!read_process_usage(-5).ok);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -2,6 +2,7 @@
 
 #include "openloop/watch/prometheus_text.hpp"
 #include "test_paths.hpp"
+#include "printing.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -9,6 +10,8 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+
+BOOST_AUTO_TEST_SUITE(unit_prometheus_text)
 
 using namespace openloop;
 
@@ -40,10 +43,6 @@ std::string label(const prom_sample& s, std::string_view key) {
 }
 
 }  // namespace
-
-namespace openloop {
-std::ostream& operator<<(std::ostream& os, prom_type t) { return os << static_cast<int>(t); }
-}  // namespace openloop
 
 BOOST_AUTO_TEST_CASE(llama_server_recorded) {
     const auto s = parse_prometheus_text(recorded("llama_server.txt"));
@@ -224,3 +223,5 @@ BOOST_AUTO_TEST_CASE(large_input_is_linear) {
     BOOST_TEST(s.samples.size() > 250'000u);
     BOOST_TEST(took < 5.0);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

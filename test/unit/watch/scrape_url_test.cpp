@@ -5,6 +5,8 @@
 
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_scrape_url)
+
 using namespace openloop;
 
 BOOST_AUTO_TEST_CASE(http_with_port_and_path) {
@@ -63,3 +65,5 @@ BOOST_AUTO_TEST_CASE(bad_urls_name_the_url_and_the_fault) {
     BOOST_TEST(creds == "scrape URL 'http://[redacted]@h/m': credentials in the URL are not supported");
     BOOST_TEST(creds.find("secret") == std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_server_signals)
+
 using namespace openloop;
 
 namespace {
@@ -172,3 +174,5 @@ BOOST_AUTO_TEST_CASE(recorded_vllm_histogram_as_an_extra) {
     const auto s = select_signals(now, &before, 60, {"vllm:time_to_first_token_seconds"});
     BOOST_TEST(value(s, "vllm:time_to_first_token_seconds") == 0.4, boost::test_tools::tolerance(1e-9));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

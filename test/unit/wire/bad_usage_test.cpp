@@ -5,6 +5,8 @@
 
 #include "reader_feed.hpp"
 
+BOOST_AUTO_TEST_SUITE(unit_bad_usage)
+
 using namespace reader_feed;
 using openloop::chunk_decoder;
 using openloop::chunk_info;
@@ -102,3 +104,5 @@ BOOST_AUTO_TEST_CASE(reader_marks_negative_usage) {
     BOOST_TEST(done_of(f).flags == done_bad_usage);
     BOOST_TEST(done_of(f).a == -1);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_cancel_group)
+
 namespace net = boost::asio;
 using openloop::cancel_group;
 
@@ -69,3 +71,5 @@ BOOST_AUTO_TEST_CASE(an_escaped_exception_reaches_the_handler) {
     BOOST_TEST(what == "boom");
     BOOST_TEST(cancel_group::describe(std::make_exception_ptr(42)) == "an exception of unknown type");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_chunk_scan)
+
 using namespace openloop;
 
 namespace {
@@ -157,3 +159,5 @@ BOOST_AUTO_TEST_CASE(mutations_never_disagree) {
     BOOST_TEST(scanned > 0u);
     BOOST_TEST_MESSAGE(scanned << " of " << tried << " mutated chunks scanned");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -11,15 +11,11 @@
 #include <vector>
 
 #include "count_allocations.hpp"
+#include "printing.hpp"
+
+BOOST_AUTO_TEST_SUITE(unit_chunk)
 
 using test_alloc::allocations;
-
-namespace openloop {
-std::ostream& operator<<(std::ostream& os, chunk_kind k) {
-    constexpr const char* names[] = {"content", "role_only", "usage_only", "empty", "done", "error", "malformed"};
-    return os << names[static_cast<int>(k)];
-}
-}  // namespace openloop
 
 namespace {
 
@@ -536,3 +532,5 @@ BOOST_AUTO_TEST_CASE(the_answer_collector_keeps_every_streamed_tool_call) {
     d.append_text(R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":1000000000,"id":"c9"},{"index":"x","id":"c8"}]}}]})", hostile);
     BOOST_TEST(hostile.calls.empty());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

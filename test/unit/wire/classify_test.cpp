@@ -1,6 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/wire/exchange.hpp"
+#include "printing.hpp"
 
 #include <boost/asio/error.hpp>
 #include <boost/asio/ssl/error.hpp>
@@ -9,9 +10,7 @@
 
 #include <ostream>
 
-namespace openloop {
-inline std::ostream& operator<<(std::ostream& os, error_class c) { return os << error_class_name(c); }
-}  // namespace openloop
+BOOST_AUTO_TEST_SUITE(unit_classify)
 
 using namespace openloop;
 namespace net = boost::asio;
@@ -42,3 +41,5 @@ BOOST_AUTO_TEST_CASE(what_is_not_bad_http) {
     BOOST_TEST(of(net::error::network_unreachable) == error_class::io);
     BOOST_TEST(of(net::error::no_buffer_space) == error_class::io);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

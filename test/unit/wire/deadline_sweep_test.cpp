@@ -8,6 +8,8 @@
 
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_deadline_sweep)
+
 using namespace openloop;
 
 BOOST_AUTO_TEST_CASE(past_due_clocks_fire_once) {
@@ -29,3 +31,5 @@ BOOST_AUTO_TEST_CASE(past_due_clocks_fire_once) {
     BOOST_TEST((fired == std::vector<request_clock*>{&a, &c, &b}));
     BOOST_TEST((a.fired && b.fired && c.fired));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

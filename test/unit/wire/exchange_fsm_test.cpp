@@ -1,6 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "openloop/wire/exchange_fsm.hpp"
+#include "printing.hpp"
 
 #include <boost/asio/error.hpp>
 #include <boost/asio/ssl/error.hpp>
@@ -9,11 +10,7 @@
 
 #include <ostream>
 
-namespace openloop {
-inline std::ostream& operator<<(std::ostream& os, error_class c) { return os << error_class_name(c); }
-inline std::ostream& operator<<(std::ostream& os, exchange_action a) { return os << static_cast<int>(a); }
-inline std::ostream& operator<<(std::ostream& os, failure_text t) { return os << static_cast<int>(t); }
-}  // namespace openloop
+BOOST_AUTO_TEST_SUITE(unit_exchange_fsm)
 
 using namespace openloop;
 namespace net = boost::asio;
@@ -339,3 +336,5 @@ BOOST_AUTO_TEST_CASE(begin_forgets_the_last_exchange) {
     BOOST_TEST(f.result().nothing_received);
     BOOST_TEST(f.resume(fsm_t::settle{}) == act::retry);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -5,6 +5,8 @@
 
 #include "openloop/wire/error_text.hpp"
 
+BOOST_AUTO_TEST_SUITE(unit_no_content)
+
 using namespace reader_feed;
 using namespace recorded;
 
@@ -116,3 +118,5 @@ BOOST_AUTO_TEST_CASE(messages_of_failed_responses) {
                                         R"({"error":{"message":"Incorrect API key provided"}})") ==
                "Incorrect API key provided");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 
+BOOST_AUTO_TEST_SUITE(unit_reasoning_stream)
+
 using namespace reader_feed;
 
 namespace {
@@ -309,3 +311,5 @@ BOOST_AUTO_TEST_CASE(a_json_answer_that_thought_and_called_a_tool) {
     BOOST_TEST(lines(feed_whole(200, plain, none, "application/json", response_mode::json)).back() ==
                "done t=1 a=1 b=5 v=-1 req=7");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_response_parser)
+
 using namespace reader_feed;
 namespace http = boost::beast::http;
 
@@ -182,3 +184,5 @@ BOOST_AUTO_TEST_CASE(limits_and_bad_bytes_are_parser_errors) {
         BOOST_TEST((ec == http::error::bad_version));
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

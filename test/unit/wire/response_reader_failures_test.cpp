@@ -7,6 +7,8 @@
 
 #include "openloop/wire/error_text.hpp"
 
+BOOST_AUTO_TEST_SUITE(unit_response_reader_failures)
+
 using test_alloc::allocations;
 using namespace reader_feed;
 using namespace recorded;
@@ -302,3 +304,5 @@ BOOST_AUTO_TEST_CASE(a_redirect_message_names_where_it_pointed) {
     BOOST_TEST(m.find("redirected to http://gw.example/v1/ X: y; openloop does not follow redirects") == 0u, m);
     BOOST_TEST(redirect_message("").find("redirected without a Location") == 0u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -5,6 +5,8 @@
 #include "openloop/wire/error_text.hpp"
 #include "openloop/wire/json_body.hpp"
 
+BOOST_AUTO_TEST_SUITE(unit_response_reader_json)
+
 using namespace reader_feed;
 
 // A request sent with "stream": false (and every embeddings request) is read
@@ -185,3 +187,5 @@ BOOST_AUTO_TEST_CASE(bad_usage_is_flagged_and_not_believed) {
     const fed g = feed_whole(200, fractional, none, json_type, json);
     BOOST_TEST(show(g.events.back()) == "done t=1 a=-1 b=3 v=-1 req=7");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

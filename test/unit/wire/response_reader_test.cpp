@@ -3,6 +3,8 @@
 #include "reader_feed.hpp"
 #include "recorded_streams.hpp"
 
+BOOST_AUTO_TEST_SUITE(unit_response_reader)
+
 using namespace reader_feed;
 using namespace recorded;
 
@@ -120,3 +122,5 @@ BOOST_AUTO_TEST_CASE(an_answer_ends_at_the_read_that_completed_it) {
     BOOST_TEST(show(f.events.back()).starts_with("done t=1 "), show(f.events.back()));
     BOOST_TEST(f.answered == 1);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,8 @@
 #include "openloop/wire/error_text.hpp"
 #include "openloop/wire/json_body.hpp"
 
+BOOST_AUTO_TEST_SUITE(unit_responses_stream)
+
 // The Responses API's stream (POST /v1/responses): typed events, no [DONE].
 // Its deltas are content chunks, response.completed (or incomplete) is the
 // end with the usage, response.failed and error events fail the request in
@@ -191,3 +193,5 @@ BOOST_AUTO_TEST_CASE(a_non_streamed_response_on_every_split) {
     BOOST_TEST(feed_whole(200, R"({"object":"response","output":{}})", none, json_type, response_mode::json).outcome ==
                error_class::bad_chunk);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -11,12 +11,11 @@
 #include <vector>
 
 #include "count_allocations.hpp"
+#include "printing.hpp"
+
+BOOST_AUTO_TEST_SUITE(unit_sse)
 
 using test_alloc::allocations;
-
-namespace openloop {
-std::ostream& operator<<(std::ostream& os, sse_error e) { return os << static_cast<int>(e); }
-}  // namespace openloop
 
 namespace {
 
@@ -403,3 +402,5 @@ BOOST_AUTO_TEST_CASE(steady_state_does_not_allocate) {
     BOOST_TEST(p.events() == 500u);
     BOOST_TEST(n > 0u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_target)
+
 using namespace openloop;
 
 namespace {
@@ -44,3 +46,5 @@ BOOST_AUTO_TEST_CASE(an_unbracketed_ipv6_address_keeps_its_colons) {
     BOOST_TEST(t.host_header == "[::1]:8000");
     BOOST_TEST(t.display() == "http://[::1]:8000/v1");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+BOOST_AUTO_TEST_SUITE(unit_transcription_stream)
+
 using namespace reader_feed;
 
 BOOST_AUTO_TEST_CASE(vllm_transcription_chunks_are_content_with_usage) {
@@ -28,3 +30,5 @@ BOOST_AUTO_TEST_CASE(vllm_transcription_chunks_are_content_with_usage) {
                boost::test_tools::per_element());
     check_splits(200, s.str());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_unigram_model)
+
 using namespace openloop::hf;
 
 namespace {
@@ -96,3 +98,5 @@ BOOST_AUTO_TEST_CASE(bad_fields_are_named_by_their_json_path) {
     BOOST_TEST(error_of(R"({"unk_id": 0, "byte_fallback": 1, "vocab": [["a", -1]]})") ==
                "tokenizer.json: model.byte_fallback is not true or false");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_wordpiece_model)
+
 using namespace openloop::hf;
 
 namespace {
@@ -84,3 +86,5 @@ BOOST_AUTO_TEST_CASE(bad_fields_are_named_by_their_json_path) {
     BOOST_TEST(error_of(R"({"vocab": {"a": 0}, "max_input_chars_per_word": "x"})") ==
                "tokenizer.json: model.max_input_chars_per_word is not an integer");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

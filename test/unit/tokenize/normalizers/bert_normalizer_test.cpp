@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_bert_normalizer)
+
 using namespace openloop::hf;
 using namespace std::string_literals;
 
@@ -61,3 +63,5 @@ BOOST_AUTO_TEST_CASE(bad_fields_are_named_by_their_json_path) {
         BOOST_TEST(std::string(e.what()) == "tokenizer.json: normalizer.lowercase is not true or false");
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

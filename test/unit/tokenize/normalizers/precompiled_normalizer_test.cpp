@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+BOOST_AUTO_TEST_SUITE(unit_precompiled_normalizer)
+
 using namespace openloop::hf;
 
 namespace {
@@ -76,3 +78,5 @@ BOOST_AUTO_TEST_CASE(a_bad_charsmap_is_named_by_its_json_path) {
     BOOST_TEST(error_of({{"precompiled_charsmap", "AAQAAAAAAAA="}}) ==
                "tokenizer.json: normalizer.precompiled_charsmap has a trie size that does not fit it");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+BOOST_AUTO_TEST_SUITE(unit_bert_pre_tokenizer)
+
 using namespace openloop::hf;
 
 namespace {
@@ -42,3 +44,5 @@ BOOST_AUTO_TEST_CASE(each_piece_is_split_on_its_own) {
     BOOST_TEST(split({{"x.y", true}, {"", false}, {" ", false}, {"z", false}}) == (strings{"^x", ".", "y", "z"}),
                boost::test_tools::per_element());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -3,6 +3,7 @@
 #include "openloop/measure/event.hpp"
 #include "openloop/run/runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <utility>
@@ -87,7 +88,9 @@ net::awaitable<void> open_loop::run() {
         if (step == send_step::wait) {
             // Connections for what is due within a second open now, off
             // the send path; a long wait wakes to do that in time.
-            client_.want_connections(queue.due_before(to_ns(now) - origin + connect_ahead.count()));
+            // No more than may be in flight at once: with --max-concurrency the rest wait their turn.
+            const std::size_t cap = o_.max_concurrency > 0 ? o_.max_concurrency : o_.max_inflight;
+            client_.want_connections(std::min(cap, queue.due_before(to_ns(now) - origin + connect_ahead.count())));
             const auto due = origin_ + std::chrono::nanoseconds(queue.front().offset_ns - queue.wake_margin_ns());
             const bool look_again = due - now > connect_ahead / 4;
             const auto wake = look_again ? now + connect_ahead / 4 : due;
@@ -108,6 +111,7 @@ net::awaitable<void> open_loop::run() {
         if (client_.in_flight() + waiting_.size() >= o_.max_inflight) {
             client_.emit(
                 event::refusal(r.index, intended, r.request.input_tokens, r.request.max_tokens, flags, r.request.model));
+            requests_.recycle(r.request);  // its bytes and splices serve the next request, as a sent one's do
             continue;
         }
         if (o_.max_concurrency > 0 && (client_.in_flight() >= o_.max_concurrency || !waiting_.empty())) {
